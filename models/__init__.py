@@ -1,0 +1,1 @@
+"""Formal models: the game (``game``) and each edition's clause encodings."""

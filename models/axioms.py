@@ -1,0 +1,315 @@
+"""Rules of the game outside rule 603 that every trace obeys.
+
+These are not under test: they are the game in which rule 603 operates (object
+identity, turn structure, the stack, continuous effects on permanents that stay on
+the battlefield).  Each family carries the number of the rule it stands for, and is
+always on; only rule 603's clauses get assumption literals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rule603 import ClauseEncoding, Rule, exempt
+
+from . import game as m
+from .game import (
+    BATTLEFIELD,
+    COUNTER,
+    GRAVEYARD,
+    HAND,
+    NO_LEAVE,
+    OUTSIDE,
+    RESOLVE,
+    STACK,
+    UNTAP,
+)
+
+R = Rule
+
+
+def _axiom(number: str, summary: str):
+    """A rule of the game outside 603; ``number`` is the rule it stands for (or a model name)."""
+    return lambda fn: ClauseEncoding(number, summary, "", fn)
+
+
+@_axiom("400.7", "an object that moves from one zone to another becomes a new object")
+def object_identity(g, t: int) -> Iterator[Rule]:
+    for c in m.cards(g):
+        if t == 0:
+            yield R(True, g.since(t, c) == 0, f"card {c}")
+            continue
+        moved = g.zone(t, c) != g.zone(t - 1, c)
+        yield R(True, g.Or(g.since(t, c) == g.since(t - 1, c), g.since(t, c) == t), f"card {c}")
+        yield R(moved, g.since(t, c) == t, f"card {c}")
+
+
+@_axiom("500.1", "turns follow each other; steps advance in order; the active player changes each turn")
+def turn_structure(g, t: int) -> Iterator[Rule]:
+    n = g.size("player")
+    if t == 0:
+        yield R(True, g.And(g.turn(t) == 1, g.active(t) == 0, g.step(t) != UNTAP))
+        return
+    new_turn = g.turn(t) == g.turn(t - 1) + 1
+    yield R(True, g.Or(g.turn(t) == g.turn(t - 1), new_turn))
+    yield R(new_turn, g.And(g.step(t) == UNTAP, g.active(t) == g.If(g.active(t - 1) == n - 1, 0, g.active(t - 1) + 1)))
+    yield R(g.Not(new_turn), g.And(g.active(t) == g.active(t - 1), g.step(t) >= g.step(t - 1)))
+    # A step ends only when the stack is empty and nothing waits to go on it.
+    idle = g.And(m.stack_size(g, t - 1) == 0, *[g.pending(t - 1, a) == 0 for a in m.abilities(g)])
+    yield R(m.begins(g, t), idle)
+
+
+@_axiom("117.3", "players receive priority except in the untap step; no long stretch without priority")
+def priority_moments(g, t: int) -> Iterator[Rule]:
+    yield R(g.step(t) == UNTAP, g.Not(g.priority(t)))
+    if t == 0:
+        yield R(True, g.priority(t))
+    else:
+        yield R(g.And(g.Not(g.priority(t - 1)), g.step(t) != UNTAP), g.priority(t))
+
+
+@_axiom("110.2", "status and attachments exist only on the battlefield; control follows ownership elsewhere")
+def permanents(g, t: int) -> Iterator[Rule]:
+    none = m.attached_none(g)
+    for c in m.cards(g):
+        on_bf = m.on_battlefield(g, t, c)
+        yield R(g.Not(on_bf), g.And(g.Not(g.tapped(t, c)), g.Not(g.phased_out(t, c)), g.attached_to(t, c) == none))
+        yield R(True, g.attached_to(t, c) <= none)
+        yield R(g.And(g.zone(t, c) != BATTLEFIELD, g.zone(t, c) != STACK), g.controller(t, c) == g.owner(c))
+        for x in m.cards(g):
+            yield R(g.attached_to(t, c) == x, g.And(x != c, m.on_battlefield(g, t, x)) if x != c else False)
+        if t == 0:
+            yield R(True, g.And(g.Not(g.damage(t, c)), g.Not(g.dies_replaced(t, c))))
+            continue
+        yield R(g.damage(t, c), g.And(m.on_battlefield(g, t - 1, c), g.eff_creature(t - 1, c)), f"card {c}")
+        yield R(g.damage_prevented(t, c), g.damage(t, c), f"card {c}")
+        yield R(g.dies_replaced(t, c), g.And(m.left_battlefield(g, t, c), g.zone(t, c) != GRAVEYARD), f"card {c}")
+        yield R(g.And(m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)), g.controller(t, c) != g.controller(t - 1, c)),
+                g.priority(t - 1), f"card {c}")
+
+
+@_axiom("800.4a", "when a player leaves the game, all objects they own leave it too")
+def leaving_the_game(g, t: int) -> Iterator[Rule]:
+    for p in m.players(g):
+        if t == 0:
+            yield R(True, g.And(g.Not(g.leaves_game(t, p)), g.Not(g.by_draw(t, p))))
+            continue
+        yield R(g.by_draw(t, p), g.leaves_game(t, p))
+        for c in m.cards(g):
+            yield R(g.And(g.leaves_game(t, p), g.owner(c) == p), g.zone(t, c) == OUTSIDE, f"player {p}, card {c}")
+    for c in m.cards(g):
+        if t == 0:
+            yield R(True, g.zone(t, c) != OUTSIDE)
+        else:
+            arrives = g.And(g.zone(t, c) == OUTSIDE, g.zone(t - 1, c) != OUTSIDE)
+            yield R(arrives, m.select(g, [g.leaves_game(t, p) for p in m.players(g)], g.owner(c)), f"card {c}")
+            yield R(g.zone(t - 1, c) == OUTSIDE, g.zone(t, c) == OUTSIDE, f"card {c}")
+
+
+@_axiom("613.1", "continuous effects apply to permanents that stay on the battlefield")
+def continuous_effects(g, t: int) -> Iterator[Rule]:
+    for c in m.cards(g):
+        stays = g.And(m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c))) if t > 0 else m.on_battlefield(g, t, c)
+        yield R(stays, effective_characteristics(g, t, c), f"card {c}")
+
+
+def effective_characteristics(g, t: int, c: int):
+    """A permanent's characteristics with this moment's continuous effects applied."""
+    creature = g.Or(g.creature_card(c), g.And(g.land_card(c), g.lands_are_creatures(t)))
+    return g.And(
+        g.eff_creature(t, c) == creature,
+        g.eff_ability(t, c) == g.Not(g.And(g.creatures_lose_abilities(t), creature)),
+    )
+
+
+def printed_characteristics(g, t: int, c: int):
+    return g.And(g.eff_creature(t, c) == g.creature_card(c), g.eff_ability(t, c))
+
+
+@_axiom("405.1", "the stack: objects are added on top and leave from the top; each card on it is a spell")
+def stack(g, t: int) -> Iterator[Rule]:
+    size = m.stack_size(g, t)
+    yield R(True, size <= g.size("slot"))
+    last_code = m.spell_code(g, g.size("card") - 1)
+    for s in m.slots(g):
+        yield R(True, g.And((g.slot_src(t, s) == 0) == (size <= s), g.slot_src(t, s) <= last_code), f"slot {s}")
+    for c in m.cards(g):
+        code = m.spell_code(g, c)
+        yield R(True, (g.zone(t, c) == STACK) == g.Or(*[g.slot_src(t, s) == code for s in m.slots(g)]), f"card {c}")
+    if t == 0:
+        yield R(True, g.And(size == 0, g.leave(t) == NO_LEAVE, g.Not(g.countered_now(t))))
+        return
+    yield R(g.leave(t) != NO_LEAVE, g.And(m.stack_size(g, t - 1) >= 1, g.priority(t - 1)))
+    kept = m.kept(g, t)
+    yield R(True, size >= kept)
+    for s in m.slots(g):
+        same = g.And(*[g.var(name, t, s) == g.var(name, t - 1, s)
+                       for name in ("slot_src", "slot_controller", "slot_moment", "slot_zone")])
+        yield R(s < kept, same, f"slot {s}")
+        new = m.new_slot(g, t, s)
+        src = g.slot_src(t, s)
+        # A new object is a spell being cast (its card arrives on the stack) or a triggered ability.
+        for c in m.cards(g):
+            yield R(g.And(new, src == m.spell_code(g, c)),
+                    g.And(g.zone(t - 1, c) != STACK, g.slot_controller(t, s) == g.controller(t, c), g.priority(t)),
+                    f"slot {s}")
+        for a in m.abilities(g):
+            origin = g.slot_moment(t, s)
+            yield R(g.And(new, src == m.ability_code(a)),
+                    g.And(g.Or(origin == t, g.And(origin == t - 1, g.Not(g.priority(t - 1)))),
+                          g.slot_controller(t, s) == g.If(origin == t, g.trigger_controller(t, a), g.trigger_controller(t - 1, a)),
+                          g.slot_zone(t, s) == _source_zone(g, t, a, origin)),
+                    f"slot {s}, ability {a}")
+    for a in m.abilities(g):
+        yield R(True, g.placed(t, a) == g.count(g.And(m.new_slot(g, t, s), g.slot_src(t, s) == m.ability_code(a))
+                                                for s in m.slots(g)), f"ability {a}")
+    # The top object leaves only by resolving or by being countered.
+    uncounterable_top = g.Or(*[g.And(m.top(g, t - 1, "slot_src") == m.ability_code(m.printed(g, c)), g.uncounterable(c))
+                               for c in m.cards(g)])
+    yield R(True, g.countered_now(t) == g.And(g.leave(t) == COUNTER, g.Not(g.And(uncounterable_top, g.instruction_works(t)))))
+    for c in m.cards(g):
+        top_is_spell = g.And(m.stack_size(g, t - 1) >= 1, m.top(g, t - 1, "slot_src") == m.spell_code(g, c))
+        yield R(g.And(top_is_spell, g.leave(t) == RESOLVE), g.Or(g.zone(t, c) == BATTLEFIELD, g.zone(t, c) == GRAVEYARD), f"card {c}")
+        yield R(g.And(top_is_spell, g.countered_now(t)), g.zone(t, c) == GRAVEYARD, f"card {c}")
+        yield R(g.And(g.zone(t, c) == STACK, g.zone(t - 1, c) != STACK), g.zone(t - 1, c) == HAND, f"card {c}")
+
+
+@_axiom("608.2", "a resolving ability does what its effect says")
+def resolution(g, t: int) -> Iterator[Rule]:
+    resolving_any = g.Or(*[m.resolving_ability(g, t, a) for a in m.abilities(g)])
+    yield R(g.Not(resolving_any), g.Not(g.acts(t)))
+    yield R(g.And(resolving_any, g.Not(exempt(g, "608.2", t))), g.acts(t))
+    yield R(g.Not(resolving_any), g.And(g.actions_by_effect(t) == 0))
+
+
+@_axiom("model.pending", "bookkeeping: triggered instances wait until they are put on the stack")
+def bookkeeping(g, t: int) -> Iterator[Rule]:
+    for a in m.abilities(g):
+        if t == 0:
+            yield R(True, g.And(g.triggers(t, a) == 0, g.pending(t, a) == 0, g.placed(t, a) == 0,
+                                g.removed(t, a) == 0, g.skipped(t, a) == 0), f"ability {a}")
+            continue
+        yield R(True, g.pending(t, a) + g.placed(t, a) + g.removed(t, a) + g.skipped(t, a)
+                == g.pending(t - 1, a) + g.triggers(t, a), f"ability {a}")
+        yield R(g.Not(g.optional(m.source_card(g, a)) if m.ability_class(g, a)[0] == "printed" else True),
+                g.skipped(t, a) == 0, f"ability {a}")
+        yield R(g.Not(g.counts_additional(t, a)), g.triggers(t, a) == g.base_triggers(t, a), f"ability {a}")
+    for c in m.cards(g):
+        me = m.printed(g, c)
+        res = m.resolving_ability(g, t, me)
+        if t == 0:
+            yield R(True, g.And(g.resolutions(t, c) == 0, g.Not(g.done_this_turn(t, c))))
+            continue
+        same_turn = g.turn(t) == g.turn(t - 1)
+        before = g.If(same_turn, g.resolutions(t - 1, c), 0)
+        yield R(True, g.resolutions(t, c) == before + g.If(res, 1, 0), f"card {c}")
+        yield R(True, g.done_this_turn(t, c) == g.Or(g.And(same_turn, g.done_this_turn(t - 1, c)), g.And(res, g.acts(t))), f"card {c}")
+    for d in g.range("delayed"):
+        if t == 0:
+            yield R(True, g.Not(g.registered(t, d)))
+            continue
+        keeps = g.And(g.registered(t - 1, d), g.registered(t, d))
+        yield R(keeps, g.And(g.d_controller(t, d) == g.d_controller(t - 1, d), g.d_stamp(t, d) == g.d_stamp(t - 1, d),
+                             g.d_zone(t, d) == g.d_zone(t - 1, d)), f"delayed {d}")
+        created = g.And(g.registered(t, d), g.Not(g.registered(t - 1, d)))
+        obj = g.d_object(d)
+        yield R(created, g.And(g.d_stamp(t, d) == m.card_value(g, "since", t, obj),
+                               g.d_zone(t, d) == m.card_value(g, "zone", t, obj)), f"delayed {d}")
+
+
+@_axiom("113.3", "what each trigger condition means, for conditions rule 603 does not define")
+def trigger_conditions(g, t: int) -> Iterator[Rule]:
+    for a in m.abilities(g):
+        for kind, (actual, attempted) in ((k, plain_occurrences(g, t, a, k)) for k in PLAIN_KINDS):
+            yield R(m.ability_kind(g, a) == kind, g.And(g.matches(t, a) == actual, g.attempts(t, a) == attempted), f"ability {a}")
+        yield R(m.ability_kind(g, a) == m.NONE, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0), f"ability {a}")
+        # The additional-trigger effect's own text: it refers to the abilities a permanent has,
+        # when a creature entering makes them trigger.  Whether it also refers to delayed
+        # abilities is the question 603.2e answers.
+        if m.ability_class(g, a)[0] == "printed":
+            yield R(True, g.counts_additional(t, a) == m.is_kind(g, a, m.ENTERS_KINDS), f"ability {a}")
+    for c in m.cards(g):
+        # 603.6c says what a leaves-the-battlefield ability is; for 'from anywhere' it answers no.
+        yield R(g.kind(c) != m.GRAVEYARD_FROM_ANYWHERE, g.is_leaves_ability(t, c) == m.is_kind(g, c, m.LEAVES_KINDS),
+                f"card {c}")
+
+
+@_axiom("101.2", "a 'can't' effect beats a rule that says something happens, where the 'can't' applies")
+def cant_beats_can(g, t: int) -> Iterator[Rule]:
+    for a in m.abilities(g):
+        blocked = m.card_value(g, "prohibited", t, m.source_card(g, a))
+        yield R(g.And(blocked, g.prohibition_applies(t, a)), g.base_triggers(t, a) == 0, f"ability {a}")
+
+
+PLAIN_KINDS = (m.DEALT_DAMAGE, m.GRAVEYARD_FROM_ANYWHERE, m.COUNTERED_SELF, m.LOSE_CONTROL, m.PHASES_OUT,
+               m.UNATTACHED, m.ABILITY_TRIGGERS)
+
+
+def _source_zone(g, t: int, a: int, origin):
+    """Zone the ability's source card was in when the ability triggered (603.6: where it moved to)."""
+    if m.ability_class(g, a)[0] != "printed":
+        return 0
+    c = m.source_card(g, a)
+    return g.If(origin == t, g.zone(t, c), g.zone(t - 1, c))
+
+
+def in_view(g, t: int, a: int, fn):
+    """``fn(view_moment)`` judged after the batch, or before it for a look-back trigger."""
+    if t == 0:
+        return fn(t)
+    return g.If(g.look_back(t, a), fn(t - 1), fn(t))
+
+
+def plain_occurrences(g, t: int, a: int, kind: int):
+    """(actual, attempted) occurrences matching a trigger condition rule 603 leaves to the card."""
+    if t == 0:
+        return 0, 0
+    cls, i = m.ability_class(g, a)
+    src = m.source_card(g, a)
+    if cls == "reflexive":
+        return 0, 0
+
+    def exists_in(v):
+        return m.exists(g, v, a)
+
+    def mine(name):  # the source card's variable at t-1 and t
+        return m.card_value(g, name, t - 1, src), m.card_value(g, name, t, src)
+
+    if kind == m.DEALT_DAMAGE:
+        dmg, prevented = m.card_value(g, "damage", t, src), m.card_value(g, "damage_prevented", t, src)
+        ok = in_view(g, t, a, exists_in)
+        return g.If(g.And(ok, dmg, g.Not(prevented)), 1, 0), g.If(g.And(ok, dmg), 1, 0)
+    if kind == m.GRAVEYARD_FROM_ANYWHERE:
+        def count(v):
+            return g.If(exists_in(v), g.count(g.And(g.zone(t, c) == GRAVEYARD, m.entered(g, t, c), g.creature_card(c))
+                                              for c in m.cards(g)), 0)
+        n = in_view(g, t, a, count)
+        return n, n
+    if kind == m.COUNTERED_SELF:
+        hit = g.Or(*[g.And(src == c, g.countered_now(t), m.stack_size(g, t - 1) >= 1,
+                           m.top(g, t - 1, "slot_src") == m.spell_code(g, c)) for c in m.cards(g)])
+        n = g.If(g.And(hit, in_view(g, t, a, exists_in)), 1, 0)
+        return n, n
+    if kind == m.LOSE_CONTROL:
+        (c0, c1), (z0, z1) = mine("controller"), mine("zone")
+        same = g.And(z0 == BATTLEFIELD, z1 == BATTLEFIELD, m.card_value(g, "since", t, src) != t)
+        # "you" is the ability's controller in the view: the old controller looking back.
+        n = g.If(g.And(same, c0 != c1, in_view(g, t, a, exists_in),
+                       in_view(g, t, a, lambda v: m.card_value(g, "controller", v, src)) == c0), 1, 0)
+        return n, n
+    if kind == m.PHASES_OUT:
+        p0, p1 = mine("phased_out")
+        n = g.If(g.And(g.Not(p0), p1, in_view(g, t, a, exists_in)), 1, 0)
+        return n, n
+    if kind == m.UNATTACHED:
+        none = m.attached_none(g)
+        a0, a1 = mine("attached_to")
+        n = g.If(g.And(a0 != none, g.Or(a1 == none, m.card_value(g, "since", t, src) == t), in_view(g, t, a, exists_in)), 1, 0)
+        return n, n
+    if kind == m.ABILITY_TRIGGERS:
+        others = g.Sum(g.triggers(t, b) for b in m.abilities(g) if b != a and m.ability_class(g, b)[0] == "printed")
+        n = g.If(in_view(g, t, a, exists_in), others, 0)
+        return n, n
+    raise AssertionError(kind)
+
+

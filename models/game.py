@@ -1,0 +1,437 @@
+"""The game-trace model: the vocabulary every clause encoding and property uses.
+
+A trace is moments ``0..k-1``.  Each moment holds the state after the batch of
+events that happened since the previous moment.  Objects follow rule 400.7: a card
+that changes zones becomes a new object, written here as ``since(t, c)``, the moment
+card ``c`` entered its current zone; an object is a card together with its ``since``.
+
+Abilities are indexed in one range: first the printed triggered ability of each card,
+then the delayed triggered abilities, then the reflexive ones.  Variables are either
+*environment* (what players and effects do) or *rule* (what the rules force); the
+rule variables nobody but a clause of rule 603 constrains are the "open questions"
+a dropped clause leaves unanswered.
+
+Default bounds: 2 players, 3 cards, 1 delayed and 1 reflexive triggered ability,
+3 stack slots, trace length 8.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rule603 import ENV, RULE, Universe, VarSpec
+
+ZONES = ("library", "hand", "battlefield", "graveyard", "exile", "stack", "command", "outside")
+LIBRARY, HAND, BATTLEFIELD, GRAVEYARD, EXILE, STACK, COMMAND, OUTSIDE = range(len(ZONES))
+HIDDEN_ZONES = (LIBRARY, HAND)
+
+STEPS = ("untap", "upkeep", "draw", "main", "combat", "end", "cleanup")
+UNTAP, UPKEEP, DRAW, MAIN, COMBAT, END, CLEANUP = range(len(STEPS))
+
+#: Trigger conditions a triggered ability can have, in the game's own words.
+KINDS = (
+    "none",
+    "enters_self",  # When this enters, ...
+    "creature_enters",  # Whenever a creature enters, ...
+    "creature_dies",  # Whenever a creature dies, ...
+    "leaves_self",  # When this leaves the battlefield, ...
+    "becomes_tapped",  # Whenever this becomes tapped, ...
+    "your_upkeep",  # At the beginning of your upkeep, ...
+    "end_step",  # At the beginning of the end step, ...
+    "dealt_damage",  # Whenever this is dealt damage, ...
+    "graveyard_from_anywhere",  # Whenever a creature card is put into a graveyard from anywhere, ...
+    "player_loses",  # Whenever a player loses the game, ...
+    "countered_self",  # When this spell is countered, ...
+    "lose_control",  # When you lose control of this, ...
+    "phases_out",  # Whenever this phases out, ...
+    "unattached",  # Whenever this becomes unattached, ...
+    "enchanted_leaves",  # When enchanted permanent leaves the battlefield, ...
+    "ability_triggers",  # Whenever another ability triggers, ...
+    "no_cards_in_hand",  # Whenever you have no cards in hand, ... (a state trigger)
+)
+(
+    NONE,
+    ENTERS_SELF,
+    CREATURE_ENTERS,
+    CREATURE_DIES,
+    LEAVES_SELF,
+    BECOMES_TAPPED,
+    YOUR_UPKEEP,
+    END_STEP,
+    DEALT_DAMAGE,
+    GRAVEYARD_FROM_ANYWHERE,
+    PLAYER_LOSES,
+    COUNTERED_SELF,
+    LOSE_CONTROL,
+    PHASES_OUT,
+    UNATTACHED,
+    ENCHANTED_LEAVES,
+    ABILITY_TRIGGERS,
+    NO_CARDS_IN_HAND,
+) = range(len(KINDS))
+ENTERS_KINDS = (ENTERS_SELF, CREATURE_ENTERS)
+LEAVES_KINDS = (CREATURE_DIES, LEAVES_SELF, ENCHANTED_LEAVES)
+#: Zone-change abilities that try to do something to the object that moved (603.6).
+ZONE_CHANGE_SELF_KINDS = (ENTERS_SELF, LEAVES_SELF)
+
+CAUSES = ("spell", "ability", "replacement", "action")  # what created a delayed trigger (603.7a)
+SPELL_CAUSE, ABILITY_CAUSE, REPLACEMENT_CAUSE, ACTION_CAUSE = range(len(CAUSES))
+
+LEAVES = ("none", "resolve", "counter")  # what happens to the top of the stack in a batch
+NO_LEAVE, RESOLVE, COUNTER = range(len(LEAVES))
+
+DEFAULTS = {"player": 2, "card": 3, "delayed": 1, "reflexive": 1, "slot": 3}
+
+
+def universe(**sizes: int) -> Universe:
+    """The bounded universe, defaults overridden by ``sizes``."""
+    merged = {**DEFAULTS, **sizes}
+    merged["ability"] = merged["card"] + merged["delayed"] + merged["reflexive"]
+    return Universe(merged)
+
+
+def _const(name: str, dims: tuple[str, ...], doc: str, **kw: object) -> VarSpec:
+    return VarSpec(name, dims, per_moment=False, role=ENV, doc=doc, **kw)  # type: ignore[arg-type]
+
+
+def _env(name: str, dims: tuple[str, ...], doc: str, **kw: object) -> VarSpec:
+    return VarSpec(name, dims, role=ENV, doc=doc, **kw)  # type: ignore[arg-type]
+
+
+def _rule(name: str, dims: tuple[str, ...], doc: str, **kw: object) -> VarSpec:
+    return VarSpec(name, dims, role=RULE, doc=doc, **kw)  # type: ignore[arg-type]
+
+
+MAX_COUNT = 6  # the most instances one ability can put on the stack in one batch
+
+VARIABLES: tuple[VarSpec, ...] = (
+    # --- the cards and their printed text (constant over a trace) -----------------
+    _const("owner", ("card",), "owner of the card", kind="int", max_dim="player"),
+    _const("kind", ("card",), "trigger condition of the card's printed triggered ability", kind="enum", values=KINDS),
+    _const("creature_card", ("card",), "printed card type includes creature"),
+    _const("land_card", ("card",), "printed card type includes land"),
+    _const("has_if", ("card",), "the ability has an intervening 'if' clause (603.4)"),
+    _const("optional", ("card",), "the ability's effect is optional: 'may' or 'unless' (603.5)"),
+    _const("modal", ("card",), "the ability is modal (603.3c)"),
+    _const("targeted", ("card",), "the ability targets (603.3d)"),
+    _const("once_each_turn", ("card",), "the ability says 'Do this only once each turn' (603.2i)"),
+    _const("from_hand", ("card",), "the ability functions while the card is in its owner's hand"),
+    _const("enters_tapped", ("card",), "static ability 'This permanent enters tapped' (603.6d)"),
+    _const("doubler", ("card",), "static: 'a creature entering makes an ability of a permanent you control trigger an additional time'"),
+    _const("uncounterable", ("card",), "the ability says 'This ability can't be countered' (603.1a)"),
+    _const("reflexive_from", ("reflexive",), "card whose resolving ability creates this reflexive trigger", kind="int", max_dim="card"),
+    _const("pay_any", ("reflexive",), "'when you pay this cost one or more times' (603.12a)"),
+    _const("d_kind", ("delayed",), "trigger condition of the delayed triggered ability", kind="enum", values=KINDS),
+    _const("d_duration", ("delayed",), "the delayed ability has a stated duration ('this turn', 603.7b)"),
+    _const("d_cause", ("delayed",), "what creates the delayed ability (603.7a, 603.7d-g)", kind="enum", values=CAUSES),
+    _const("d_source", ("delayed",), "the card whose spell, ability or static ability creates it", kind="int", max_dim="card"),
+    _const("d_object", ("delayed",), "the card the delayed ability refers to (603.7c)", kind="int", max_dim="card"),
+    _const("d_nth", ("delayed",), "created when the creating ability has resolved twice this turn (603.7h)"),
+    # --- the turn ------------------------------------------------------------------
+    _env("turn", (), "turn number", kind="int", max=31),
+    _env("active", (), "the active player", kind="int", max_dim="player"),
+    _env("step", (), "the current step", kind="enum", values=STEPS),
+    _env("priority", (), "a player would receive priority at this moment"),
+    # --- objects -------------------------------------------------------------------
+    _env("zone", ("card",), "zone of the card", kind="enum", values=ZONES),
+    _rule("since", ("card",), "moment the card entered its zone: with the card, the object's identity (400.7)", kind="int", max=31),
+    _env("controller", ("card",), "controller (owner outside the battlefield and stack)", kind="int", max_dim="player"),
+    _env("tapped", ("card",), "tapped status"),
+    _env("revealed", ("card",), "the card is revealed to all players"),
+    _env("phased_out", ("card",), "the permanent is phased out"),
+    _env("attached_to", ("card",), "the card this one is attached to; the number of cards means none", kind="int", max=7),
+    _env("prohibited", ("card",), "an effect precludes activating abilities of this card"),
+    _env("cond", ("card",), "the ability's intervening-'if' condition is true now"),
+    _env("lands_are_creatures", (), "continuous effect 'All lands are creatures'"),
+    _env("creatures_lose_abilities", (), "continuous effect 'All creatures lose all abilities'"),
+    _rule("eff_creature", ("card",), "is a creature, continuous effects applied"),
+    _rule("eff_ability", ("card",), "has its triggered ability, continuous effects applied"),
+    # --- events of the batch -------------------------------------------------------
+    _env("damage", ("card",), "damage would be dealt to the card in this batch"),
+    _env("damage_prevented", ("card",), "that damage was prevented"),
+    _env("dies_replaced", ("card",), "the card would have died, but a replacement effect moved it elsewhere"),
+    _env("leaves_game", ("player",), "the player loses or leaves the game in this batch"),
+    _env("by_draw", ("player",), "the player leaves the game because the game is a draw"),
+    _env("leave", (), "what happens to the top object of the stack", kind="enum", values=LEAVES),
+    _env("may_use", (), "the controller of the resolving ability takes its option"),
+    _env("actions_by_effect", (), "times the resolving ability's instructed action was taken (603.12)", kind="int", max=3),
+    _env("actions_other", (), "times the same action was taken for other reasons", kind="int", max=3),
+    _env("replacement_applied", ("delayed",), "the static ability of d_source applied its replacement effect"),
+    _env("action_taken", ("delayed",), "the player took the action d_source's static ability allows"),
+    _env("no_legal_choice", ("ability",), "no legal mode or target exists for the ability as it is put on the stack"),
+    # --- triggered abilities (rule-determined) -------------------------------------
+    _rule("look_back", ("ability",), "the ability's trigger is judged on the state before the batch (603.10)"),
+    _rule("matches", ("ability",), "occurrences in the batch that match the trigger condition", kind="int", max=MAX_COUNT),
+    _rule("attempts", ("ability",), "matching occurrences counting prevented and replaced ones", kind="int", max=MAX_COUNT),
+    _rule("base_triggers", ("ability",), "times the ability triggers, before 'triggers an additional time'", kind="int", max=MAX_COUNT),
+    _rule("triggers", ("ability",), "times the ability triggers in this batch", kind="int", max=MAX_COUNT),
+    _rule("trigger_controller", ("ability",), "controller of the instances that trigger in this batch", kind="int", max_dim="player"),
+    _rule("pending", ("ability",), "instances triggered but not yet put on the stack", kind="int", max=MAX_COUNT),
+    _rule("placed", ("ability",), "instances put on the stack at this moment", kind="int", max=MAX_COUNT),
+    _rule("removed", ("ability",), "instances removed as they were put on the stack (603.3c-d)", kind="int", max=MAX_COUNT),
+    _rule("skipped", ("ability",), "instances never put on the stack because their option would not be used", kind="int", max=MAX_COUNT),
+    _rule("prohibition_applies", ("ability",), "an activation prohibition stops this ability triggering"),
+    _rule("counts_additional", ("ability",), "'triggers an additional time' effects refer to this ability"),
+    _rule("is_leaves_ability", ("card",), "the printed ability counts as a leaves-the-battlefield ability"),
+    _rule("registered", ("delayed",), "the delayed triggered ability exists (created and not yet used up)"),
+    _rule("d_controller", ("delayed",), "controller of the delayed triggered ability", kind="int", max_dim="player"),
+    _rule("d_stamp", ("delayed",), "since-stamp of the object the delayed ability refers to, at creation", kind="int", max=31),
+    _rule("d_zone", ("delayed",), "zone the referred object was in at creation", kind="enum", values=ZONES),
+    _rule("resolutions", ("card",), "resolutions of the card's ability this turn", kind="int", max=7),
+    _rule("done_this_turn", ("card",), "the card's ability did its action this turn (603.2i)"),
+    # --- the stack ----------------------------------------------------------------
+    _rule("stack_size", (), "number of objects on the stack", kind="int", max=7),
+    _rule("slot_src", ("slot",), "object in the slot: 0 empty, 1+a ability a, 1+abilities+c spell card c", kind="int", max=31),
+    _rule("slot_controller", ("slot",), "controller of the object in the slot", kind="int", max_dim="player"),
+    _rule("slot_moment", ("slot",), "moment the ability in the slot triggered", kind="int", max=31),
+    _rule("slot_zone", ("slot",), "zone the ability's object moved to (zone-change triggers, 603.6)", kind="enum", values=ZONES),
+    _rule("countered_now", (), "the top object was countered in this batch"),
+    _rule("instruction_works", (), "the top ability's 'can't be countered' instruction functions (603.1a)"),
+    _rule("acts", (), "the resolving object did what its effect says to its object"),
+)
+
+
+# ---------------------------------------------------------------------------------
+# Vocabulary: derived notions, in the game's words.  Every function takes the game
+# view ``g`` and returns an expression usable both concretely and symbolically.
+# ---------------------------------------------------------------------------------
+
+
+def cards(g) -> range:
+    return g.range("card")
+
+
+def players(g) -> range:
+    return g.range("player")
+
+
+def abilities(g) -> range:
+    return g.range("ability")
+
+
+def slots(g) -> range:
+    return g.range("slot")
+
+
+def printed(g, c: int) -> int:
+    """Ability index of card ``c``'s printed triggered ability."""
+    return c
+
+
+def delayed(g, d: int) -> int:
+    return g.size("card") + d
+
+
+def reflexive(g, r: int) -> int:
+    return g.size("card") + g.size("delayed") + r
+
+
+def ability_class(g, a: int) -> tuple[str, int]:
+    """('printed', card) or ('delayed', d) or ('reflexive', r)."""
+    n, nd = g.size("card"), g.size("delayed")
+    if a < n:
+        return "printed", a
+    if a < n + nd:
+        return "delayed", a - n
+    return "reflexive", a - n - nd
+
+
+def ability_kind(g, a: int):
+    cls, i = ability_class(g, a)
+    if cls == "printed":
+        return g.kind(i)
+    if cls == "delayed":
+        return g.d_kind(i)
+    return NONE
+
+
+def is_kind(g, a: int, kinds: Iterable[int]):
+    k = ability_kind(g, a)
+    return g.Or(*[k == x for x in kinds])
+
+
+def spell_code(g, c: int) -> int:
+    return 1 + g.size("ability") + c
+
+
+def ability_code(a: int) -> int:
+    return 1 + a
+
+
+def on_battlefield(g, t: int, c: int):
+    return g.zone(t, c) == BATTLEFIELD
+
+
+def entered(g, t: int, c: int):
+    """Card ``c`` became a new object in its zone during batch ``t`` (400.7)."""
+    return g.since(t, c) == t if t > 0 else False
+
+
+def entered_battlefield(g, t: int, c: int):
+    return g.And(entered(g, t, c), on_battlefield(g, t, c))
+
+
+def left_battlefield(g, t: int, c: int):
+    if t == 0:
+        return False
+    return g.And(on_battlefield(g, t - 1, c), g.Or(g.zone(t, c) != BATTLEFIELD, entered(g, t, c)))
+
+
+def dies(g, t: int, c: int):
+    return g.And(left_battlefield(g, t, c), g.zone(t, c) == GRAVEYARD)
+
+
+def same_object(g, t0: int, t1: int, c: int):
+    """Card ``c`` is the same object at moments ``t0 <= t1`` (it did not change zones)."""
+    return g.since(t1, c) == g.since(t0, c) if t0 != t1 else True
+
+
+def visible(g, t: int, c: int):
+    """Visible to all players: not in a hidden zone, or revealed."""
+    return g.Or(g.revealed(t, c), g.And(g.zone(t, c) != LIBRARY, g.zone(t, c) != HAND))
+
+
+def functions(g, t: int, c: int):
+    """Card ``c``'s printed triggered ability exists at moment ``t`` (113.6)."""
+    kind = g.kind(c)
+    zone_ok = g.If(
+        kind == COUNTERED_SELF,
+        g.zone(t, c) == STACK,
+        g.Or(g.And(on_battlefield(g, t, c), g.Not(g.phased_out(t, c))), g.And(g.from_hand(c), g.zone(t, c) == HAND)),
+    )
+    return g.And(kind != NONE, g.eff_ability(t, c), zone_ok)
+
+
+def exists(g, t: int, a: int):
+    """Ability ``a`` exists at moment ``t``: printed ones function, delayed ones are registered."""
+    cls, i = ability_class(g, a)
+    if cls == "printed":
+        return functions(g, t, i)
+    if cls == "delayed":
+        return g.registered(t, i)
+    return False
+
+
+def source_card(g, a: int):
+    cls, i = ability_class(g, a)
+    if cls == "printed":
+        return i
+    if cls == "delayed":
+        return g.d_source(i)
+    return g.reflexive_from(i)
+
+
+def source_controller(g, t: int, a: int):
+    """Controller of the ability's source at moment ``t`` (for a printed ability)."""
+    cls, i = ability_class(g, a)
+    if cls == "printed":
+        return g.controller(t, i)
+    if cls == "delayed":
+        return g.d_controller(t, i)
+    return select(g, [g.controller(t, c) for c in cards(g)], g.reflexive_from(i))
+
+
+def select(g, values: list, index):
+    """``values[index]`` for a symbolic index."""
+    if isinstance(index, int):
+        return values[index]
+    out = values[-1]
+    for i in range(len(values) - 2, -1, -1):
+        out = g.If(index == i, values[i], out)
+    return out
+
+
+def card_value(g, name: str, t: int | None, index):
+    """The variable ``name`` of the card at a (possibly symbolic) index."""
+    values = [getattr(g, name)(c) if t is None else getattr(g, name)(t, c) for c in cards(g)]
+    return select(g, values, index)
+
+
+def apnap_rank(g, t: int, p):
+    """0 for the active player, then the others in turn order (101.4)."""
+    n = g.size("player")
+    return g.If(p >= g.active(t), p - g.active(t), p + n - g.active(t))
+
+
+def stack_size(g, t: int):
+    return g.stack_size(t)
+
+
+def top(g, t: int, name: str):
+    """Attribute ``name`` of the top stack object at moment ``t`` (``size(t) >= 1``)."""
+    return select(g, [g.var(name, t, s) for s in slots(g)], stack_size(g, t) - 1)
+
+
+def popped(g, t: int):
+    """The top object of moment ``t-1`` left the stack during batch ``t``."""
+    if t == 0:
+        return False
+    return g.Or(g.leave(t) == RESOLVE, g.countered_now(t))
+
+
+def kept(g, t: int):
+    """Stack objects of ``t-1`` that are still there at ``t`` (all but a popped top)."""
+    return stack_size(g, t - 1) - g.If(popped(g, t), 1, 0)
+
+
+def resolving(g, t: int, code):
+    """The object with slot code ``code`` resolves during batch ``t``."""
+    if t == 0:
+        return False
+    return g.And(g.leave(t) == RESOLVE, stack_size(g, t - 1) >= 1, top(g, t - 1, "slot_src") == code)
+
+
+def resolving_ability(g, t: int, a: int):
+    return resolving(g, t, ability_code(a))
+
+
+def new_slot(g, t: int, s: int):
+    """Slot ``s`` holds an object put on the stack during batch ``t``."""
+    if t == 0:
+        return s < stack_size(g, t)
+    return g.And(s >= kept(g, t), s < stack_size(g, t))
+
+
+def on_stack_count(g, t: int, a: int):
+    return g.count(g.var("slot_src", t, s) == ability_code(a) for s in slots(g))
+
+
+def outstanding(g, t: int, a: int):
+    """Instances of ``a`` pending or on the stack at ``t``."""
+    return g.pending(t, a) + on_stack_count(g, t, a)
+
+
+def hand_empty(g, t: int, p):
+    return g.Not(g.Or(*[g.And(g.zone(t, c) == HAND, g.owner(c) == p) for c in cards(g)]))
+
+
+def begins(g, t: int):
+    """A step begins during batch ``t``."""
+    if t == 0:
+        return False
+    return g.Or(g.step(t) != g.step(t - 1), g.turn(t) != g.turn(t - 1))
+
+
+def moment_of(g, t: int, before) -> int:
+    return t - 1 if before else t
+
+
+def creature_enters_count(g, t: int, view_t: int):
+    return g.count(g.And(entered_battlefield(g, t, c), g.eff_creature(view_t, c)) for c in cards(g))
+
+
+def attached_none(g) -> int:
+    return g.size("card")
+
+
+def measures(g, moments: int) -> list[tuple[str, list]]:
+    """What makes a counterexample small, in order: objects involved, then events."""
+    involved = [g.Or(*[g.zone(t, c) != LIBRARY for t in range(moments)]) for c in cards(g)]
+    events = []
+    for t in range(1, moments):
+        for c in cards(g):
+            events += [g.zone(t, c) != g.zone(t - 1, c), g.tapped(t, c) != g.tapped(t - 1, c), g.damage(t, c),
+                       g.controller(t, c) != g.controller(t - 1, c), g.phased_out(t, c) != g.phased_out(t - 1, c)]
+        events += [g.leave(t) != NO_LEAVE, begins(g, t)]
+        events += [g.leaves_game(t, p) for p in players(g)]
+    return [("objects", involved), ("events", events)]

@@ -1,0 +1,1 @@
+"""The built-in property catalogue (``catalogue``), written with the public ``rule603.prop`` API."""

@@ -1,0 +1,613 @@
+"""The built-in properties: claims over whole traces that follow from rule 603.
+
+Each property is ``claim(g, t)``, which must hold at every moment ``t`` of every
+trace the clauses allow, and names the clauses it depends on; ``rule603 verify
+--adequacy`` checks that dropping any one of them yields a counterexample.  Claims
+speak of game events (a creature dies, a step begins, a permanent enters) and of
+what ends up triggering and on the stack, not of any one clause's variables.
+
+The same API serves user property files: ``from rule603 import prop``.
+"""
+
+from __future__ import annotations
+
+from rule603 import prop
+from rule603.models import game as m
+from rule603.models.game import (
+    ABILITY_TRIGGERS,
+    BATTLEFIELD,
+    BECOMES_TAPPED,
+    COUNTER,
+    COUNTERED_SELF,
+    CREATURE_DIES,
+    CREATURE_ENTERS,
+    END,
+    END_STEP,
+    ENCHANTED_LEAVES,
+    ENTERS_SELF,
+    GRAVEYARD,
+    GRAVEYARD_FROM_ANYWHERE,
+    LOSE_CONTROL,
+    NO_CARDS_IN_HAND,
+    PHASES_OUT,
+    PLAYER_LOSES,
+    SPELL_CAUSE,
+    ABILITY_CAUSE,
+    REPLACEMENT_CAUSE,
+    ACTION_CAUSE,
+    UNATTACHED,
+    UPKEEP,
+    YOUR_UPKEEP,
+)
+
+
+# --- helpers ------------------------------------------------------------------------
+
+
+def unhindered(g, t: int, c: int):
+    """No intervening 'if', 'once each turn' or activation prohibition on card ``c``'s ability."""
+    return g.And(g.Not(g.has_if(c)), g.Not(g.once_each_turn(c)), g.Not(g.prohibited(t, c)))
+
+
+def deaths(g, t: int):
+    """Creatures (as they last existed on the battlefield) that died in batch ``t``."""
+    return g.count(g.And(m.dies(g, t, x), g.eff_creature(t - 1, x)) for x in m.cards(g))
+
+
+def same_permanent(g, t: int, c: int):
+    """``c`` was on the battlefield before batch ``t`` and still is, as the same object."""
+    return g.And(m.on_battlefield(g, t - 1, c), m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)))
+
+
+def ever(g, t: int, fn):
+    return g.Or(*[fn(u) for u in range(t + 1)])
+
+
+# --- delayed triggered abilities (603.7) --------------------------------------------
+
+
+def created_at(g, u: int, d: int):
+    """Delayed ability slot ``d`` holds a newly created ability at moment ``u``."""
+    return g.And(g.registered(u, d), g.Not(g.registered(u - 1, d)) if u > 0 else True)
+
+
+@prop("delayed-fires-once", clauses=["603.7a", "603.7b"])
+def delayed_fires_once(g, t):
+    """A delayed triggered ability without a duration triggers at most once, and only for an event after its creation."""
+    claims = []
+    for d in g.range("delayed"):
+        a = m.delayed(g, d)
+        fired = g.triggers(t, a) >= 1
+        # Each earlier firing must be followed by a new creation before this one.
+        once = g.And(*[g.Implies(g.triggers(u, a) >= 1, g.Or(*[created_at(g, w, d) for w in range(u + 1, t)]))
+                       for u in range(t)])
+        after_creation = g.registered(t - 1, d) if t > 0 else False
+        claims.append(g.Implies(g.And(g.Not(g.d_duration(d)), fired), g.And(g.triggers(t, a) == 1, once, after_creation)))
+    return g.And(*claims)
+
+
+@prop("delayed-duration-each-event", clauses=["603.2", "603.2c", "603.2e", "603.6c", "603.10a"])
+def delayed_duration_each_event(g, t):
+    """'Whenever a creature dies this turn' triggers once for each creature that dies while it exists."""
+    if t == 0:
+        return True
+    claims = []
+    for d in g.range("delayed"):
+        a = m.delayed(g, d)
+        live = g.And(g.d_duration(d), g.d_kind(d) == CREATURE_DIES, g.registered(t - 1, d), g.registered(t, d))
+        claims.append(g.Implies(live, g.triggers(t, a) == deaths(g, t)))
+    return g.And(*claims)
+
+
+@prop("delayed-duration-ends", clauses=["603.7a", "603.7b"])
+def delayed_duration_ends(g, t):
+    """A delayed triggered ability with the duration 'this turn' never triggers in a later turn than its creation."""
+    claims = []
+    for d in g.range("delayed"):
+        a = m.delayed(g, d)
+        created_this_turn = g.Or(*[g.And(created_at(g, u, d), g.turn(u) == g.turn(t)) for u in range(t)])
+        claims.append(g.Implies(g.And(g.d_duration(d), g.triggers(t, a) >= 1), created_this_turn))
+    return g.And(*claims)
+
+
+@prop("delayed-waits-for-next-end-step", clauses=["603.2", "603.2b", "603.7"])
+def delayed_waits(g, t):
+    """'At the beginning of the next end step' created earlier triggers when the next end step begins."""
+    if t == 0:
+        return True
+    claims = []
+    for d in g.range("delayed"):
+        a = m.delayed(g, d)
+        ends_between = [g.And(m.begins(g, u), g.step(u) == END) for u in range(1, t)]
+        waiting = [g.And(created_at(g, u, d), g.Not(g.Or(*ends_between[u:]))) for u in range(t)]
+        fires = g.And(g.Not(g.d_duration(d)), g.d_kind(d) == END_STEP, g.Or(*waiting), m.begins(g, t), g.step(t) == END)
+        claims.append(g.Implies(fires, g.triggers(t, a) == 1))
+    return g.And(*claims)
+
+
+@prop("delayed-object-changed-zones", clauses=["603.7c"])
+def delayed_object_changed_zones(g, t):
+    """A delayed ability does nothing to its object once that object has changed zones, even if it came back."""
+    if t == 0:
+        return True
+    claims = []
+    for d in g.range("delayed"):
+        a = m.delayed(g, d)
+        obj = g.d_object(d)
+        moved = g.Or(*[g.And(u >= 1, m.card_value(g, "since", t - 1, obj) == u) for u in range(t)])
+        created_before = [created_at(g, u, d) for u in range(t)]
+        moved_after_creation = g.Or(*[g.And(created_before[u], m.card_value(g, "since", t - 1, obj) > u)
+                                      for u in range(t)])
+        claims.append(g.Implies(g.And(m.resolving_ability(g, t, a), moved, moved_after_creation), g.Not(g.acts(t))))
+    return g.And(*claims)
+
+
+@prop("delayed-created-once-on-nth", clauses=["603.7h"])
+def delayed_created_once(g, t):
+    """A delayed ability waiting for an ability's Nth resolution is created at most once each turn."""
+    claims = []
+    for d in g.range("delayed"):
+        creations = [g.And(created_at(g, u, d), g.turn(u) == g.turn(t)) for u in range(t + 1)]
+        claims.append(g.Implies(g.And(g.d_nth(d), g.d_cause(d) == ABILITY_CAUSE), g.count(creations) <= 1))
+    return g.And(*claims)
+
+
+def _delayed_controller_prop(cause):
+    def claim(g, t):
+        claims = []
+        for d in g.range("delayed"):
+            a = m.delayed(g, d)
+            resolver = [g.And(g.registered(u, d), g.Not(g.registered(u - 1, d)),
+                              g.trigger_controller(t, a) == m.top(g, u - 1, "slot_controller")) for u in range(1, t)]
+            claims.append(g.Implies(g.And(g.d_cause(d) == cause, g.triggers(t, a) >= 1), g.Or(*resolver)))
+        return g.And(*claims)
+    return claim
+
+
+def _delayed_static_controller_prop():
+    def claim(g, t):
+        claims = []
+        for d in g.range("delayed"):
+            a = m.delayed(g, d)
+            static = g.Or(g.d_cause(d) == REPLACEMENT_CAUSE, g.d_cause(d) == ACTION_CAUSE)
+            at_creation = [g.And(created_at(g, u, d),
+                                 g.trigger_controller(t, a) == m.card_value(g, "controller", u, g.d_source(d)))
+                           for u in range(t)]
+            claims.append(g.Implies(g.And(static, g.triggers(t, a) >= 1), g.Or(*at_creation)))
+        return g.And(*claims)
+    return claim
+
+
+delayed_controller_spell = prop(
+    "delayed-controller-spell", clauses=["603.7a", "603.7d"],
+    summary="A delayed trigger made by a spell is controlled by whoever controlled the spell as it resolved.",
+)(_delayed_controller_prop(SPELL_CAUSE))
+delayed_controller_ability = prop(
+    "delayed-controller-ability", clauses=["603.7a", "603.7e"],
+    summary="A delayed trigger made by an ability is controlled by whoever controlled that ability as it resolved.",
+)(_delayed_controller_prop(ABILITY_CAUSE))
+delayed_controller_static = prop(
+    "delayed-controller-static", clauses=["603.7a", "603.7f", "603.7g"],
+    summary="A delayed trigger made through a static ability is controlled by that object's controller at that time.",
+)(_delayed_static_controller_prop())
+
+
+# --- state triggers (603.8) ---------------------------------------------------------
+
+
+@prop("state-trigger-single-instance", clauses=["603.2c", "603.8"])
+def state_trigger_single(g, t):
+    """A state trigger never has two instances pending or on the stack at once."""
+    return g.And(*[g.Implies(m.ability_kind(g, a) == NO_CARDS_IN_HAND, m.outstanding(g, t, a) <= 1)
+                   for a in m.abilities(g)])
+
+
+@prop("state-trigger-retriggers", clauses=["603.2", "603.8", "603.10"])
+def state_trigger_retriggers(g, t):
+    """Once its instance has left the stack, a state trigger triggers again if its source is still there and the state holds."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        a = m.printed(g, c)
+        holds = g.And(g.kind(c) == NO_CARDS_IN_HAND, m.functions(g, t, c), unhindered(g, t, c),
+                      m.hand_empty(g, t, g.controller(t, c)), m.outstanding(g, t - 1, a) == 0)
+        claims.append(g.Implies(holds, g.triggers(t, a) == 1))
+    return g.And(*claims)
+
+
+# --- triggering (603.2) -------------------------------------------------------------
+
+
+@prop("becomes-tapped-not-on-entry", clauses=["603.2f"])
+def becomes_tapped_not_on_entry(g, t):
+    """A 'becomes tapped' ability never triggers for its permanent entering the battlefield tapped."""
+    return g.And(*[g.Implies(g.And(g.kind(c) == BECOMES_TAPPED, m.entered_battlefield(g, t, c)), g.triggers(t, c) == 0)
+                   for c in m.cards(g)])
+
+
+@prop("enters-tapped-untaps-first", clauses=["603.2f", "603.6d"])
+def enters_tapped_untaps_first(g, t):
+    """A permanent that 'enters tapped' must untap before its 'becomes tapped' ability can trigger."""
+    claims = []
+    for c in m.cards(g):
+        untapped_since = g.Or(*[g.And(g.since(t, c) < u, g.Not(g.tapped(u, c))) for u in range(t)])
+        claims.append(g.Implies(g.And(g.enters_tapped(c), g.kind(c) == BECOMES_TAPPED, g.triggers(t, c) >= 1),
+                                untapped_since))
+    return g.And(*claims)
+
+
+@prop("becomes-tapped-despite-prohibition", clauses=["603.2", "603.2a", "603.2f"])
+def triggers_despite_prohibition(g, t):
+    """'Becomes tapped' triggers even while an effect stops its permanent's abilities being activated."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        taps = g.And(g.kind(c) == BECOMES_TAPPED, same_permanent(g, t, c), g.Not(g.tapped(t - 1, c)), g.tapped(t, c),
+                     m.functions(g, t, c), g.Not(g.has_if(c)), g.Not(g.once_each_turn(c)))
+        claims.append(g.Implies(taps, g.triggers(t, c) >= 1))
+    return g.And(*claims)
+
+
+@prop("dies-once-per-creature", clauses=["603.2", "603.2c", "603.2h", "603.6c", "603.10a"])
+def dies_once_per_creature(g, t):
+    """'Whenever a creature dies' triggers exactly once for each creature that died, and not for replaced deaths."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        watching = g.And(g.kind(c) == CREATURE_DIES, m.functions(g, t - 1, c), unhindered(g, t, c))
+        claims.append(g.Implies(watching, g.triggers(t, c) == deaths(g, t)))
+    return g.And(*claims)
+
+
+@prop("dies-seen-by-dying-artifact", clauses=["603.2", "603.6c", "603.10a"])
+def dies_seen_by_dying(g, t):
+    """A 'whenever a creature dies' permanent that dies in the same event still triggers for the creatures (look back)."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        dying_too = g.And(g.kind(c) == CREATURE_DIES, m.functions(g, t - 1, c), m.left_battlefield(g, t, c),
+                          unhindered(g, t, c), deaths(g, t) >= 1)
+        claims.append(g.Implies(dying_too, g.triggers(t, c) >= 1))
+    return g.And(*claims)
+
+
+@prop("prevented-damage-triggers-nothing", clauses=["603.2h"])
+def prevented_damage(g, t):
+    """An ability that triggers on its permanent being dealt damage doesn't trigger if all that damage is prevented."""
+    return g.And(*[g.Implies(g.And(g.kind(c) == m.DEALT_DAMAGE, g.damage_prevented(t, c)), g.triggers(t, c) == 0)
+                   for c in m.cards(g)])
+
+
+@prop("hidden-card-never-triggers", clauses=["603.2g"])
+def hidden_never_triggers(g, t):
+    """An ability of a card that stays hidden from some player (unrevealed, in hand or library) doesn't trigger."""
+    if t == 0:
+        return True
+    return g.And(*[g.Implies(g.Not(g.Or(m.visible(g, t - 1, c), m.visible(g, t, c))), g.triggers(t, c) == 0)
+                   for c in m.cards(g)])
+
+
+@prop("once-each-turn-stops-triggering", clauses=["603.2i"])
+def once_each_turn(g, t):
+    """After a 'do this only once each turn' ability has done its action, it doesn't trigger again that turn."""
+    if t == 0:
+        return True
+    return g.And(*[g.Implies(g.And(g.once_each_turn(c), g.done_this_turn(t - 1, c), g.turn(t) == g.turn(t - 1)),
+                             g.triggers(t, c) == 0) for c in m.cards(g)])
+
+
+@prop("additional-trigger-counts-once", clauses=["603.2", "603.2d", "603.6a", "603.10"])
+def additional_trigger_counts_once(g, t):
+    """With N 'triggers an additional time' effects, an enters ability triggers exactly 1+N times, never more."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        enters = g.And(g.kind(c) == ENTERS_SELF, m.entered_battlefield(g, t, c), g.eff_ability(t, c), unhindered(g, t, c),
+                       g.Not(g.phased_out(t, c)))
+        from rule603.models.current.clauses import additional_times
+        claims.append(g.Implies(enters, g.triggers(t, c) == 1 + additional_times(g, t, m.printed(g, c))))
+    return g.And(*claims)
+
+
+@prop("additional-trigger-skips-delayed", clauses=["603.2c", "603.2e", "603.2h"])
+def additional_trigger_skips_delayed(g, t):
+    """'Triggers an additional time' never makes a delayed or reflexive ability trigger more than its events."""
+    claims = []
+    for d in g.range("delayed"):
+        a = m.delayed(g, d)
+        claims.append(g.Implies(g.d_kind(d) == CREATURE_ENTERS, g.triggers(t, a) <= m.creature_enters_count(g, t, t)
+                                if t > 0 else g.triggers(t, a) == 0))
+    for r in g.range("reflexive"):
+        claims.append(g.triggers(t, m.reflexive(g, r)) <= g.actions_by_effect(t))
+    return g.And(*claims)
+
+
+@prop("upkeep-trigger-each-upkeep", clauses=["603.2", "603.2b", "603.2c"])
+def upkeep_trigger(g, t):
+    """'At the beginning of your upkeep' triggers exactly once as each of its controller's upkeeps begins, and at no other time."""
+    claims = []
+    for c in m.cards(g):
+        upkeep = g.And(m.begins(g, t), g.step(t) == UPKEEP, g.active(t) == g.controller(t, c), m.functions(g, t, c))
+        claims.append(g.Implies(g.And(g.kind(c) == YOUR_UPKEEP, unhindered(g, t, c)),
+                                g.triggers(t, c) == g.If(upkeep, 1, 0)))
+    return g.And(*claims)
+
+
+@prop("intervening-if-both-times", clauses=["603.4"])
+def intervening_if(g, t):
+    """An intervening-'if' ability does its effect only if the condition was true when it triggered and as it resolves."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        a = m.printed(g, c)
+        when_triggered = g.Or(*[g.And(m.top(g, t - 1, "slot_moment") == u, g.cond(u, c)) for u in range(t)])
+        claims.append(g.Implies(g.And(g.has_if(c), m.resolving_ability(g, t, a), g.acts(t)),
+                                g.And(g.cond(t - 1, c), when_triggered)))
+    return g.And(*claims)
+
+
+# --- entering and leaving (603.6) --------------------------------------------------
+
+
+@prop("enters-sees-continuous-effects", clauses=["603.2", "603.6a", "603.6b", "603.10"])
+def enters_with_effects(g, t):
+    """With 'All lands are creatures', a land entering triggers 'whenever a creature enters'."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        land_arrives = g.Or(*[g.And(g.land_card(x), m.entered_battlefield(g, t, x)) for x in m.cards(g)])
+        watching = g.And(g.kind(c) == CREATURE_ENTERS, m.functions(g, t, c), unhindered(g, t, c),
+                         g.lands_are_creatures(t), land_arrives)
+        claims.append(g.Implies(watching, g.triggers(t, c) >= 1))
+    return g.And(*claims)
+
+
+@prop("enters-without-abilities", clauses=["603.6a", "603.6b"])
+def enters_without_abilities(g, t):
+    """With 'All creatures lose all abilities', a creature's own enters ability doesn't trigger."""
+    return g.And(*[g.Implies(g.And(g.kind(c) == ENTERS_SELF, g.creature_card(c), m.entered_battlefield(g, t, c),
+                                   g.creatures_lose_abilities(t)), g.triggers(t, c) == 0) for c in m.cards(g)])
+
+
+@prop("newcomers-see-each-other", clauses=["603.2", "603.2c", "603.6a", "603.10"])
+def newcomers_see_each_other(g, t):
+    """A 'whenever a creature enters' permanent entering with others triggers for each of them and for itself."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        arriving = g.And(g.kind(c) == CREATURE_ENTERS, m.entered_battlefield(g, t, c), m.functions(g, t, c),
+                         unhindered(g, t, c))
+        claims.append(g.Implies(arriving, g.triggers(t, c) >= m.creature_enters_count(g, t, t)))
+    return g.And(*claims)
+
+
+@prop("zone-change-loses-object", clauses=["603.6"])
+def zone_change_loses_object(g, t):
+    """An enters ability does nothing to its permanent if that permanent left the battlefield before it resolved."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        a = m.printed(g, c)
+        still_there = g.And(m.on_battlefield(g, t - 1, c), g.since(t - 1, c) == m.top(g, t - 1, "slot_moment"))
+        claims.append(g.Implies(g.And(g.kind(c) == ENTERS_SELF, m.resolving_ability(g, t, a), g.acts(t)), still_there))
+    return g.And(*claims)
+
+
+@prop("from-anywhere-does-not-look-back", clauses=["603.6c", "603.10"])
+def from_anywhere(g, t):
+    """A 'put into a graveyard from anywhere' permanent doesn't see the creatures that die along with it."""
+    if t == 0:
+        return True
+    return g.And(*[g.Implies(g.And(g.kind(c) == GRAVEYARD_FROM_ANYWHERE, m.left_battlefield(g, t, c)),
+                             g.triggers(t, c) == 0) for c in m.cards(g)])
+
+
+@prop("aura-trigger-finds-aura", clauses=["603.6e"])
+def aura_finds_aura(g, t):
+    """An Aura's 'enchanted permanent leaves' ability acts on the Aura card if it is in the graveyard, and not otherwise."""
+    if t == 0:
+        return True
+    return g.And(*[g.Implies(g.And(g.kind(c) == ENCHANTED_LEAVES, m.resolving_ability(g, t, m.printed(g, c))),
+                             g.acts(t) == (g.zone(t - 1, c) == GRAVEYARD)) for c in m.cards(g)])
+
+
+@prop("aura-sees-permanent-leave", clauses=["603.2", "603.6c", "603.10a"])
+def aura_sees_leave(g, t):
+    """An Aura's 'enchanted permanent leaves' ability triggers when that permanent leaves the battlefield."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        host_leaves = g.Or(*[g.And(g.attached_to(t - 1, c) == x, m.left_battlefield(g, t, x)) for x in m.cards(g)])
+        claims.append(g.Implies(g.And(g.kind(c) == ENCHANTED_LEAVES, m.functions(g, t - 1, c), unhindered(g, t, c),
+                                      host_leaves), g.triggers(t, c) >= 1))
+    return g.And(*claims)
+
+
+# --- look back in time (603.10) -----------------------------------------------------
+
+
+def _self_event_triggers(kind, event):
+    def claim(g, t):
+        if t == 0:
+            return True
+        return g.And(*[g.Implies(g.And(g.kind(c) == kind, m.functions(g, t - 1, c), unhindered(g, t, c), event(g, t, c)),
+                                 g.triggers(t, c) >= 1) for c in m.cards(g)])
+    return claim
+
+
+phasing_looks_back = prop(
+    "phasing-out-looks-back", clauses=["603.2", "603.10b"],
+    summary="'Whenever this phases out' triggers when its permanent phases out.",
+)(_self_event_triggers(PHASES_OUT, lambda g, t, c: g.And(g.Not(g.phased_out(t - 1, c)), g.phased_out(t, c))))
+
+unattached_looks_back = prop(
+    "unattached-looks-back", clauses=["603.2", "603.10c"],
+    summary="'Whenever this becomes unattached' triggers even when it leaves the battlefield as it does.",
+)(_self_event_triggers(UNATTACHED, lambda g, t, c: g.And(g.attached_to(t - 1, c) != m.attached_none(g),
+                                                           m.left_battlefield(g, t, c))))
+
+countered_looks_back = prop(
+    "countered-looks-back", clauses=["603.2", "603.10e"],
+    summary="'When this spell is countered' triggers when the spell is countered.",
+)(_self_event_triggers(COUNTERED_SELF, lambda g, t, c: g.And(g.countered_now(t), m.stack_size(g, t - 1) >= 1,
+                                                               m.top(g, t - 1, "slot_src") == m.spell_code(g, c))))
+
+
+@prop("lose-control-looks-back", clauses=["603.2", "603.3a", "603.10d"])
+def lose_control(g, t):
+    """'When you lose control of this' triggers, and is controlled by the player who lost control."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        lost = g.And(g.kind(c) == LOSE_CONTROL, same_permanent(g, t, c), m.functions(g, t - 1, c), unhindered(g, t, c),
+                     g.controller(t - 1, c) != g.controller(t, c))
+        claims.append(g.Implies(lost, g.And(g.triggers(t, c) >= 1, g.trigger_controller(t, c) == g.controller(t - 1, c))))
+    return g.And(*claims)
+
+
+@prop("loses-game-looks-back", clauses=["603.2", "603.9", "603.10f"])
+def loses_game(g, t):
+    """'Whenever a player loses the game' triggers even when its controller is that player."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        someone = g.Or(*[g.And(g.leaves_game(t, p), g.Not(g.by_draw(t, p))) for p in m.players(g)])
+        claims.append(g.Implies(g.And(g.kind(c) == PLAYER_LOSES, m.functions(g, t - 1, c), unhindered(g, t, c), someone),
+                                g.triggers(t, c) >= 1))
+    return g.And(*claims)
+
+
+@prop("draw-is-not-losing", clauses=["603.9"])
+def draw_is_not_losing(g, t):
+    """Players leaving the game because of a draw don't trigger 'whenever a player loses the game'."""
+    all_draw = g.And(*[g.Implies(g.leaves_game(t, p), g.by_draw(t, p)) for p in m.players(g)])
+    return g.And(*[g.Implies(g.And(g.kind(c) == PLAYER_LOSES, all_draw), g.triggers(t, c) == 0) for c in m.cards(g)])
+
+
+# --- putting abilities on the stack (603.3) -----------------------------------------
+
+
+def _new_ability_slots(g, t):
+    return [(s, g.slot_src(t, s)) for s in m.slots(g)]
+
+
+@prop("apnap-nonactive-resolves-first", clauses=["603.3a", "603.3b"])
+def apnap(g, t):
+    """Of abilities of both players' permanents put on the stack together, the non-active player's are on top."""
+    claims = []
+    for c1 in m.cards(g):
+        for c2 in m.cards(g):
+            if c1 == c2:
+                continue
+            for s1 in m.slots(g):
+                for s2 in m.slots(g):
+                    if s2 >= s1:
+                        continue
+                    # c1's instance is below c2's although c1 belongs to the non-active player.
+                    wrong = g.And(m.new_slot(g, t, s1), m.new_slot(g, t, s2),
+                                  g.slot_src(t, s1) == m.ability_code(c2), g.slot_src(t, s2) == m.ability_code(c1),
+                                  g.slot_moment(t, s1) == t, g.slot_moment(t, s2) == t,
+                                  g.controller(t, c1) == g.active(t), g.controller(t, c2) != g.active(t),
+                                  g.kind(c1) != ABILITY_TRIGGERS, g.kind(c2) != ABILITY_TRIGGERS,
+                                  g.Not(m.is_kind(g, c1, m.LEAVES_KINDS)), g.Not(m.is_kind(g, c2, m.LEAVES_KINDS)))
+                    claims.append(g.Not(wrong))
+    return g.And(*claims)
+
+
+@prop("triggers-on-triggering-go-last", clauses=["603.2", "603.3b"])
+def two_part(g, t):
+    """When another ability triggers, 'whenever an ability triggers' also triggers and goes on the stack above it."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        others = [b for b in m.cards(g) if b != c]
+        watching = g.And(g.kind(c) == ABILITY_TRIGGERS, m.functions(g, t, c), unhindered(g, t, c))
+        someone = g.Or(*[g.And(g.triggers(t, b) >= 1, g.kind(b) != ABILITY_TRIGGERS) for b in others])
+        claims.append(g.Implies(g.And(watching, someone), g.triggers(t, c) >= 1))
+        for s1 in m.slots(g):
+            for s2 in m.slots(g):
+                if s2 >= s1:
+                    continue
+                below_other = g.And(m.new_slot(g, t, s1), m.new_slot(g, t, s2), g.slot_src(t, s2) == m.ability_code(c),
+                                    g.kind(c) == ABILITY_TRIGGERS,
+                                    g.Or(*[g.And(g.slot_src(t, s1) == m.ability_code(b), g.kind(b) != ABILITY_TRIGGERS)
+                                           for b in others]))
+                claims.append(g.Not(below_other))
+    return g.And(*claims)
+
+
+@prop("trigger-controller-fixed-when-triggered", clauses=["603.3a"])
+def controller_fixed(g, t):
+    """An ability on the stack is controlled by whoever controlled its source when it triggered, whatever happened since."""
+    claims = []
+    for s in m.slots(g):
+        for c in m.cards(g):
+            at_trigger = g.Or(*[g.And(g.slot_moment(t, s) == u, g.slot_controller(t, s) == g.controller(u, c))
+                                for u in range(t + 1)])
+            normal = g.Not(m.is_kind(g, c, m.LEAVES_KINDS + (LOSE_CONTROL, PHASES_OUT, UNATTACHED, PLAYER_LOSES, COUNTERED_SELF)))
+            claims.append(g.Implies(g.And(g.slot_src(t, s) == m.ability_code(c), normal), at_trigger))
+    return g.And(*claims)
+
+
+@prop("no-legal-choice-never-resolves", clauses=["603.3", "603.3c", "603.3d"])
+def no_choice(g, t):
+    """A modal or targeted ability with no legal choice when it would go on the stack is removed, not left waiting."""
+    claims = []
+    for c in m.cards(g):
+        a = m.printed(g, c)
+        stuck = g.And(g.Or(g.modal(c), g.targeted(c)), g.no_legal_choice(t, a), g.priority(t))
+        claims.append(g.Implies(stuck, g.And(g.placed(t, a) == 0, g.pending(t, a) == 0)))
+    return g.And(*claims)
+
+
+@prop("optional-still-goes-on-stack", clauses=["603.3", "603.5"])
+def optional_on_stack(g, t):
+    """An optional ('may') ability that triggered is put on the stack at the next priority, whatever its controller intends."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        a = m.printed(g, c)
+        due = g.And(g.optional(c), g.priority(t), g.Not(g.no_legal_choice(t, a)))
+        claims.append(g.Implies(due, g.placed(t, a) == g.pending(t - 1, a) + g.triggers(t, a)))
+    return g.And(*claims)
+
+
+@prop("uncounterable-trigger-stays", clauses=["603.1a"])
+def uncounterable(g, t):
+    """A triggered ability that says it can't be countered is not countered by an effect that tries."""
+    if t == 0:
+        return True
+    return g.And(*[g.Implies(g.And(g.uncounterable(c), m.stack_size(g, t - 1) >= 1,
+                                   m.top(g, t - 1, "slot_src") == m.ability_code(c), g.leave(t) == COUNTER),
+                             g.Not(g.countered_now(t))) for c in m.cards(g)])
+
+
+# --- reflexive triggers (603.12) ----------------------------------------------------
+
+
+@prop("reflexive-counts-own-actions", clauses=["603.2", "603.2c", "603.2e", "603.12", "603.12a"])
+def reflexive_counts(g, t):
+    """A reflexive trigger triggers once per action its creator took (once for 'one or more times'), never for other actions."""
+    claims = []
+    for r in g.range("reflexive"):
+        a = m.reflexive(g, r)
+        creator_resolving = g.Or(*[g.And(g.reflexive_from(r) == c, m.resolving_ability(g, t, m.printed(g, c)))
+                                   for c in m.cards(g)])
+        n = g.actions_by_effect(t)
+        expected = g.If(g.And(creator_resolving, n >= 1), g.If(g.pay_any(r), 1, n), 0)
+        claims.append(g.triggers(t, a) == expected)
+    return g.And(*claims)

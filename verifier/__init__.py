@@ -1,0 +1,40 @@
+"""rule603: a constraint-based verifier for Comprehensive Rules 603, Handling Triggered Abilities.
+
+The public API is what this module exports.  Write a property in your own file::
+
+    from rule603 import prop
+    from rule603.models import game
+
+    @prop("my-claim", clauses=["603.2", "603.2c"])
+    def my_claim(g, t):
+        "An enters ability never triggers more often than creatures entered."
+        ...
+
+and run ``rule603 verify --property-file my_props.py``.
+"""
+
+from __future__ import annotations
+
+from ._internal.registry import ClauseEncoding, NotModelled, Property, Rule, clause, exempt, prop
+from ._internal.schema import ENV, RULE, Universe, VarSpec
+from .errors import InvalidArgument, InvalidDefinition, Rule603Error, RuleTextError, TraceFormatError
+
+__all__ = [
+    "ENV",
+    "RULE",
+    "ClauseEncoding",
+    "InvalidArgument",
+    "InvalidDefinition",
+    "NotModelled",
+    "Property",
+    "Rule",
+    "Rule603Error",
+    "RuleTextError",
+    "TraceFormatError",
+    "Universe",
+    "VarSpec",
+    "clause",
+    "exempt",
+    "prop",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,189 @@
+"""Bounded model checking: one incremental solver, assumption literals, no push/pop.
+
+The encoding of moment ``t`` is added once, guarded by the literal ``moment[t]``;
+every clause instance is further guarded by its clause's literal.  A check at depth
+``k`` assumes the first ``k`` moment literals and the literals of the enabled clauses,
+so the same solver (and everything it has learned) serves every property, every
+depth, and every subset of clauses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InvalidDefinition
+from . import smt
+from .expr import CONCRETE, Expr
+from .registry import ClauseEncoding, Edition, Property
+from .schema import Game, Schema, Universe, VarSpec
+from .trace import Trace
+
+
+@dataclass(frozen=True)
+class Violation:
+    moment: int
+    clause: str
+    about: str
+
+
+class Encoding:
+    """The symbolic trace of one edition over one universe, extended moment by moment."""
+
+    def __init__(self, edition: Edition, universe: Universe, limits: smt.SolverLimits) -> None:
+        self.edition = edition
+        self.universe = universe
+        self.schema = Schema(tuple(edition.model.VARIABLES))
+        self.solver = smt.Solver(limits)
+        self._vars: dict[tuple[str, tuple[int, ...]], Expr] = {}
+        self.g = Game(smt.Z3Backend(), self.schema, universe, self._lookup, self.solver.literal, 0)
+        self.g.edition = edition
+        self.moment_literals: list[Expr] = []
+        self.witness: dict[str, list[Expr]] = {enc.number: [] for enc in edition.encodings}
+        self._constants_done = False
+
+    # --- variables --------------------------------------------------------------
+    def _lookup(self, name: str, index: tuple[int, ...]) -> Expr:
+        key = (name, index)
+        var = self._vars.get(key)
+        if var is None:
+            spec = self.schema.spec(name)
+            if len(index) != len(spec.dims) + spec.per_moment:
+                raise InvalidDefinition(
+                    f"{name}{list(index)}: expected {'a moment and ' if spec.per_moment else ''}"
+                    f"{len(spec.dims)} index(es) {spec.dims}."
+                )
+            var = self._make(spec, index)
+        return var
+
+    def _make(self, spec: VarSpec, index: tuple[int, ...]) -> Expr:
+        label = f"{spec.name}[{','.join(map(str, index))}]"
+        if spec.kind == "bool":
+            var = smt.bool_var(label)
+        else:
+            var = smt.int_var(label)
+            self.solver.add(smt.range_constraint(var, self.schema.max_value(spec, self.universe) + 1))
+        self._vars[(spec.name, index)] = var
+        return var
+
+    def _declare_moment(self, t: int | None) -> None:
+        for spec in self.schema.specs:
+            if spec.per_moment != (t is not None):
+                continue
+            for idx in self.universe.indices(spec.dims):
+                self._lookup(spec.name, ((t,) if t is not None else ()) + idx)
+
+    # --- encoding ---------------------------------------------------------------
+    @property
+    def depth(self) -> int:
+        return len(self.moment_literals)
+
+    def extend(self, moments: int) -> None:
+        if not self._constants_done:
+            self._declare_moment(None)
+            self._constants_done = True
+        while self.depth < moments:
+            self._encode_moment(self.depth)
+
+    def _encode_moment(self, t: int) -> None:
+        self._declare_moment(t)
+        alive = self.solver.literal(f"moment[{t}]")
+        self.moment_literals.append(alive)
+        g = self.g
+        for axiom in self.edition.axioms:
+            for rule in axiom.rules(g, t):
+                self.solver.add(g.Implies(alive, g.Implies(rule.applies, rule.requires)))
+        for enc in self.edition.encodings:
+            lit = self.solver.literal(enc.number)
+            fires = []
+            for rule in enc.rules(g, t):
+                self.solver.add(g.Implies(alive, g.Implies(lit, g.Implies(rule.applies, rule.requires))))
+                fires.append(rule.fires())
+            self.witness[enc.number].append(g.Or(*fires))
+
+    # --- checking ---------------------------------------------------------------
+    def assumptions(self, depth: int, enabled: Iterable[str]) -> list[Expr]:
+        return self.moment_literals[:depth] + [self.solver.literal(n) for n in enabled]
+
+    def check(self, depth: int, enabled: Iterable[str], goal: Expr, label: str) -> str:
+        """Is there a trace of ``depth`` moments, obeying ``enabled``, where ``goal`` holds?"""
+        self.extend(depth)
+        lit = smt.fresh_literal(label)
+        self.solver.add(self.g.Implies(lit, goal))
+        return self.solver.check(self.assumptions(depth, enabled) + [lit])
+
+    def check_with(self, depth: int, enabled: Iterable[str], literals: Sequence[Expr], timeout_ms: int | None = None) -> str:
+        return self.solver.check(self.assumptions(depth, enabled) + list(literals), timeout_ms)
+
+    def extract(self, depth: int) -> Trace:
+        """The current model as a concrete trace of ``depth`` moments."""
+        value = self.solver.model_value
+        params: dict[str, Any] = {}
+        for spec in self.schema.specs:
+            if not spec.per_moment:
+                params[spec.name] = _nest(spec, self.universe, lambda idx, s=spec: value(self._lookup(s.name, idx)), ())
+        states = []
+        for t in range(depth):
+            state = {}
+            for spec in self.schema.specs:
+                if spec.per_moment:
+                    state[spec.name] = _nest(spec, self.universe, lambda idx, s=spec: value(self._lookup(s.name, idx)), (t,))
+            states.append(state)
+        return Trace(self.edition.name, self.universe, params, tuple(states))
+
+
+def _nest(spec: VarSpec, universe: Universe, read, prefix: tuple[int, ...]) -> Any:
+    def build(dims: tuple[str, ...], idx: tuple[int, ...]) -> Any:
+        if not dims:
+            v = read(prefix + idx)
+            return bool(v) if spec.kind == "bool" else int(v)
+        return [build(dims[1:], idx + (i,)) for i in range(universe.size(dims[0]))]
+
+    return build(spec.dims, ())
+
+
+# --- concrete evaluation: the same definitions on a recorded trace ----------------
+
+
+def concrete_game(edition: Edition, trace: Trace, enabled: Iterable[str]) -> Game:
+    schema = Schema(tuple(edition.model.VARIABLES))
+    on = frozenset(enabled)
+
+    def lookup(name: str, index: tuple[int, ...]) -> Any:
+        return trace.value(name, index, schema.spec(name).per_moment)
+
+    g = Game(CONCRETE, schema, trace.universe, lookup, lambda n: n in on, trace.length)
+    g.edition = edition
+    return g
+
+
+def violations(edition: Edition, trace: Trace, enabled: Iterable[str], *, first_only: bool = False,
+               include_axioms: bool = True) -> list[Violation]:
+    """Every (moment, clause) whose rule instance the trace breaks, in moment order."""
+    enabled = list(enabled)
+    g = concrete_game(edition, trace, enabled)
+    families: list[ClauseEncoding] = (list(edition.axioms) if include_axioms else []) + [
+        edition.by_number[n] for n in enabled
+    ]
+    found: list[Violation] = []
+    for t in range(trace.length):
+        for fam in families:
+            for rule in fam.rules(g, t):
+                if rule.applies and not rule.requires:
+                    found.append(Violation(t, fam.number, rule.about))
+                    if first_only:
+                        return found
+    return found
+
+
+def claim_fails_at(edition: Edition, trace: Trace, prop: Property, enabled: Iterable[str]) -> list[int]:
+    g = concrete_game(edition, trace, enabled)
+    return [t for t in range(trace.length) if not prop.claim(g, t)]
+
+
+@dataclass
+class Measures:
+    """What 'small' means for a counterexample: objects involved, then events."""
+
+    names: list[str] = field(default_factory=list)

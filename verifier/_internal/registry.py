@@ -1,0 +1,179 @@
+"""Clause encodings and properties: how they are declared and collected.
+
+Both are plain objects made by decorators and collected from a module's namespace
+(the way pytest collects tests), so there is no global registry to mutate: the
+built-in edition and catalogue are modules, and a user's property file is one more.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from ..errors import InvalidArgument, InvalidDefinition
+from .expr import Expr
+
+_CLAUSE_ID = re.compile(r"^\d{3}\.\d+[a-z]?$")
+_PROPERTY_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One instance of a clause: where it ``applies``, what it ``requires``."""
+
+    applies: Expr
+    requires: Expr
+    about: str = ""  # the objects and values involved, for violation messages
+    witness: Expr = None  # where the clause does real work (non-vacuity); defaults to ``applies``
+
+    def fires(self) -> Expr:
+        return self.applies if self.witness is None else self.witness
+
+
+ClauseFn = Callable[[Any, int], Iterable[Rule]]
+ExceptionFn = Callable[..., Expr]
+
+
+@dataclass(frozen=True)
+class ClauseEncoding:
+    """The constraint family of one clause of one edition."""
+
+    number: str
+    summary: str
+    text_hash: str
+    fn: ClauseFn
+    overrides: Mapping[str, ExceptionFn] = field(default_factory=dict)  # general clause -> where this one wins
+    scope: str = ""  # which parts of the clause the model covers, when not all
+
+    def rules(self, g: Any, t: int) -> Iterable[Rule]:
+        return self.fn(g, t)
+
+
+@dataclass(frozen=True)
+class NotModelled:
+    number: str
+    reason: str
+
+
+def clause(
+    number: str,
+    summary: str,
+    *,
+    text_hash: str,
+    overrides: Mapping[str, ExceptionFn] | None = None,
+    scope: str = "",
+) -> Callable[[ClauseFn], ClauseEncoding]:
+    """Declare the encoding of one clause.
+
+    ``overrides`` maps each general clause this one is more specific than ("a specific
+    rule beats a general one") to ``exception(g, t, *key)``, where it wins.  The
+    general clause asks :func:`exempt` and so steps aside only while this clause is
+    enabled: the precedence is a named, reported relation, not an edit to the
+    general clause.
+    """
+    if not _CLAUSE_ID.match(number):
+        raise InvalidArgument(f"clause number={number!r} is not of the form '603.2a'.")
+
+    def wrap(fn: ClauseFn) -> ClauseEncoding:
+        return ClauseEncoding(number, summary, text_hash, fn, dict(overrides or {}), scope)
+
+    return wrap
+
+
+@dataclass(frozen=True)
+class Property:
+    """A claim over whole traces, checked at every moment of every trace."""
+
+    id: str
+    summary: str
+    clauses: tuple[str, ...]
+    claim: Callable[[Any, int], Expr]
+    source: str = ""  # file the property was defined in
+
+    def __call__(self, g: Any, t: int) -> Expr:
+        return self.claim(g, t)
+
+
+def prop(id: str, *, clauses: Sequence[str], summary: str = "") -> Callable[[Callable[[Any, int], Expr]], Property]:
+    """Declare a property: ``claim(g, t)`` must be true at every moment ``t``.
+
+    ``clauses`` names the clauses the claim depends on; ``rule603 verify --adequacy``
+    checks that dropping any one of them produces a counterexample.
+    """
+    if not isinstance(id, str) or not _PROPERTY_ID.match(id):
+        raise InvalidArgument(f"prop(id={id!r}): ids are lower-case words joined by '-', e.g. 'delayed-fires-once'.")
+    if isinstance(clauses, str) or not clauses:
+        raise InvalidArgument(f"prop({id!r}, clauses={clauses!r}): give a non-empty list of clause numbers.")
+    for number in clauses:
+        if not _CLAUSE_ID.match(number):
+            raise InvalidArgument(f"prop({id!r}): clause={number!r} is not of the form '603.2a'.")
+
+    def wrap(fn: Callable[[Any, int], Expr]) -> Property:
+        text = summary or (fn.__doc__ or "").strip().splitlines()[0] if (summary or fn.__doc__) else id
+        return Property(id, text, tuple(clauses), fn, getattr(fn, "__module__", ""))
+
+    return wrap
+
+
+def collect(module: ModuleType, kind: type) -> list[Any]:
+    """The objects of ``kind`` a module defines, in definition order."""
+    return [value for value in vars(module).values() if isinstance(value, kind)]
+
+
+@dataclass(frozen=True)
+class Edition:
+    """One edition of rule 603: its text, its encodings, and what is left out."""
+
+    name: str
+    rules: Any  # RuleDocument
+    encodings: tuple[ClauseEncoding, ...]
+    not_modelled: tuple[NotModelled, ...]
+    axioms: tuple[ClauseEncoding, ...] = ()  # the game outside rule 603, always on
+    model: Any = None  # the game model module: VARIABLES, universe(), measures
+    by_number: dict[str, ClauseEncoding] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        seen: dict[str, ClauseEncoding] = {}
+        for enc in self.encodings:
+            if enc.number in seen:
+                raise InvalidDefinition(f"{enc.number} is registered twice, which is not allowed.")
+            seen[enc.number] = enc
+        for nm in self.not_modelled:
+            if nm.number in seen:
+                raise InvalidDefinition(f"{nm.number} is both encoded and listed as not modelled.")
+        known = set(self.rules.numbers())
+        for number in list(seen) + [nm.number for nm in self.not_modelled]:
+            if number not in known:
+                raise InvalidDefinition(f"{number} is encoded but the {self.name} edition's text has no such clause.")
+        axioms = {ax.number for ax in self.axioms}
+        for enc in self.encodings:
+            for general in enc.overrides:
+                if general not in seen and general not in axioms:
+                    raise InvalidDefinition(f"{enc.number} overrides {general}, which is not encoded.")
+        object.__setattr__(self, "by_number", seen)
+
+    def status(self, number: str) -> str:
+        if number in self.by_number:
+            enc = self.by_number[number]
+            if enc.text_hash != self.rules.get(number).text_hash:
+                return "stale"
+            return "encoded"
+        if any(nm.number == number for nm in self.not_modelled):
+            return "not modelled"
+        return "missing"
+
+    def overriders(self, general: str) -> list[ClauseEncoding]:
+        return [enc for enc in self.encodings if general in enc.overrides]
+
+    def precedence(self) -> list[tuple[str, str]]:
+        """(specific, general) pairs: where the first applies, the second steps aside."""
+        return [(enc.number, general) for enc in self.encodings for general in enc.overrides]
+
+
+def exempt(g: Any, general: str, t: int, *key: int) -> Expr:
+    """True where an enabled, more specific clause sets ``general`` aside."""
+    edition: Edition = g.edition
+    return g.Or(*[g.And(g.enabled(enc.number), enc.overrides[general](g, t, *key)) for enc in edition.overriders(general)])

@@ -1,0 +1,164 @@
+"""Variables of a trace: their names, domains, and who decides their values.
+
+A model declares its variables once as :class:`VarSpec` s.  The same declaration
+creates z3 variables for bounded model checking, reads values out of a JSON trace
+for concrete checking, and renders values for people (enum codes as names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import product
+from typing import Any
+
+from ..errors import InvalidArgument, InvalidDefinition
+from .expr import Backend, Expr
+
+#: Who decides a variable's value.  Environment variables are what players and
+#: effects do; rule variables are what the rules then force.
+ENV = "environment"
+RULE = "rule"
+ROLES = (ENV, RULE)
+
+
+@dataclass(frozen=True)
+class VarSpec:
+    """One variable family, e.g. ``zone`` indexed by moment and card."""
+
+    name: str
+    dims: tuple[str, ...] = ()  # index domains, e.g. ("card",)
+    kind: str = "bool"  # "bool", "int" or "enum"
+    values: tuple[str, ...] = ()  # names of the codes, for kind == "enum"
+    max: int = 1  # largest value, for kind == "int"; a dimension name is allowed via max_dim
+    max_dim: str = ""  # the value ranges over this domain (0 .. size-1), e.g. a player
+    per_moment: bool = True
+    role: str = ENV
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("bool", "int", "enum"):
+            raise InvalidDefinition(f"VarSpec {self.name!r}: kind={self.kind!r} is not bool, int or enum.")
+        if self.role not in ROLES:
+            raise InvalidDefinition(f"VarSpec {self.name!r}: role={self.role!r} is not one of {ROLES}.")
+        if self.kind == "enum" and not self.values:
+            raise InvalidDefinition(f"VarSpec {self.name!r}: an enum needs values=(...).")
+
+
+@dataclass(frozen=True)
+class Universe:
+    """The finite sizes a trace is bounded by (players, cards, stack slots, ...)."""
+
+    sizes: Mapping[str, int]
+
+    def size(self, dim: str) -> int:
+        try:
+            return self.sizes[dim]
+        except KeyError:
+            raise InvalidArgument(f"Unknown domain {dim!r}; known: {sorted(self.sizes)}") from None
+
+    def indices(self, dims: Sequence[str]) -> Iterator[tuple[int, ...]]:
+        return product(*(range(self.size(d)) for d in dims))
+
+
+@dataclass(frozen=True)
+class Schema:
+    specs: tuple[VarSpec, ...]
+    by_name: Mapping[str, VarSpec] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        names: dict[str, VarSpec] = {}
+        for spec in self.specs:
+            if spec.name in names:
+                raise InvalidDefinition(f"Variable {spec.name!r} is declared twice, which is not allowed.")
+            names[spec.name] = spec
+        object.__setattr__(self, "by_name", names)
+
+    def spec(self, name: str) -> VarSpec:
+        try:
+            return self.by_name[name]
+        except KeyError:
+            raise InvalidArgument(f"Unknown trace variable {name!r}.") from None
+
+    def max_value(self, spec: VarSpec, universe: Universe) -> int:
+        if spec.kind == "bool":
+            return 1
+        if spec.kind == "enum":
+            return len(spec.values) - 1
+        if spec.max_dim:
+            return universe.size(spec.max_dim) - 1
+        return spec.max
+
+
+class Game:
+    """What a clause or property sees: the backend's operations and the variables.
+
+    ``g.zone(t, c)`` is the zone of card ``c`` at moment ``t``; constants drop the
+    moment (``g.owner(c)``).  ``g.enabled(number)`` is true when a clause takes part
+    (a z3 literal symbolically, a plain bool concretely); the precedence relation
+    between clauses uses it.
+    """
+
+    def __init__(
+        self,
+        backend: Backend,
+        schema: Schema,
+        universe: Universe,
+        lookup: Callable[[str, tuple[int, ...]], Expr],
+        enabled: Callable[[str], Expr],
+        moments: int,
+    ) -> None:
+        self.b = backend
+        self.schema = schema
+        self.universe = universe
+        self.moments = moments
+        self._lookup = lookup
+        self._enabled = enabled
+        self._accessors: dict[str, Callable[..., Expr]] = {}
+
+    # The logic operators, re-exported so definitions read g.And(...), g.If(...).
+    def And(self, *xs: Expr) -> Expr:  # noqa: N802
+        return self.b.And(*xs)
+
+    def Or(self, *xs: Expr) -> Expr:  # noqa: N802
+        return self.b.Or(*xs)
+
+    def Not(self, x: Expr) -> Expr:  # noqa: N802
+        return self.b.Not(x)
+
+    def Implies(self, a: Expr, c: Expr) -> Expr:  # noqa: N802
+        return self.b.Implies(a, c)
+
+    def If(self, c: Expr, x: Expr, y: Expr) -> Expr:  # noqa: N802
+        return self.b.If(c, x, y)
+
+    def count(self, xs: Any) -> Expr:
+        return self.b.count(list(xs))
+
+    def Sum(self, xs: Any) -> Expr:  # noqa: N802
+        return self.b.Sum(list(xs))
+
+    def size(self, dim: str) -> int:
+        return self.universe.size(dim)
+
+    def range(self, dim: str) -> range:
+        return range(self.universe.size(dim))
+
+    def enabled(self, number: str) -> Expr:
+        return self._enabled(number)
+
+    def var(self, name: str, *index: int) -> Expr:
+        return self._lookup(name, tuple(index))
+
+    def __getattr__(self, name: str) -> Callable[..., Expr]:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        accessors = self.__dict__.get("_accessors")
+        if accessors is None:
+            raise AttributeError(name)
+        if name not in accessors:
+            if name not in self.schema.by_name:
+                raise AttributeError(f"The trace has no variable {name!r}.")
+            lookup = self._lookup
+            accessors[name] = lambda *index: lookup(name, index)
+        return accessors[name]

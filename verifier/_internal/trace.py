@@ -1,0 +1,156 @@
+"""The one trace format: counterexamples, engine traces and scenario outcomes.
+
+A trace is written as Apalache's ITF shape: ``#meta`` (with ``format`` and the
+rule603 format tag), ``params`` (values constant over the trace: the cards' printed
+text, the delayed abilities' definitions), ``vars`` (the names of the per-moment
+variables) and ``states`` (one map of variable to value per moment, each with
+``#meta.index``).  Values are plain JSON: booleans, integers, enum names as strings,
+and lists for variables indexed by card, player, ability or slot.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import TraceFormatError
+from .schema import Schema, Universe, VarSpec
+
+FORMAT = "rule603-trace/1"
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Values of every variable at moments ``0..len(states)-1``, as codes (ints/bools)."""
+
+    edition: str
+    universe: Universe
+    params: Mapping[str, Any]
+    states: tuple[Mapping[str, Any], ...]
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def length(self) -> int:
+        return len(self.states)
+
+    def value(self, name: str, index: tuple[int, ...], per_moment: bool) -> Any:
+        if per_moment:
+            t, *rest = index
+            value = self.states[t][name]
+        else:
+            rest = list(index)
+            value = self.params[name]
+        for i in rest:
+            value = value[i]
+        return value
+
+
+def _encode_value(spec: VarSpec, value: Any) -> Any:
+    if isinstance(value, list):
+        return [_encode_value(spec, v) for v in value]
+    if spec.kind == "enum":
+        return spec.values[value]
+    if spec.kind == "bool":
+        return bool(value)
+    return int(value)
+
+
+def _decode_value(spec: VarSpec, value: Any, universe: Universe, dims: tuple[str, ...], where: str, source: str) -> Any:
+    if dims:
+        size = universe.size(dims[0])
+        if not isinstance(value, list) or len(value) != size:
+            raise TraceFormatError(source, where, f"expected a list of {size} values (one per {dims[0]}), got {value!r}")
+        return [_decode_value(spec, v, universe, dims[1:], f"{where}/{i}", source) for i, v in enumerate(value)]
+    if spec.kind == "enum":
+        if value not in spec.values:
+            raise TraceFormatError(source, where, f"expected one of {list(spec.values)}, got {value!r}")
+        return spec.values.index(value)
+    if spec.kind == "bool":
+        if not isinstance(value, bool):
+            raise TraceFormatError(source, where, f"expected true or false, got {value!r}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TraceFormatError(source, where, f"expected a non-negative integer, got {value!r}")
+    return value
+
+
+def to_json(trace: Trace, schema: Schema, extra_meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    per_moment = [s for s in schema.specs if s.per_moment]
+    constants = [s for s in schema.specs if not s.per_moment]
+    meta = {
+        "format": "ITF",
+        "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
+        "rule603": FORMAT,
+        "edition": trace.edition,
+        "universe": dict(trace.universe.sizes),
+        **dict(trace.meta),
+        **dict(extra_meta or {}),
+    }
+    return {
+        "#meta": meta,
+        "params": [],  # ITF parameters must repeat in every state; rule603 keeps constants apart
+        "vars": [s.name for s in per_moment],
+        "constants": {s.name: _encode_value(s, trace.params[s.name]) for s in constants},
+        "states": [
+            {"#meta": {"index": t}, **{s.name: _encode_value(s, state[s.name]) for s in per_moment}}
+            for t, state in enumerate(trace.states)
+        ],
+    }
+
+
+def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
+    """Read a JSON trace; a problem names the JSON pointer where it is."""
+    if not isinstance(data, dict):
+        raise TraceFormatError(source, "", "a trace is a JSON object with #meta, vars and states")
+    meta = data.get("#meta")
+    if not isinstance(meta, dict):
+        raise TraceFormatError(source, "/#meta", "missing or not an object")
+    if meta.get("rule603") != FORMAT:
+        raise TraceFormatError(source, "/#meta/rule603", f"expected {FORMAT!r}, got {meta.get('rule603')!r}")
+    sizes = meta.get("universe")
+    if not isinstance(sizes, dict) or not all(isinstance(v, int) and v > 0 for v in sizes.values()):
+        raise TraceFormatError(source, "/#meta/universe", "expected an object of positive domain sizes")
+    universe = Universe(dict(sizes))
+    constants = data.get("constants", {})
+    if not isinstance(constants, dict):
+        raise TraceFormatError(source, "/constants", "expected an object")
+    params: dict[str, Any] = {}
+    for spec in schema.specs:
+        if spec.per_moment:
+            continue
+        if spec.name not in constants:
+            raise TraceFormatError(source, f"/constants/{spec.name}", "missing")
+        params[spec.name] = _decode_value(spec, constants[spec.name], universe, spec.dims, f"/constants/{spec.name}", source)
+    states_in = data.get("states")
+    if not isinstance(states_in, list) or not states_in:
+        raise TraceFormatError(source, "/states", "expected a non-empty list of states")
+    states = []
+    for t, state in enumerate(states_in):
+        if not isinstance(state, dict):
+            raise TraceFormatError(source, f"/states/{t}", "expected an object")
+        decoded = {}
+        for spec in schema.specs:
+            if not spec.per_moment:
+                continue
+            where = f"/states/{t}/{spec.name}"
+            if spec.name not in state:
+                raise TraceFormatError(source, where, "missing")
+            decoded[spec.name] = _decode_value(spec, state[spec.name], universe, spec.dims, where, source)
+        states.append(decoded)
+    extra = {k: v for k, v in meta.items() if k not in ("format", "format-description", "rule603", "edition", "universe")}
+    return Trace(str(meta.get("edition", "")), universe, params, tuple(states), extra)
+
+
+def dump(trace: Trace, schema: Schema, path: Path, extra_meta: Mapping[str, Any] | None = None) -> None:
+    path.write_text(json.dumps(to_json(trace, schema, extra_meta), indent=1) + "\n", encoding="utf-8")
+
+
+def load(path: Path, schema: Schema) -> Trace:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise TraceFormatError(str(path), "", f"not JSON: {e.msg} at line {e.lineno}") from e
+    return from_json(data, schema, str(path))

@@ -1,0 +1,206 @@
+"""Verdicts: holds to a bound, violated (with a re-checked, minimal counterexample), unknown.
+
+The pipeline for one run is the list ``PIPELINE``: load the edition, encode it once,
+check every property, then (optionally) the adequacy checks.  Every solver call has a
+timeout; an ``unknown`` answer is reported as unknown with its reason, never as holds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from . import smt
+from .bmc import Encoding, claim_fails_at, concrete_game, violations
+from .registry import Edition, Property
+from .schema import Universe
+from .trace import Trace
+
+MINIMISE_TIMEOUT_MS = 5_000  # each probe while shrinking a counterexample
+
+HOLDS = "holds"
+VIOLATED = "violated"
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Options:
+    bound: int = 8
+    limits: smt.SolverLimits = smt.SolverLimits()
+    minimise: bool = True
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The verdict on one property (CrossHair-style three-valued outcome)."""
+
+    property: Property
+    verdict: str
+    bound: int
+    seconds: float
+    trace: Trace | None = None  # the counterexample, for VIOLATED
+    violated_at: int | None = None
+    reason: str = ""  # for UNKNOWN
+
+
+@dataclass(frozen=True)
+class DropResult:
+    clause: str
+    verdict: str  # VIOLATED means: dropping the clause breaks the property, as claimed
+    seconds: float
+
+
+@dataclass(frozen=True)
+class PropertyAdequacy:
+    property: Property
+    drops: tuple[DropResult, ...]
+
+    @property
+    def confirmed(self) -> bool:
+        return all(d.verdict == VIOLATED for d in self.drops)
+
+
+@dataclass(frozen=True)
+class ClauseAdequacy:
+    number: str
+    non_vacuous: str  # "yes", "no" or "unknown"
+    covered_by: tuple[str, ...]
+
+
+@dataclass
+class Adequacy:
+    properties: list[PropertyAdequacy] = field(default_factory=list)
+    clauses: list[ClauseAdequacy] = field(default_factory=list)
+
+    def totals(self) -> dict[str, int]:
+        return {
+            "properties_confirmed": sum(p.confirmed for p in self.properties),
+            "properties_total": len(self.properties),
+            "clauses_non_vacuous": sum(c.non_vacuous == "yes" for c in self.clauses),
+            "clauses_covered": sum(bool(c.covered_by) for c in self.clauses),
+            "clauses_total": len(self.clauses),
+        }
+
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+class Verifier:
+    """Checks properties against one edition with one incremental encoding."""
+
+    def __init__(self, edition: Edition, universe: Universe, options: Options, progress: Progress = _quiet) -> None:
+        self.edition = edition
+        self.options = options
+        self.progress = progress
+        self.encoding = Encoding(edition, universe, options.limits)
+        self.all_clauses = [enc.number for enc in edition.encodings]
+        self._labels = 0
+
+    def _label(self, what: str) -> str:
+        self._labels += 1
+        return f"goal[{self._labels}:{what}]"
+
+    def _violation_goal(self, prop: Property, moments: Iterable[int]):
+        g = self.encoding.g
+        return g.Or(*[g.Not(prop.claim(g, t)) for t in moments])
+
+    def check(self, prop: Property, enabled: Sequence[str] | None = None) -> CheckResult:
+        """Verdict for ``prop`` up to the bound; a violation comes with the shortest trace."""
+        enabled = list(self.all_clauses if enabled is None else enabled)
+        k = self.options.bound
+        start = time.perf_counter()
+        enc = self.encoding
+        enc.extend(k)
+        answer = enc.check(k, enabled, self._violation_goal(prop, range(k)), self._label(prop.id))
+        if answer == smt.Verdict.UNSAT:
+            return CheckResult(prop, HOLDS, k, time.perf_counter() - start)
+        if answer == smt.Verdict.UNKNOWN:
+            return CheckResult(prop, UNKNOWN, k, time.perf_counter() - start, reason=enc.solver.reason_unknown)
+        # Search the bounds upward for the shortest counterexample.
+        for depth in range(1, k + 1):
+            goal = self._violation_goal(prop, [depth - 1])
+            answer = enc.check(depth, enabled, goal, self._label(f"{prop.id}@{depth}"))
+            if answer == smt.Verdict.SAT:
+                trace = self._minimise(depth, enabled, goal) if self.options.minimise else enc.extract(depth)
+                return self._confirmed(prop, trace, enabled, depth, start)
+            if answer == smt.Verdict.UNKNOWN:
+                return CheckResult(prop, UNKNOWN, depth, time.perf_counter() - start, reason=enc.solver.reason_unknown)
+        return CheckResult(prop, UNKNOWN, k, time.perf_counter() - start,
+                           reason="a violation exists at the bound but none was found at any single depth")
+
+    def _minimise(self, depth: int, enabled: Sequence[str], goal) -> Trace:
+        """As few objects, then as few events, as the solver can manage within its limits."""
+        enc = self.encoding
+        best = enc.extract(depth)
+        lit_goal = smt.fresh_literal(self._label("min-goal"))
+        enc.solver.add(enc.g.Implies(lit_goal, goal))
+        fixed = [lit_goal]
+        for index, (name, bools) in enumerate(self.edition.model.measures(enc.g, depth)):
+            low, high = 0, self._measure(best, enabled, depth, index)
+            while low < high:  # binary search on "at most n", each probe with a short timeout
+                mid = (low + high) // 2
+                lit = smt.fresh_literal(self._label(f"min-{name}-{mid}"))
+                enc.solver.add(enc.g.Implies(lit, smt.at_most(bools, mid)))
+                answer = enc.check_with(depth, enabled, fixed + [lit], MINIMISE_TIMEOUT_MS)
+                if answer == smt.Verdict.SAT:
+                    best = enc.extract(depth)
+                    high = self._measure(best, enabled, depth, index)
+                    fixed.append(lit)
+                elif answer == smt.Verdict.UNSAT:
+                    low = mid + 1
+                else:
+                    break  # out of time: keep the smallest trace found so far
+        return best
+
+    def _measure(self, trace: Trace, enabled: Sequence[str], depth: int, index: int) -> int:
+        """The ``index``-th size measure of a concrete trace, from the same definition as the solver's."""
+        _, values = self.edition.model.measures(concrete_game(self.edition, trace, enabled), depth)[index]
+        return sum(1 for v in values if v)
+
+    def _confirmed(self, prop: Property, trace: Trace, enabled: Sequence[str], depth: int, start: float) -> CheckResult:
+        """Re-check the counterexample by evaluating every clause on the concrete trace."""
+        broken = violations(self.edition, trace, enabled, first_only=True)
+        fails = claim_fails_at(self.edition, trace, prop, enabled)
+        seconds = time.perf_counter() - start
+        if broken or depth - 1 not in fails:
+            problem = f"clause {broken[0].clause} at moment {broken[0].moment}" if broken else "the claim holds on it"
+            return CheckResult(prop, UNKNOWN, depth, seconds,
+                               reason=f"internal: the solver's counterexample failed the concrete re-check ({problem})")
+        return CheckResult(prop, VIOLATED, depth, seconds, trace=trace, violated_at=depth - 1)
+
+    # --- adequacy -----------------------------------------------------------------
+    def drops(self, prop: Property) -> PropertyAdequacy:
+        results = []
+        k = self.options.bound
+        for number in prop.clauses:
+            start = time.perf_counter()
+            enabled = [n for n in self.all_clauses if n != number]
+            answer = self.encoding.check(k, enabled, self._violation_goal(prop, range(k)), self._label(f"drop-{number}"))
+            verdict = {smt.Verdict.SAT: VIOLATED, smt.Verdict.UNSAT: HOLDS}.get(answer, UNKNOWN)
+            results.append(DropResult(number, verdict, time.perf_counter() - start))
+        return PropertyAdequacy(prop, tuple(results))
+
+    def non_vacuous(self, number: str) -> str:
+        k = self.options.bound
+        g = self.encoding.g
+        self.encoding.extend(k)
+        goal = g.Or(*self.encoding.witness[number][:k])
+        answer = self.encoding.check(k, self.all_clauses, goal, self._label(f"witness-{number}"))
+        return {smt.Verdict.SAT: "yes", smt.Verdict.UNSAT: "no"}.get(answer, "unknown")
+
+    def adequacy(self, props: Sequence[Property]) -> Adequacy:
+        report = Adequacy()
+        for prop in props:
+            self.progress(f"adequacy {prop.id}")
+            report.properties.append(self.drops(prop))
+        for number in self.all_clauses:
+            self.progress(f"witness {number}")
+            covered = tuple(p.property.id for p in report.properties
+                            if any(d.clause == number and d.verdict == VIOLATED for d in p.drops))
+            report.clauses.append(ClauseAdequacy(number, self.non_vacuous(number), covered))
+        return report
