@@ -28,9 +28,9 @@ from .game import (
 R = Rule
 
 
-def _axiom(number: str, summary: str):
+def _axiom(number: str, summary: str, overrides=None):
     """A rule of the game outside 603; ``number`` is the rule it stands for (or a model name)."""
-    return lambda fn: ClauseEncoding(number, summary, "", fn)
+    return lambda fn: ClauseEncoding(number, summary, "", fn, dict(overrides or {}))
 
 
 @_axiom("400.7", "an object that moves from one zone to another becomes a new object")
@@ -52,6 +52,7 @@ def turn_structure(g, t: int) -> Iterator[Rule]:
         return
     new_turn = g.turn(t) == g.turn(t - 1) + 1
     yield R(True, g.Or(g.turn(t) == g.turn(t - 1), new_turn))
+    yield R(g.step(t - 1) == UNTAP, g.step(t) != UNTAP)  # the untap step is one moment: nothing waits in it
     yield R(new_turn, g.And(g.step(t) == UNTAP, g.active(t) == g.If(g.active(t - 1) == n - 1, 0, g.active(t - 1) + 1)))
     yield R(g.Not(new_turn), g.And(g.active(t) == g.active(t - 1), g.step(t) >= g.step(t - 1)))
     # A step ends only when the stack is empty and nothing waits to go on it.
@@ -133,6 +134,8 @@ def stack(g, t: int) -> Iterator[Rule]:
     last_code = m.spell_code(g, g.size("card") - 1)
     for s in m.slots(g):
         yield R(True, g.And((g.slot_src(t, s) == 0) == (size <= s), g.slot_src(t, s) <= last_code), f"slot {s}")
+        empty = g.And(g.slot_controller(t, s) == 0, g.slot_moment(t, s) == 0, g.slot_zone(t, s) == 0)
+        yield R(g.slot_src(t, s) == 0, empty, f"slot {s}")
     for c in m.cards(g):
         code = m.spell_code(g, c)
         yield R(True, (g.zone(t, c) == STACK) == g.Or(*[g.slot_src(t, s) == code for s in m.slots(g)]), f"card {c}")
@@ -160,9 +163,22 @@ def stack(g, t: int) -> Iterator[Rule]:
                           g.slot_controller(t, s) == g.If(origin == t, g.trigger_controller(t, a), g.trigger_controller(t - 1, a)),
                           g.slot_zone(t, s) == _source_zone(g, t, a, origin)),
                     f"slot {s}, ability {a}")
+    # A spell cast in this batch was cast before the abilities that go on the stack as a player
+    # next receives priority (117.3), so it is below them.
+    n_codes = g.size("ability")
+    for s1 in m.slots(g):
+        for s2 in m.slots(g):
+            if s1 < s2:
+                yield R(g.And(m.new_slot(g, t, s1), m.new_slot(g, t, s2), g.slot_src(t, s1) <= n_codes),
+                        g.slot_src(t, s2) <= n_codes, f"slots {s1}<{s2}")
     for a in m.abilities(g):
-        yield R(True, g.placed(t, a) == g.count(g.And(m.new_slot(g, t, s), g.slot_src(t, s) == m.ability_code(a))
-                                                for s in m.slots(g)), f"ability {a}")
+        mine = [g.And(m.new_slot(g, t, s), g.slot_src(t, s) == m.ability_code(a)) for s in m.slots(g)]
+        yield R(True, g.placed(t, a) == g.count(mine), f"ability {a}")
+        # Each new instance is labelled with the batch it triggered in, within that batch's count.
+        yield R(True, g.count(g.And(x, g.slot_moment(t, s) == t) for s, x in enumerate(mine)) <= g.triggers(t, a),
+                f"ability {a}")
+        yield R(True, g.count(g.And(x, g.slot_moment(t, s) == t - 1) for s, x in enumerate(mine)) <= g.pending(t - 1, a),
+                f"ability {a}")
     # The top object leaves only by resolving or by being countered.
     uncounterable_top = g.Or(*[g.And(m.top(g, t - 1, "slot_src") == m.ability_code(m.printed(g, c)), g.uncounterable(c))
                                for c in m.cards(g)])
@@ -191,8 +207,9 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
             continue
         yield R(True, g.pending(t, a) + g.placed(t, a) + g.removed(t, a) + g.skipped(t, a)
                 == g.pending(t - 1, a) + g.triggers(t, a), f"ability {a}")
-        yield R(g.Not(g.optional(m.source_card(g, a)) if m.ability_class(g, a)[0] == "printed" else True),
-                g.skipped(t, a) == 0, f"ability {a}")
+        # Only a printed optional ability could be left off the stack; 603.5 says whether it is.
+        optional = g.optional(m.source_card(g, a)) if m.ability_class(g, a)[0] == "printed" else False
+        yield R(g.Not(optional), g.skipped(t, a) == 0, f"ability {a}")
         yield R(g.Not(g.counts_additional(t, a)), g.triggers(t, a) == g.base_triggers(t, a), f"ability {a}")
     for c in m.cards(g):
         me = m.printed(g, c)
@@ -208,10 +225,12 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
         if t == 0:
             yield R(True, g.Not(g.registered(t, d)))
             continue
-        keeps = g.And(g.registered(t - 1, d), g.registered(t, d))
-        yield R(keeps, g.And(g.d_controller(t, d) == g.d_controller(t - 1, d), g.d_stamp(t, d) == g.d_stamp(t - 1, d),
-                             g.d_zone(t, d) == g.d_zone(t - 1, d)), f"delayed {d}")
         created = g.And(g.registered(t, d), g.Not(g.registered(t - 1, d)))
+        # Model bound: a delayed-ability slot is reused only once its earlier instances are gone.
+        yield R(created, m.outstanding(g, t - 1, m.delayed(g, d)) == 0, f"delayed {d}")
+        # What a delayed ability refers to is fixed when it is created, and stays with its instances.
+        yield R(g.Not(created), g.And(g.d_controller(t, d) == g.d_controller(t - 1, d), g.d_stamp(t, d) == g.d_stamp(t - 1, d),
+                             g.d_zone(t, d) == g.d_zone(t - 1, d)), f"delayed {d}")
         obj = g.d_object(d)
         yield R(created, g.And(g.d_stamp(t, d) == m.card_value(g, "since", t, obj),
                                g.d_zone(t, d) == m.card_value(g, "zone", t, obj)), f"delayed {d}")
@@ -222,7 +241,8 @@ def trigger_conditions(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         for kind, (actual, attempted) in ((k, plain_occurrences(g, t, a, k)) for k in PLAIN_KINDS):
             yield R(m.ability_kind(g, a) == kind, g.And(g.matches(t, a) == actual, g.attempts(t, a) == attempted), f"ability {a}")
-        yield R(m.ability_kind(g, a) == m.NONE, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0), f"ability {a}")
+        if m.ability_class(g, a)[0] != "reflexive":  # reflexive triggers are defined by 603.12
+            yield R(m.ability_kind(g, a) == m.NONE, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0), f"ability {a}")
         # The additional-trigger effect's own text: it refers to the abilities a permanent has,
         # when a creature entering makes them trigger.  Whether it also refers to delayed
         # abilities is the question 603.2e answers.
@@ -234,11 +254,15 @@ def trigger_conditions(g, t: int) -> Iterator[Rule]:
                 f"card {c}")
 
 
-@_axiom("101.2", "a 'can't' effect beats a rule that says something happens, where the 'can't' applies")
+def _prohibition_stops(g, t: int, a: int):
+    return g.And(m.card_value(g, "prohibited", t, m.source_card(g, a)), g.prohibition_applies(t, a))
+
+
+@_axiom("101.2", "a 'can't' effect beats a rule that says something happens, where the 'can't' applies",
+        overrides={"603.2": _prohibition_stops})
 def cant_beats_can(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
-        blocked = m.card_value(g, "prohibited", t, m.source_card(g, a))
-        yield R(g.And(blocked, g.prohibition_applies(t, a)), g.base_triggers(t, a) == 0, f"ability {a}")
+        yield R(_prohibition_stops(g, t, a), g.base_triggers(t, a) == 0, f"ability {a}")
 
 
 PLAIN_KINDS = (m.DEALT_DAMAGE, m.GRAVEYARD_FROM_ANYWHERE, m.COUNTERED_SELF, m.LOSE_CONTROL, m.PHASES_OUT,

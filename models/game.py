@@ -347,6 +347,13 @@ def card_value(g, name: str, t: int | None, index):
     return select(g, values, index)
 
 
+def for_card(g, index, fn):
+    """``fn(c)`` for the card at a possibly symbolic ``index``."""
+    if isinstance(index, int):
+        return fn(index)
+    return g.Or(*[g.And(index == c, fn(c)) for c in cards(g)])
+
+
 def apnap_rank(g, t: int, p):
     """0 for the active player, then the others in turn order (101.4)."""
     n = g.size("player")

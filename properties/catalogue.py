@@ -43,6 +43,9 @@ from rule603.models.game import (
 
 # --- helpers ------------------------------------------------------------------------
 
+#: Trigger conditions judged on the game before the event (their controller is the one before it).
+LOOKING_BACK = m.LEAVES_KINDS + (LOSE_CONTROL, PHASES_OUT, UNATTACHED, PLAYER_LOSES, COUNTERED_SELF, GRAVEYARD_FROM_ANYWHERE)
+
 
 def unhindered(g, t: int, c: int):
     """No intervening 'if', 'once each turn' or activation prohibition on card ``c``'s ability."""
@@ -59,8 +62,9 @@ def same_permanent(g, t: int, c: int):
     return g.And(m.on_battlefield(g, t - 1, c), m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)))
 
 
-def ever(g, t: int, fn):
-    return g.Or(*[fn(u) for u in range(t + 1)])
+def present(g, t: int, c: int):
+    """Card ``c`` is a permanent on the battlefield whose triggered ability exists at ``t``."""
+    return g.And(m.on_battlefield(g, t, c), m.functions(g, t, c))
 
 
 # --- delayed triggered abilities (603.7) --------------------------------------------
@@ -82,7 +86,8 @@ def delayed_fires_once(g, t):
         once = g.And(*[g.Implies(g.triggers(u, a) >= 1, g.Or(*[created_at(g, w, d) for w in range(u + 1, t)]))
                        for u in range(t)])
         after_creation = g.registered(t - 1, d) if t > 0 else False
-        claims.append(g.Implies(g.And(g.Not(g.d_duration(d)), fired), g.And(g.triggers(t, a) == 1, once, after_creation)))
+        claims.append(g.Implies(g.And(g.Not(g.d_duration(d)), fired), g.And(g.triggers(t, a) == 1, once)))
+        claims.append(g.Implies(fired, after_creation))
     return g.And(*claims)
 
 
@@ -134,11 +139,10 @@ def delayed_object_changed_zones(g, t):
     for d in g.range("delayed"):
         a = m.delayed(g, d)
         obj = g.d_object(d)
-        moved = g.Or(*[g.And(u >= 1, m.card_value(g, "since", t - 1, obj) == u) for u in range(t)])
-        created_before = [created_at(g, u, d) for u in range(t)]
-        moved_after_creation = g.Or(*[g.And(created_before[u], m.card_value(g, "since", t - 1, obj) > u)
-                                      for u in range(t)])
-        claims.append(g.Implies(g.And(m.resolving_ability(g, t, a), moved, moved_after_creation), g.Not(g.acts(t))))
+        # The resolving instance comes from the latest creation (a slot is reused only when empty).
+        latest = [g.And(created_at(g, u, d), *[g.Not(created_at(g, w, d)) for w in range(u + 1, t)]) for u in range(t)]
+        moved_after_creation = g.Or(*[g.And(latest[u], m.card_value(g, "since", t - 1, obj) > u) for u in range(t)])
+        claims.append(g.Implies(g.And(m.resolving_ability(g, t, a), moved_after_creation), g.Not(g.acts(t))))
     return g.And(*claims)
 
 
@@ -195,7 +199,7 @@ delayed_controller_static = prop(
 # --- state triggers (603.8) ---------------------------------------------------------
 
 
-@prop("state-trigger-single-instance", clauses=["603.2c", "603.8"])
+@prop("state-trigger-single-instance", clauses=["603.8"])
 def state_trigger_single(g, t):
     """A state trigger never has two instances pending or on the stack at once."""
     return g.And(*[g.Implies(m.ability_kind(g, a) == NO_CARDS_IN_HAND, m.outstanding(g, t, a) <= 1)
@@ -210,7 +214,7 @@ def state_trigger_retriggers(g, t):
     claims = []
     for c in m.cards(g):
         a = m.printed(g, c)
-        holds = g.And(g.kind(c) == NO_CARDS_IN_HAND, m.functions(g, t, c), unhindered(g, t, c),
+        holds = g.And(g.kind(c) == NO_CARDS_IN_HAND, present(g, t, c), unhindered(g, t, c),
                       m.hand_empty(g, t, g.controller(t, c)), m.outstanding(g, t - 1, a) == 0)
         claims.append(g.Implies(holds, g.triggers(t, a) == 1))
     return g.And(*claims)
@@ -231,7 +235,8 @@ def enters_tapped_untaps_first(g, t):
     """A permanent that 'enters tapped' must untap before its 'becomes tapped' ability can trigger."""
     claims = []
     for c in m.cards(g):
-        untapped_since = g.Or(*[g.And(g.since(t, c) < u, g.Not(g.tapped(u, c))) for u in range(t)])
+        # Untapped at a moment after it entered (or at moment 0, if it was there before the trace began).
+        untapped_since = g.Or(*[g.And(g.Or(g.since(t, c) < u, u == 0), g.Not(g.tapped(u, c))) for u in range(t)])
         claims.append(g.Implies(g.And(g.enters_tapped(c), g.kind(c) == BECOMES_TAPPED, g.triggers(t, c) >= 1),
                                 untapped_since))
     return g.And(*claims)
@@ -245,7 +250,7 @@ def triggers_despite_prohibition(g, t):
     claims = []
     for c in m.cards(g):
         taps = g.And(g.kind(c) == BECOMES_TAPPED, same_permanent(g, t, c), g.Not(g.tapped(t - 1, c)), g.tapped(t, c),
-                     m.functions(g, t, c), g.Not(g.has_if(c)), g.Not(g.once_each_turn(c)))
+                     present(g, t, c), g.Not(g.has_if(c)), g.Not(g.once_each_turn(c)))
         claims.append(g.Implies(taps, g.triggers(t, c) >= 1))
     return g.And(*claims)
 
@@ -257,7 +262,7 @@ def dies_once_per_creature(g, t):
         return True
     claims = []
     for c in m.cards(g):
-        watching = g.And(g.kind(c) == CREATURE_DIES, m.functions(g, t - 1, c), unhindered(g, t, c))
+        watching = g.And(g.kind(c) == CREATURE_DIES, present(g, t - 1, c), unhindered(g, t, c))
         claims.append(g.Implies(watching, g.triggers(t, c) == deaths(g, t)))
     return g.And(*claims)
 
@@ -269,7 +274,7 @@ def dies_seen_by_dying(g, t):
         return True
     claims = []
     for c in m.cards(g):
-        dying_too = g.And(g.kind(c) == CREATURE_DIES, m.functions(g, t - 1, c), m.left_battlefield(g, t, c),
+        dying_too = g.And(g.kind(c) == CREATURE_DIES, present(g, t - 1, c), m.left_battlefield(g, t, c),
                           unhindered(g, t, c), deaths(g, t) >= 1)
         claims.append(g.Implies(dying_too, g.triggers(t, c) >= 1))
     return g.And(*claims)
@@ -314,7 +319,7 @@ def additional_trigger_counts_once(g, t):
     return g.And(*claims)
 
 
-@prop("additional-trigger-skips-delayed", clauses=["603.2c", "603.2e", "603.2h"])
+@prop("additional-trigger-skips-delayed", clauses=["603.2e"])
 def additional_trigger_skips_delayed(g, t):
     """'Triggers an additional time' never makes a delayed or reflexive ability trigger more than its events."""
     claims = []
@@ -327,13 +332,13 @@ def additional_trigger_skips_delayed(g, t):
     return g.And(*claims)
 
 
-@prop("upkeep-trigger-each-upkeep", clauses=["603.2", "603.2b", "603.2c"])
+@prop("upkeep-trigger-each-upkeep", clauses=["603.2", "603.2b"])
 def upkeep_trigger(g, t):
     """'At the beginning of your upkeep' triggers exactly once as each of its controller's upkeeps begins, and at no other time."""
     claims = []
     for c in m.cards(g):
-        upkeep = g.And(m.begins(g, t), g.step(t) == UPKEEP, g.active(t) == g.controller(t, c), m.functions(g, t, c))
-        claims.append(g.Implies(g.And(g.kind(c) == YOUR_UPKEEP, unhindered(g, t, c)),
+        upkeep = g.And(m.begins(g, t), g.step(t) == UPKEEP, g.active(t) == g.controller(t, c), present(g, t, c))
+        claims.append(g.Implies(g.And(g.kind(c) == YOUR_UPKEEP, unhindered(g, t, c), g.Not(g.from_hand(c))),
                                 g.triggers(t, c) == g.If(upkeep, 1, 0)))
     return g.And(*claims)
 
@@ -363,7 +368,7 @@ def enters_with_effects(g, t):
     claims = []
     for c in m.cards(g):
         land_arrives = g.Or(*[g.And(g.land_card(x), m.entered_battlefield(g, t, x)) for x in m.cards(g)])
-        watching = g.And(g.kind(c) == CREATURE_ENTERS, m.functions(g, t, c), unhindered(g, t, c),
+        watching = g.And(g.kind(c) == CREATURE_ENTERS, present(g, t, c), unhindered(g, t, c),
                          g.lands_are_creatures(t), land_arrives)
         claims.append(g.Implies(watching, g.triggers(t, c) >= 1))
     return g.And(*claims)
@@ -383,7 +388,7 @@ def newcomers_see_each_other(g, t):
         return True
     claims = []
     for c in m.cards(g):
-        arriving = g.And(g.kind(c) == CREATURE_ENTERS, m.entered_battlefield(g, t, c), m.functions(g, t, c),
+        arriving = g.And(g.kind(c) == CREATURE_ENTERS, m.entered_battlefield(g, t, c), present(g, t, c),
                          unhindered(g, t, c))
         claims.append(g.Implies(arriving, g.triggers(t, c) >= m.creature_enters_count(g, t, t)))
     return g.And(*claims)
@@ -407,7 +412,8 @@ def from_anywhere(g, t):
     """A 'put into a graveyard from anywhere' permanent doesn't see the creatures that die along with it."""
     if t == 0:
         return True
-    return g.And(*[g.Implies(g.And(g.kind(c) == GRAVEYARD_FROM_ANYWHERE, m.left_battlefield(g, t, c)),
+    return g.And(*[g.Implies(g.And(g.kind(c) == GRAVEYARD_FROM_ANYWHERE, m.left_battlefield(g, t, c), g.Not(g.from_hand(c)),
+                                   g.zone(t, c) != BATTLEFIELD),
                              g.triggers(t, c) == 0) for c in m.cards(g)])
 
 
@@ -428,7 +434,7 @@ def aura_sees_leave(g, t):
     claims = []
     for c in m.cards(g):
         host_leaves = g.Or(*[g.And(g.attached_to(t - 1, c) == x, m.left_battlefield(g, t, x)) for x in m.cards(g)])
-        claims.append(g.Implies(g.And(g.kind(c) == ENCHANTED_LEAVES, m.functions(g, t - 1, c), unhindered(g, t, c),
+        claims.append(g.Implies(g.And(g.kind(c) == ENCHANTED_LEAVES, present(g, t - 1, c), unhindered(g, t, c),
                                       host_leaves), g.triggers(t, c) >= 1))
     return g.And(*claims)
 
@@ -436,11 +442,11 @@ def aura_sees_leave(g, t):
 # --- look back in time (603.10) -----------------------------------------------------
 
 
-def _self_event_triggers(kind, event):
+def _self_event_triggers(kind, event, where=present):
     def claim(g, t):
         if t == 0:
             return True
-        return g.And(*[g.Implies(g.And(g.kind(c) == kind, m.functions(g, t - 1, c), unhindered(g, t, c), event(g, t, c)),
+        return g.And(*[g.Implies(g.And(g.kind(c) == kind, where(g, t - 1, c), unhindered(g, t, c), event(g, t, c)),
                                  g.triggers(t, c) >= 1) for c in m.cards(g)])
     return claim
 
@@ -460,7 +466,8 @@ countered_looks_back = prop(
     "countered-looks-back", clauses=["603.2", "603.10e"],
     summary="'When this spell is countered' triggers when the spell is countered.",
 )(_self_event_triggers(COUNTERED_SELF, lambda g, t, c: g.And(g.countered_now(t), m.stack_size(g, t - 1) >= 1,
-                                                               m.top(g, t - 1, "slot_src") == m.spell_code(g, c))))
+                                                               m.top(g, t - 1, "slot_src") == m.spell_code(g, c)),
+                         where=m.functions))
 
 
 @prop("lose-control-looks-back", clauses=["603.2", "603.3a", "603.10d"])
@@ -470,7 +477,7 @@ def lose_control(g, t):
         return True
     claims = []
     for c in m.cards(g):
-        lost = g.And(g.kind(c) == LOSE_CONTROL, same_permanent(g, t, c), m.functions(g, t - 1, c), unhindered(g, t, c),
+        lost = g.And(g.kind(c) == LOSE_CONTROL, same_permanent(g, t, c), present(g, t - 1, c), unhindered(g, t, c),
                      g.controller(t - 1, c) != g.controller(t, c))
         claims.append(g.Implies(lost, g.And(g.triggers(t, c) >= 1, g.trigger_controller(t, c) == g.controller(t - 1, c))))
     return g.And(*claims)
@@ -484,7 +491,7 @@ def loses_game(g, t):
     claims = []
     for c in m.cards(g):
         someone = g.Or(*[g.And(g.leaves_game(t, p), g.Not(g.by_draw(t, p))) for p in m.players(g)])
-        claims.append(g.Implies(g.And(g.kind(c) == PLAYER_LOSES, m.functions(g, t - 1, c), unhindered(g, t, c), someone),
+        claims.append(g.Implies(g.And(g.kind(c) == PLAYER_LOSES, present(g, t - 1, c), unhindered(g, t, c), someone),
                                 g.triggers(t, c) >= 1))
     return g.And(*claims)
 
@@ -515,13 +522,13 @@ def apnap(g, t):
                 for s2 in m.slots(g):
                     if s2 >= s1:
                         continue
-                    # c1's instance is below c2's although c1 belongs to the non-active player.
+                    # Wrong: the non-active player's c2 sits below (s2) the active player's c1 (s1).
                     wrong = g.And(m.new_slot(g, t, s1), m.new_slot(g, t, s2),
-                                  g.slot_src(t, s1) == m.ability_code(c2), g.slot_src(t, s2) == m.ability_code(c1),
+                                  g.slot_src(t, s1) == m.ability_code(c1), g.slot_src(t, s2) == m.ability_code(c2),
                                   g.slot_moment(t, s1) == t, g.slot_moment(t, s2) == t,
                                   g.controller(t, c1) == g.active(t), g.controller(t, c2) != g.active(t),
                                   g.kind(c1) != ABILITY_TRIGGERS, g.kind(c2) != ABILITY_TRIGGERS,
-                                  g.Not(m.is_kind(g, c1, m.LEAVES_KINDS)), g.Not(m.is_kind(g, c2, m.LEAVES_KINDS)))
+                                  g.Not(m.is_kind(g, c1, LOOKING_BACK)), g.Not(m.is_kind(g, c2, LOOKING_BACK)))
                     claims.append(g.Not(wrong))
     return g.And(*claims)
 
@@ -534,7 +541,7 @@ def two_part(g, t):
     claims = []
     for c in m.cards(g):
         others = [b for b in m.cards(g) if b != c]
-        watching = g.And(g.kind(c) == ABILITY_TRIGGERS, m.functions(g, t, c), unhindered(g, t, c))
+        watching = g.And(g.kind(c) == ABILITY_TRIGGERS, present(g, t, c), unhindered(g, t, c))
         someone = g.Or(*[g.And(g.triggers(t, b) >= 1, g.kind(b) != ABILITY_TRIGGERS) for b in others])
         claims.append(g.Implies(g.And(watching, someone), g.triggers(t, c) >= 1))
         for s1 in m.slots(g):
@@ -557,7 +564,7 @@ def controller_fixed(g, t):
         for c in m.cards(g):
             at_trigger = g.Or(*[g.And(g.slot_moment(t, s) == u, g.slot_controller(t, s) == g.controller(u, c))
                                 for u in range(t + 1)])
-            normal = g.Not(m.is_kind(g, c, m.LEAVES_KINDS + (LOSE_CONTROL, PHASES_OUT, UNATTACHED, PLAYER_LOSES, COUNTERED_SELF)))
+            normal = g.Not(m.is_kind(g, c, LOOKING_BACK))
             claims.append(g.Implies(g.And(g.slot_src(t, s) == m.ability_code(c), normal), at_trigger))
     return g.And(*claims)
 

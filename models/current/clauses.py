@@ -174,11 +174,17 @@ def becomes_triggers(g, t: int) -> Iterator[Rule]:
 
 
 def _hidden_all_along(g, t, a):
+    """The object that has the ability (before the event for look-back triggers) was never visible."""
     if m.ability_class(g, a)[0] != "printed":
         return False
     c = m.source_card(g, a)
-    before = m.visible(g, t - 1, c) if t > 0 else False
-    return g.Not(g.Or(before, m.visible(g, t, c)))
+    if t == 0:
+        return g.Not(m.visible(g, t, c))
+    same = g.Not(m.entered(g, t, c))  # the card is the same object before and after (400.7)
+    earlier, now = m.visible(g, t - 1, c), m.visible(g, t, c)
+    seen_before_object = g.Or(earlier, g.And(same, now))
+    seen_after_object = g.Or(now, g.And(same, earlier))
+    return g.Not(g.If(g.look_back(t, a), seen_before_object, seen_after_object))
 
 
 @clause("603.2g", "an ability whose object is at no time visible to all players doesn't trigger", text_hash="d786f3497075",
@@ -350,7 +356,8 @@ def zone_change_object(g, t: int) -> Iterator[Rule]:
 
 def _enters_self(g, t, a):
     src = m.source_card(g, a)
-    return lambda v: g.If(g.And(m.entered_battlefield(g, t, src), m.exists(g, v, a)), 1, 0)
+    arrived = m.for_card(g, src, lambda c: m.entered_battlefield(g, t, c))
+    return lambda v: g.If(g.And(arrived, m.exists(g, v, a)), 1, 0)
 
 
 def _creature_enters(g, t, a):
@@ -386,9 +393,10 @@ def _leaves(g, t, a, kind):
                                                          g.eff_creature(v, c)) for c in m.cards(g)), 0)
         return n, att
     if kind == LEAVES_SELF:
+        left = m.for_card(g, src, lambda c: m.left_battlefield(g, t, c))
+
         def n(v):
-            return g.If(g.And(m.left_battlefield(g, t, src) if not isinstance(src, int) else m.left_battlefield(g, t, src),
-                              m.exists(g, v, a)), 1, 0)
+            return g.If(g.And(left, m.exists(g, v, a)), 1, 0)
         return n, None
 
     def n(v):  # enchanted permanent leaves
@@ -501,16 +509,23 @@ def _once_only(g, t, a):
     return g.Not(g.d_duration(d)) if cls == "delayed" else False
 
 
+def _duration_over(g, t, a):
+    cls, d = m.ability_class(g, a)
+    if cls != "delayed" or t == 0:
+        return False
+    return g.And(g.d_duration(d), g.turn(t) != g.turn(t - 1))
+
+
 @clause("603.7b", "a delayed ability without a duration triggers only once; one with a duration lasts for it",
-        text_hash="0d8b514d1f8d", overrides={"603.2c": _once_only})
+        text_hash="0d8b514d1f8d", overrides={"603.2c": _once_only, "603.2": _duration_over})
 def delayed_once(g, t: int) -> Iterator[Rule]:
     for d, a in _delayed(g):
         fired = g.base_triggers(t, a) >= 1
         yield R(g.And(g.Not(g.d_duration(d)), fired), g.And(g.base_triggers(t, a) == 1, g.Not(g.registered(t, d))),
                 f"delayed {d}", witness=g.And(g.Not(g.d_duration(d)), g.matches(t, a) >= 2))
-        if t > 0:
-            over = g.And(g.d_duration(d), g.turn(t) != g.turn(t - 1))
-            yield R(over, g.Not(g.registered(t, d)), f"delayed {d}", witness=g.And(over, g.registered(t - 1, d)))
+        over = _duration_over(g, t, a)
+        yield R(over, g.And(g.Not(g.registered(t, d)), g.base_triggers(t, a) == 0), f"delayed {d}",
+                witness=g.And(over, g.registered(t - 1, d)))
 
 
 def _delayed_object_gone(g, t):

@@ -49,6 +49,11 @@ class Encoding:
         var = self._vars.get(key)
         if var is None:
             spec = self.schema.spec(name)
+            if not all(isinstance(i, int) for i in index):
+                raise InvalidDefinition(
+                    f"{name}{list(index)}: indices must be Python ints; select a value by a symbolic index "
+                    "with the model's select()/card_value() instead."
+                )
             if len(index) != len(spec.dims) + spec.per_moment:
                 raise InvalidDefinition(
                     f"{name}{list(index)}: expected {'a moment and ' if spec.per_moment else ''}"

@@ -166,14 +166,20 @@ class Edition:
         return "missing"
 
     def overriders(self, general: str) -> list[ClauseEncoding]:
-        return [enc for enc in self.encodings if general in enc.overrides]
+        return [enc for enc in self.axioms + self.encodings if general in enc.overrides]
 
     def precedence(self) -> list[tuple[str, str]]:
         """(specific, general) pairs: where the first applies, the second steps aside."""
-        return [(enc.number, general) for enc in self.encodings for general in enc.overrides]
+        return [(enc.number, general) for enc in self.axioms + self.encodings for general in enc.overrides]
+
+    def is_axiom(self, number: str) -> bool:
+        return any(ax.number == number for ax in self.axioms)
 
 
 def exempt(g: Any, general: str, t: int, *key: int) -> Expr:
-    """True where an enabled, more specific clause sets ``general`` aside."""
+    """True where an enabled, more specific clause (or a game-model rule) sets ``general`` aside."""
     edition: Edition = g.edition
-    return g.Or(*[g.And(g.enabled(enc.number), enc.overrides[general](g, t, *key)) for enc in edition.overriders(general)])
+    return g.Or(*[
+        g.And(True if edition.is_axiom(enc.number) else g.enabled(enc.number), enc.overrides[general](g, t, *key))
+        for enc in edition.overriders(general)
+    ])
