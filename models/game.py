@@ -442,3 +442,95 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
         events += [g.leave(t) != NO_LEAVE, begins(g, t)]
         events += [g.leaves_game(t, p) for p in players(g)]
     return [("objects", involved), ("events", events)]
+
+
+# ---------------------------------------------------------------------------------
+# Describing a concrete trace for people: one row per moment.
+# ---------------------------------------------------------------------------------
+
+
+def card_name(g, c: int) -> str:
+    kind = KINDS[g.kind(c)]
+    return f"c{c}" + ("" if kind == "none" else f"({kind})")
+
+
+def ability_name(g, a: int) -> str:
+    cls, i = ability_class(g, a)
+    if cls == "printed":
+        return card_name(g, i)
+    if cls == "delayed":
+        return f"d{i}({KINDS[g.d_kind(i)]}{', this turn' if g.d_duration(i) else ''})"
+    return f"r{i}(reflexive of c{g.reflexive_from(i)})"
+
+
+def stack_entry(g, t: int, s: int) -> str:
+    code = g.slot_src(t, s)
+    n = g.size("ability")
+    who = f"P{g.slot_controller(t, s)}"
+    if code <= n:
+        return f"{ability_name(g, code - 1)} [{who}]"
+    return f"spell c{code - n - 1} [{who}]"
+
+
+def describe(g, t: int) -> dict[str, str]:
+    """Moment ``t`` of a concrete trace in words: events, state changes, triggers, stack."""
+    events: list[str] = []
+    changes: list[str] = []
+    if t > 0 and begins(g, t):
+        events.append(f"{STEPS[g.step(t)]} begins (turn {g.turn(t)}, P{g.active(t)} active)")
+    for c in cards(g):
+        name = card_name(g, c)
+        if t > 0 and (g.zone(t, c) != g.zone(t - 1, c) or g.since(t, c) == t):
+            how = " (dies)" if dies(g, t, c) else ""
+            how += " (would have died: replaced)" if g.dies_replaced(t, c) else ""
+            events.append(f"{name} {ZONES[g.zone(t - 1, c)]}→{ZONES[g.zone(t, c)]}{how}")
+        if g.damage(t, c):
+            events.append(f"{name} dealt damage" + (" (prevented)" if g.damage_prevented(t, c) else ""))
+        if t > 0 and g.since(t, c) != t:
+            if g.tapped(t, c) != g.tapped(t - 1, c):
+                changes.append(f"{name} {'tapped' if g.tapped(t, c) else 'untapped'}")
+            if g.controller(t, c) != g.controller(t - 1, c):
+                changes.append(f"{name} control P{g.controller(t - 1, c)}→P{g.controller(t, c)}")
+            if g.phased_out(t, c) != g.phased_out(t - 1, c):
+                changes.append(f"{name} phased {'out' if g.phased_out(t, c) else 'in'}")
+        elif g.tapped(t, c) and on_battlefield(g, t, c):
+            changes.append(f"{name} enters tapped" if t > 0 else f"{name} tapped")
+    for p in players(g):
+        if g.leaves_game(t, p):
+            events.append(f"P{p} leaves the game" + (" (draw)" if g.by_draw(t, p) else ""))
+    if t > 0 and g.leave(t) != NO_LEAVE:
+        events.append(f"top of stack: {LEAVES[g.leave(t)]}" + (" (countered)" if g.countered_now(t) else "")
+                      + (" (does its effect)" if g.acts(t) else ""))
+    for d in g.range("delayed"):
+        if g.registered(t, d) and (t == 0 or not g.registered(t - 1, d)):
+            changes.append(f"d{d} created [P{g.d_controller(t, d)}]")
+    if g.lands_are_creatures(t):
+        changes.append("effect: lands are creatures")
+    if g.creatures_lose_abilities(t):
+        changes.append("effect: creatures lose abilities")
+    triggers = [f"{ability_name(g, a)} ×{g.triggers(t, a)} [P{g.trigger_controller(t, a)}]"
+                for a in abilities(g) if g.triggers(t, a)]
+    stack = [stack_entry(g, t, s) for s in slots(g) if g.slot_src(t, s)]
+    return {
+        "moment": f"{t}{'' if g.priority(t) else ' (no priority)'}",
+        "step": f"T{g.turn(t)} {STEPS[g.step(t)]}",
+        "events": "; ".join(events),
+        "state changes": "; ".join(changes),
+        "triggers": "; ".join(triggers),
+        "stack (bottom→top)": ", ".join(stack),
+    }
+
+
+def describe_setup(g) -> list[str]:
+    """The cards and delayed abilities of a trace, one line each."""
+    lines = []
+    flags = ("creature_card", "land_card", "has_if", "optional", "modal", "targeted", "once_each_turn", "from_hand",
+             "enters_tapped", "doubler", "uncounterable")
+    for c in cards(g):
+        set_flags = [f for f in flags if g.var(f, c)]
+        lines.append(f"c{c}: owner P{g.owner(c)}, trigger {KINDS[g.kind(c)]}" + (f"; {', '.join(set_flags)}" if set_flags else ""))
+    for d in g.range("delayed"):
+        if any(g.registered(t, d) for t in range(g.moments)):
+            lines.append(f"d{d}: {KINDS[g.d_kind(d)]}{' this turn' if g.d_duration(d) else ''}, created by "
+                         f"{CAUSES[g.d_cause(d)]} of c{g.d_source(d)}, refers to c{g.d_object(d)}")
+    return lines

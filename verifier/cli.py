@@ -1,0 +1,480 @@
+"""The ``rule603`` command line.
+
+Exit status: 0 every verdict holds, 1 some property violated (or an adequacy check
+failed), 2 bad input, 3 some verdict unknown and none violated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from tabulate import tabulate
+
+from .errors import Rule603Error
+from ._internal import smt
+from ._internal.bmc import concrete_game
+from ._internal.catalogue import builtin_properties, check_clause_names, load_edition, select
+from ._internal.loader import load_property_file
+from ._internal.registry import Edition, Property
+from ._internal.schema import Schema
+from ._internal.trace import Trace, dump, load, to_json
+from ._internal.verify import HOLDS, UNKNOWN, VIOLATED, Adequacy, CheckResult, ClauseAdequacy, Options, Verifier
+
+MAX_BOUND = 30  # moments are stored in 8-bit vectors with room for sums
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0
+    VIOLATED = 1
+    USAGE = 2
+    UNKNOWN = 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, as for every user mistake
+        raise _UsageError(f"{self.prog}: {message}")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="rule603", description="Verify Comprehensive Rules 603 (Handling Triggered Abilities).")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    verify = sub.add_parser("verify", help="check the property catalogue against an edition by bounded model checking")
+    verify.add_argument("--property", action="append", default=[], metavar="ID", help="check only this property (repeatable)")
+    verify.add_argument("--property-file", action="append", default=[], metavar="FILE",
+                        help="also check the properties defined in this Python file (repeatable)")
+    verify.add_argument("--no-builtin", action="store_true", help="with --property-file: skip the built-in catalogue")
+    _common(verify)
+    verify.add_argument("--adequacy", action="store_true",
+                        help="also show that each property needs each clause it names, and each clause is non-vacuous")
+    verify.add_argument("--save-traces", metavar="DIR", help="write each counterexample as DIR/<property>.itf.json")
+    verify.add_argument("--overwrite", action="store_true", help="with --save-traces: replace existing files")
+    verify.add_argument("--no-minimise", action="store_true", help="report the first counterexample found, unshrunk")
+
+    clauses = sub.add_parser("clauses", help="list the clauses of an edition: number, summary, status, text hash")
+    clauses.add_argument("--edition", default="current")
+    clauses.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+    clauses.add_argument("--precedence", action="store_true", help="list the 'specific beats general' relations instead")
+
+    props = sub.add_parser("properties", help="list the properties and the clauses each depends on")
+    props.add_argument("--property-file", action="append", default=[], metavar="FILE")
+    props.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+
+    show = sub.add_parser("show", help="print a JSON trace as a step table")
+    show.add_argument("trace", metavar="TRACE")
+    show.add_argument("--edition", default="current")
+
+    report = sub.add_parser("report", help="write the verification report for an edition (deterministic: no timings)")
+    report.add_argument("--edition", default="current")
+    report.add_argument("--bound", type=int, default=8)
+    report.add_argument("--output", metavar="FILE", help="file to write (default: print to standard output)")
+    report.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
+
+    bench = sub.add_parser("bench", help="time the catalogue at several bounds; print a table and write JSON")
+    bench.add_argument("--bounds", default="4,6,8,10,12", help="comma-separated bounds (default 4,6,8,10,12)")
+    bench.add_argument("--output", metavar="FILE", help="JSON file to write (default rule603-out/bench-<time>.json)")
+    bench.add_argument("--property", action="append", default=[], metavar="ID")
+    bench.add_argument("--timeout", type=float, default=120.0, help="seconds per solver call (default 120)")
+    return parser
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--edition", default="current", help="edition of rule 603 (default: current)")
+    p.add_argument("--bound", type=int, default=8, help="trace length in moments (default 8)")
+    p.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per solver call (default 60)")
+    p.add_argument("--rlimit", type=int, default=0, help="z3 resource limit per call, for reproducible unknowns")
+    p.add_argument("--seed", type=int, default=0, help="z3 random seed (default 0)")
+    p.add_argument("--players", type=int, default=2, help="number of players (default 2)")
+    p.add_argument("--cards", type=int, default=3, help="number of cards (default 3)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+        return int(_COMMANDS[args.command](args))
+    except (_UsageError, Rule603Error) as e:
+        print(f"rule603: error: {_one_line(str(e))}", file=sys.stderr)
+        return int(ExitCode.USAGE)
+    except KeyboardInterrupt:
+        print("rule603: interrupted", file=sys.stderr)
+        return 130
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# --- verify ------------------------------------------------------------------------
+
+
+def _universe(edition: Edition, args: argparse.Namespace):
+    if not 2 <= args.players <= 4:
+        raise _UsageError(f"--players {args.players}: must be between 2 and 4")
+    if not 1 <= args.cards <= 6:
+        raise _UsageError(f"--cards {args.cards}: must be between 1 and 6")
+    return edition.model.universe(player=args.players, card=args.cards)
+
+
+def _options(args: argparse.Namespace) -> Options:
+    if not 1 <= args.bound <= MAX_BOUND:
+        raise _UsageError(f"--bound {args.bound}: must be between 1 and {MAX_BOUND}")
+    if args.timeout <= 0:
+        raise _UsageError(f"--timeout {args.timeout}: must be positive")
+    limits = smt.SolverLimits(timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit, seed=args.seed)
+    return Options(bound=args.bound, limits=limits, minimise=not getattr(args, "no_minimise", False))
+
+
+def _load_properties(args: argparse.Namespace, edition: Edition) -> list[Property]:
+    props = [] if getattr(args, "no_builtin", False) else builtin_properties()
+    for file in args.property_file:
+        props += load_property_file(file)
+    seen: dict[str, Property] = {}
+    for p in props:
+        if p.id in seen:
+            raise Rule603Error(f"property {p.id} is defined twice ({seen[p.id].source} and {p.source}).")
+        seen[p.id] = p
+    if getattr(args, "property", None):
+        props = select(props, args.property)
+    check_clause_names(props, edition)
+    return props
+
+
+class _Progress:
+    """A one-line progress display on stderr, shown only on a terminal."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.live = sys.stderr.isatty()
+
+    def __call__(self, label: str) -> None:
+        if self.live:
+            sys.stderr.write(f"\r\033[K[{self.done}/{self.total}] {label}")
+            sys.stderr.flush()
+
+    def step(self) -> None:
+        self.done += 1
+
+    def close(self) -> None:
+        if self.live:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def cmd_verify(args: argparse.Namespace) -> ExitCode:
+    edition = load_edition(args.edition)
+    options = _options(args)
+    universe = _universe(edition, args)
+    props = _load_properties(args, edition)
+    save_dir = _prepare_save_dir(args, props)
+    total = len(props) * (2 if args.adequacy else 1) + (len(edition.encodings) if args.adequacy else 0)
+    progress = _Progress(total)
+    verifier = Verifier(edition, universe, options, progress)
+    started = time.perf_counter()
+    results: list[CheckResult] = []
+    for prop in props:
+        progress(f"checking {prop.id}")
+        results.append(verifier.check(prop))
+        progress.step()
+    adequacy = None
+    if args.adequacy:
+        adequacy = Adequacy()
+        for prop in props:
+            progress(f"adequacy: dropping the clauses of {prop.id}")
+            adequacy.properties.append(verifier.drops(prop))
+            progress.step()
+        for enc in edition.encodings:
+            progress(f"adequacy: witness for {enc.number}")
+            covered = tuple(a.property.id for a in adequacy.properties
+                            if any(d.clause == enc.number and d.verdict == VIOLATED for d in a.drops))
+            adequacy.clauses.append(ClauseAdequacy(enc.number, verifier.non_vacuous(enc.number), covered))
+            progress.step()
+    progress.close()
+    seconds = time.perf_counter() - started
+    saved = _save_traces(results, save_dir, edition, args) if save_dir else {}
+    _print_verify(args, edition, options, universe, results, adequacy, seconds, saved)
+    return _exit_code(results, adequacy)
+
+
+def _prepare_save_dir(args: argparse.Namespace, props: Sequence[Property]) -> Path | None:
+    if not args.save_traces:
+        return None
+    directory = Path(args.save_traces)
+    if directory.exists() and not directory.is_dir():
+        raise _UsageError(f"--save-traces {directory}: exists and is not a directory")
+    if not args.overwrite:
+        clash = [p.id for p in props if (directory / f"{p.id}.itf.json").exists()]
+        if clash:
+            raise _UsageError(f"--save-traces {directory}: {clash[0]}.itf.json already exists (add --overwrite to replace)")
+    return directory
+
+
+def _save_traces(results, directory: Path, edition: Edition, args) -> dict[str, str]:
+    directory.mkdir(parents=True, exist_ok=True)
+    schema = Schema(tuple(edition.model.VARIABLES))
+    saved = {}
+    for r in results:
+        if r.trace is not None:
+            path = directory / f"{r.property.id}.itf.json"
+            dump(r.trace, schema, path, _trace_meta(r))
+            saved[r.property.id] = str(path)
+    return saved
+
+
+def _trace_meta(r: CheckResult) -> dict:
+    return {"property": r.property.id, "clauses": list(r.property.clauses), "violated_at": r.violated_at}
+
+
+def _exit_code(results: Sequence[CheckResult], adequacy: Adequacy | None) -> ExitCode:
+    if any(r.verdict == VIOLATED for r in results):
+        return ExitCode.VIOLATED
+    if adequacy is not None:
+        t = adequacy.totals()
+        if (t["properties_confirmed"] < t["properties_total"] or t["clauses_non_vacuous"] < t["clauses_total"]
+                or t["clauses_covered"] < t["clauses_total"]):
+            return ExitCode.VIOLATED
+    if any(r.verdict == UNKNOWN for r in results):
+        return ExitCode.UNKNOWN
+    return ExitCode.OK
+
+
+def _verdict_text(r: CheckResult) -> str:
+    if r.verdict == HOLDS:
+        return f"holds (to bound {r.bound})"
+    if r.verdict == VIOLATED:
+        return f"VIOLATED at moment {r.violated_at}"
+    return f"unknown ({r.reason})"
+
+
+def _print_verify(args, edition, options, universe, results, adequacy, seconds, saved) -> None:
+    if args.format == "json":
+        print(json.dumps(_verify_json(edition, options, universe, results, adequacy, seconds, saved), indent=1))
+        return
+    fmt = "github" if args.format == "markdown" else "simple"
+    rows = [[r.property.id, _verdict_text(r), ", ".join(r.property.clauses), f"{r.seconds:.2f}"] for r in results]
+    print(f"rule603 verify: edition {edition.name}, bound {options.bound}, "
+          f"{universe.size('player')} players, {universe.size('card')} cards, z3 {smt.z3_version()}\n")
+    print(tabulate(rows, headers=["property", "verdict", "clauses", "seconds"], tablefmt=fmt))
+    counts = {v: sum(r.verdict == v for r in results) for v in (HOLDS, VIOLATED, UNKNOWN)}
+    print(f"\n{counts[HOLDS]} hold, {counts[VIOLATED]} violated, {counts[UNKNOWN]} unknown in {seconds:.1f} s")
+    for r in results:
+        if r.trace is not None:
+            print(f"\nCounterexample to {r.property.id}: {r.property.summary}")
+            print(render_trace(edition, r.trace, fmt))
+            if r.property.id in saved:
+                print(f"(saved as {saved[r.property.id]})")
+    if adequacy is not None:
+        print("\n" + render_adequacy(adequacy, fmt))
+
+
+def _verify_json(edition, options, universe, results, adequacy, seconds, saved) -> dict:
+    schema = Schema(tuple(edition.model.VARIABLES))
+    out = {
+        "edition": edition.name,
+        "bound": options.bound,
+        "universe": dict(universe.sizes),
+        "z3": smt.z3_version(),
+        "seed": options.limits.seed,
+        "seconds": round(seconds, 3),
+        "properties": [
+            {
+                "id": r.property.id,
+                "summary": r.property.summary,
+                "verdict": r.verdict,
+                "clauses": list(r.property.clauses),
+                "bound": r.bound,
+                "seconds": round(r.seconds, 3),
+                **({"violated_at": r.violated_at, "counterexample": to_json(r.trace, schema, _trace_meta(r))}
+                   if r.trace is not None else {}),
+                **({"trace_file": saved[r.property.id]} if r.property.id in saved else {}),
+                **({"reason": r.reason} if r.reason else {}),
+            }
+            for r in results
+        ],
+    }
+    if adequacy is not None:
+        out.update(adequacy.totals())
+        out["adequacy"] = {
+            "properties": [{"id": a.property.id, "confirmed": a.confirmed,
+                            "drops": [{"clause": d.clause, "verdict": d.verdict, "seconds": round(d.seconds, 3)}
+                                      for d in a.drops]} for a in adequacy.properties],
+            "clauses": [{"number": c.number, "non_vacuous": c.non_vacuous, "covered_by": list(c.covered_by)}
+                        for c in adequacy.clauses],
+        }
+    return out
+
+
+def render_adequacy(adequacy: Adequacy, fmt: str) -> str:
+    prop_rows = [[a.property.id, "confirmed" if a.confirmed else "NOT CONFIRMED",
+                  ", ".join(f"{d.clause}{'' if d.verdict == VIOLATED else ' (' + d.verdict + ' without it)'}"
+                            for d in a.drops)] for a in adequacy.properties]
+    clause_rows = [[c.number, c.non_vacuous, len(c.covered_by), ", ".join(c.covered_by[:3]) + (" …" if len(c.covered_by) > 3 else "")]
+                   for c in adequacy.clauses]
+    t = adequacy.totals()
+    return "\n".join([
+        "Adequacy: dropping each named clause must break the property",
+        tabulate(prop_rows, headers=["property", "status", "clauses dropped (each gives a counterexample)"], tablefmt=fmt),
+        "",
+        "Adequacy: each encoded clause has a witness trace and a property that needs it",
+        tabulate(clause_rows, headers=["clause", "non-vacuous", "properties", "e.g."], tablefmt=fmt),
+        "",
+        f"{t['properties_confirmed']}/{t['properties_total']} properties confirmed, "
+        f"{t['clauses_non_vacuous']}/{t['clauses_total']} clauses non-vacuous, "
+        f"{t['clauses_covered']}/{t['clauses_total']} clauses covered",
+    ])
+
+
+def render_trace(edition: Edition, trace: Trace, fmt: str = "simple") -> str:
+    """A trace as a step table, preceded by the cards involved."""
+    g = concrete_game(edition, trace, [])
+    setup = edition.model.describe_setup(g)
+    rows = [edition.model.describe(g, t) for t in range(trace.length)]
+    table = tabulate([list(r.values()) for r in rows], headers=list(rows[0]), tablefmt=fmt, maxcolwidths=36)
+    return "\n".join(["  " + line for line in setup] + [table])
+
+
+# --- clauses, properties, show ------------------------------------------------------
+
+
+def cmd_clauses(args: argparse.Namespace) -> ExitCode:
+    edition = load_edition(args.edition)
+    if args.precedence:
+        rows = [{"specific": s, "general": g} for s, g in edition.precedence()]
+        _print_rows(rows, args.format, "specific rule beats general rule")
+        return ExitCode.OK
+    rows = []
+    for clause in edition.rules.clauses:
+        status = edition.status(clause.number)
+        enc = edition.by_number.get(clause.number)
+        reason = next((nm.reason for nm in edition.not_modelled if nm.number == clause.number), "")
+        rows.append({"clause": clause.number, "summary": enc.summary if enc else clause.summary, "status": status,
+                     "text hash": clause.text_hash, **({"note": reason or enc.scope} if args.format == "json" else {})})
+    _print_rows(rows, args.format)
+    if args.format != "json":
+        encoded = sum(r["status"] == "encoded" for r in rows)
+        print(f"\n{encoded}/{len(rows)} clauses encoded, {len(edition.not_modelled)} not modelled "
+              f"({', '.join(nm.number for nm in edition.not_modelled)}); source: {edition.rules.source}")
+    return ExitCode.OK
+
+
+def cmd_properties(args: argparse.Namespace) -> ExitCode:
+    edition = load_edition("current")
+    props = _load_properties(argparse.Namespace(property_file=args.property_file, property=[]), edition)
+    rows = [{"id": p.id, "clauses": ", ".join(p.clauses) if args.format != "json" else list(p.clauses),
+             "summary": p.summary} for p in props]
+    _print_rows(rows, args.format)
+    return ExitCode.OK
+
+
+def cmd_show(args: argparse.Namespace) -> ExitCode:
+    edition = load_edition(args.edition)
+    trace = load(Path(args.trace), Schema(tuple(edition.model.VARIABLES)))
+    print(render_trace(edition, trace))
+    return ExitCode.OK
+
+
+def _print_rows(rows: list[dict], fmt: str, title: str = "") -> None:
+    if fmt == "json":
+        print(json.dumps(rows, indent=1, ensure_ascii=False))
+        return
+    if title:
+        print(title)
+    print(tabulate([list(r.values()) for r in rows], headers=list(rows[0]) if rows else [],
+                   tablefmt="github" if fmt == "markdown" else "simple", maxcolwidths=[None, 90, None, None]))
+
+
+def cmd_report(args: argparse.Namespace) -> ExitCode:
+    """Clauses, precedence, property verdicts and adequacy as Markdown: what ``reports/`` holds."""
+    if args.output and Path(args.output).exists() and not args.overwrite:
+        raise _UsageError(f"--output {args.output}: already exists (add --overwrite to replace it)")
+    edition = load_edition(args.edition)
+    options = _options(argparse.Namespace(bound=args.bound, timeout=600.0, rlimit=0, seed=0))
+    props = builtin_properties()
+    check_clause_names(props, edition)
+    verifier = Verifier(edition, edition.model.universe(), options)
+    results = [verifier.check(p) for p in props]
+    adequacy = Adequacy(properties=[verifier.drops(p) for p in props])
+    for enc in edition.encodings:
+        covered = tuple(a.property.id for a in adequacy.properties
+                        if any(d.clause == enc.number and d.verdict == VIOLATED for d in a.drops))
+        adequacy.clauses.append(ClauseAdequacy(enc.number, verifier.non_vacuous(enc.number), covered))
+    text = render_report(edition, options, results, adequacy)
+    if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        print(text, end="")
+    return _exit_code(results, adequacy)
+
+
+def render_report(edition: Edition, options: Options, results: Sequence[CheckResult], adequacy: Adequacy) -> str:
+    t = adequacy.totals()
+    lines = [
+        f"# rule603 report: edition `{edition.name}`, bound {options.bound}",
+        "",
+        "Generated by `rule603 report --output reports/current.md --overwrite`; a test checks it is current.",
+        f"Rule text: {edition.rules.source} ({edition.rules.date}).",
+        "",
+        "## Verdicts",
+        "",
+        tabulate([[r.property.id, _verdict_text(r), ", ".join(r.property.clauses), r.property.summary] for r in results],
+                 headers=["property", "verdict", "depends on", "claim"], tablefmt="github"),
+        "",
+        "## Adequacy",
+        "",
+        f"- properties confirmed (dropping any named clause gives a counterexample): "
+        f"{t['properties_confirmed']}/{t['properties_total']}",
+        f"- clauses with a witness trace in which they apply: {t['clauses_non_vacuous']}/{t['clauses_total']}",
+        f"- clauses some property depends on: {t['clauses_covered']}/{t['clauses_total']}",
+        "",
+        tabulate([[c.number, c.non_vacuous, ", ".join(c.covered_by)] for c in adequacy.clauses],
+                 headers=["clause", "non-vacuous", "properties that need it"], tablefmt="github"),
+        "",
+        "## Clauses",
+        "",
+        tabulate([[c.number, edition.status(c.number), c.text_hash,
+                   (edition.by_number[c.number].summary if c.number in edition.by_number else c.summary),
+                   next((nm.reason for nm in edition.not_modelled if nm.number == c.number),
+                        edition.by_number[c.number].scope if c.number in edition.by_number else "")]
+                  for c in edition.rules.clauses],
+                 headers=["clause", "status", "text hash", "summary", "note"], tablefmt="github"),
+        "",
+        "## Precedence (a specific rule beats a general one)",
+        "",
+        tabulate(edition.precedence(), headers=["specific", "steps aside"], tablefmt="github"),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def cmd_bench(args: argparse.Namespace) -> ExitCode:
+    from ._internal.bench import run_bench
+
+    try:
+        bounds = [int(b) for b in args.bounds.split(",") if b.strip()]
+    except ValueError:
+        raise _UsageError(f"--bounds {args.bounds}: expected comma-separated whole numbers, e.g. 4,6,8") from None
+    for b in bounds:
+        if not 1 <= b <= MAX_BOUND:
+            raise _UsageError(f"--bounds: {b} must be between 1 and {MAX_BOUND}")
+    if args.output and Path(args.output).exists():
+        raise _UsageError(f"--output {args.output}: already exists; choose another file")
+    return run_bench(bounds, args.property, args.timeout, args.output)
+
+
+_COMMANDS = {"verify": cmd_verify, "clauses": cmd_clauses, "properties": cmd_properties, "show": cmd_show,
+             "report": cmd_report, "bench": cmd_bench}
+
+if __name__ == "__main__":
+    sys.exit(main())
