@@ -247,7 +247,9 @@ def trigger_conditions(g, t: int) -> Iterator[Rule]:
         # when a creature entering makes them trigger.  Whether it also refers to delayed
         # abilities is the question 603.2e answers.
         if m.ability_class(g, a)[0] == "printed":
-            yield R(True, g.counts_additional(t, a) == m.is_kind(g, a, m.ENTERS_KINDS), f"ability {a}")
+            c = m.source_card(g, a)
+            creature_entering = g.Or(g.kind(c) == m.CREATURE_ENTERS, g.And(g.kind(c) == m.ENTERS_SELF, g.eff_creature(t, c)))
+            yield R(True, g.counts_additional(t, a) == g.And(creature_entering, m.on_battlefield(g, t, c)), f"ability {a}")
     for c in m.cards(g):
         # 603.6c says what a leaves-the-battlefield ability is; for 'from anywhere' it answers no.
         yield R(g.kind(c) != m.GRAVEYARD_FROM_ANYWHERE, g.is_leaves_ability(t, c) == m.is_kind(g, c, m.LEAVES_KINDS),

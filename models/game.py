@@ -111,7 +111,7 @@ VARIABLES: tuple[VarSpec, ...] = (
     _const("creature_card", ("card",), "printed card type includes creature"),
     _const("land_card", ("card",), "printed card type includes land"),
     _const("has_if", ("card",), "the ability has an intervening 'if' clause (603.4)"),
-    _const("optional", ("card",), "the ability's effect is optional: 'may' or 'unless' (603.5)"),
+    _const("optional", ("card",), "the ability's effect is optional ('may'); the choice is made on resolution (603.5)"),
     _const("modal", ("card",), "the ability is modal (603.3c)"),
     _const("targeted", ("card",), "the ability targets (603.3d)"),
     _const("once_each_turn", ("card",), "the ability says 'Do this only once each turn' (603.2i)"),

@@ -307,13 +307,13 @@ def once_each_turn(g, t):
 
 @prop("additional-trigger-counts-once", clauses=["603.2", "603.2d", "603.6a", "603.10"])
 def additional_trigger_counts_once(g, t):
-    """With N 'triggers an additional time' effects, an enters ability triggers exactly 1+N times, never more."""
+    """With N 'triggers an additional time' effects, a creature's enters ability triggers exactly 1+N times, never more."""
     if t == 0:
         return True
     claims = []
     for c in m.cards(g):
-        enters = g.And(g.kind(c) == ENTERS_SELF, m.entered_battlefield(g, t, c), g.eff_ability(t, c), unhindered(g, t, c),
-                       g.Not(g.phased_out(t, c)))
+        enters = g.And(g.kind(c) == ENTERS_SELF, m.entered_battlefield(g, t, c), g.eff_creature(t, c),
+                       g.eff_ability(t, c), unhindered(g, t, c), g.Not(g.phased_out(t, c)))
         from rule603.models.current.clauses import additional_times
         claims.append(g.Implies(enters, g.triggers(t, c) == 1 + additional_times(g, t, m.printed(g, c))))
     return g.And(*claims)

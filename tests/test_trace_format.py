@@ -209,6 +209,7 @@ def test_itf_shape(trace: Trace) -> None:
     assert meta["edition"] == trace.edition
     assert meta["universe"] == dict(trace.universe.sizes)
     assert meta["universe"]["ability"] == sum(trace.universe.sizes[d] for d in ("card", "delayed", "reflexive"))
+    assert set(meta) == set(RESERVED_META) | set(trace.meta)
     for key, value in trace.meta.items():
         assert meta[key] == value
     assert data["params"] == []
@@ -359,7 +360,7 @@ def test_error_document_level(trace: Trace, data: st.DataObject) -> None:
                 "wrong-tag",
                 "old-tag",
                 "no-universe",
-                "zero-size",
+                "negative-size",
                 "constants-not-object",
                 "no-states",
                 "empty-states",
@@ -376,7 +377,7 @@ def test_error_document_level(trace: Trace, data: st.DataObject) -> None:
         "wrong-tag": "/#meta/rule603",
         "old-tag": "/#meta/rule603",
         "no-universe": "/#meta/universe",
-        "zero-size": "/#meta/universe",
+        "negative-size": "/#meta/universe/card",
         "constants-not-object": "/constants",
         "no-states": "/states",
         "empty-states": "/states",
@@ -395,8 +396,8 @@ def test_error_document_level(trace: Trace, data: st.DataObject) -> None:
         doc["#meta"]["rule603"] = "rule603-trace/0"
     elif corruption == "no-universe":
         del doc["#meta"]["universe"]
-    elif corruption == "zero-size":
-        doc["#meta"]["universe"]["card"] = 0
+    elif corruption == "negative-size":
+        doc["#meta"]["universe"]["card"] = -1
     elif corruption == "constants-not-object":
         doc["constants"] = []
     elif corruption == "no-states":

@@ -323,7 +323,7 @@ def _option_declined(g, t):
 
 
 @clause("603.5", "optional ('may', 'unless') abilities go on the stack anyway; the choice is made on resolution",
-        text_hash="012030fa1290", overrides={"608.2": _option_declined})
+        scope="'may' abilities; 'unless' is not modelled separately", text_hash="012030fa1290", overrides={"608.2": _option_declined})
 def optional_abilities(g, t: int) -> Iterator[Rule]:
     for c, a in _printed(g):
         yield R(g.optional(c), g.skipped(t, a) == 0, f"card {c}", witness=g.And(g.optional(c), g.pending(t, a) >= 1))
@@ -603,9 +603,12 @@ def created_on_nth(g, t: int) -> Iterator[Rule]:
 
 
 def _still_outstanding(g, t, a):
+    """An instance is pending or on the stack and did not leave it during batch ``t``."""
     if t == 0:
         return False
-    return g.And(m.ability_kind(g, a) == NO_CARDS_IN_HAND, m.outstanding(g, t - 1, a) >= 1)
+    left_now = g.If(g.And(m.popped(g, t), m.stack_size(g, t - 1) >= 1,
+                          m.top(g, t - 1, "slot_src") == m.ability_code(a)), 1, 0)
+    return g.And(m.ability_kind(g, a) == NO_CARDS_IN_HAND, m.outstanding(g, t - 1, a) - left_now >= 1)
 
 
 @clause("603.8", "state triggers trigger when the state holds, and not again until the instance has left the stack",

@@ -35,9 +35,10 @@ class Encoding:
         self.edition = edition
         self.universe = universe
         self.schema = Schema(tuple(edition.model.VARIABLES))
-        self.solver = smt.Solver(limits)
+        self.backend = smt.Z3Backend()
+        self.solver = smt.Solver(limits, self.backend.ctx)
         self._vars: dict[tuple[str, tuple[int, ...]], Expr] = {}
-        self.g = Game(smt.Z3Backend(), self.schema, universe, self._lookup, self.solver.literal, 0)
+        self.g = Game(self.backend, self.schema, universe, self._lookup, self.solver.literal, 0)
         self.g.edition = edition
         self.moment_literals: list[Expr] = []
         self.witness: dict[str, list[Expr]] = {enc.number: [] for enc in edition.encodings}
@@ -65,10 +66,10 @@ class Encoding:
     def _make(self, spec: VarSpec, index: tuple[int, ...]) -> Expr:
         label = f"{spec.name}[{','.join(map(str, index))}]"
         if spec.kind == "bool":
-            var = smt.bool_var(label)
+            var = self.backend.bool_var(label)
         else:
-            var = smt.int_var(label)
-            self.solver.add(smt.range_constraint(var, self.schema.max_value(spec, self.universe) + 1))
+            var = self.backend.int_var(label)
+            self.solver.add(self.backend.range_constraint(var, self.schema.max_value(spec, self.universe) + 1))
         self._vars[(spec.name, index)] = var
         return var
 
@@ -114,7 +115,7 @@ class Encoding:
     def check(self, depth: int, enabled: Iterable[str], goal: Expr, label: str) -> str:
         """Is there a trace of ``depth`` moments, obeying ``enabled``, where ``goal`` holds?"""
         self.extend(depth)
-        lit = smt.fresh_literal(label)
+        lit = self.solver.fresh_literal(label)
         self.solver.add(self.g.Implies(lit, goal))
         return self.solver.check(self.assumptions(depth, enabled) + [lit])
 

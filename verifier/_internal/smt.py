@@ -19,23 +19,30 @@ WIDTH = 8  # every integer is a bit-vector of this width; values stay below 2**(
 
 
 class Z3Backend(Backend):
-    """Lowers definitions to z3 terms."""
+    """Lowers definitions to z3 terms, in its own z3 context.
+
+    A private context per encoding keeps runs independent: the terms of one run
+    cannot change the internal numbering, and so the search, of the next.
+    """
 
     symbolic = True
+
+    def __init__(self, ctx: z3.Context | None = None) -> None:
+        self.ctx = ctx or z3.Context()
 
     def And(self, *xs: Expr) -> Expr:  # noqa: N802
         items = _flat(xs)
         if any(x is False for x in items):
-            return z3.BoolVal(False)
+            return z3.BoolVal(False, self.ctx)
         items = [x for x in items if x is not True]
-        return z3.And(items) if items else z3.BoolVal(True)
+        return z3.And(items) if items else z3.BoolVal(True, self.ctx)
 
     def Or(self, *xs: Expr) -> Expr:  # noqa: N802
         items = _flat(xs)
         if any(x is True for x in items):
-            return z3.BoolVal(True)
+            return z3.BoolVal(True, self.ctx)
         items = [x for x in items if x is not False]
-        return z3.Or(items) if items else z3.BoolVal(False)
+        return z3.Or(items) if items else z3.BoolVal(False, self.ctx)
 
     def Not(self, x: Expr) -> Expr:  # noqa: N802
         if isinstance(x, bool):
@@ -43,7 +50,9 @@ class Z3Backend(Backend):
         return z3.Not(x)
 
     def Implies(self, a: Expr, b: Expr) -> Expr:  # noqa: N802
-        return z3.Implies(a, b)
+        if isinstance(a, bool) and isinstance(b, bool):
+            return (not a) or b
+        return z3.Implies(self._term(a), self._term(b))
 
     def If(self, c: Expr, x: Expr, y: Expr) -> Expr:  # noqa: N802
         if isinstance(c, bool):
@@ -56,33 +65,25 @@ class Z3Backend(Backend):
     def Sum(self, xs: Iterable[Expr]) -> Expr:  # noqa: N802
         items = [self._term(x) for x in xs]
         if not items:
-            return z3.BitVecVal(0, WIDTH)
+            return z3.BitVecVal(0, WIDTH, self.ctx)
         return items[0] if len(items) == 1 else z3.Sum(items)
 
-    @staticmethod
-    def _term(x: Expr) -> Expr:
+    def _term(self, x: Expr) -> Expr:
         if isinstance(x, bool):
-            return z3.BoolVal(x)
+            return z3.BoolVal(x, self.ctx)
         if isinstance(x, int):
-            return z3.BitVecVal(x, WIDTH)
+            return z3.BitVecVal(x, WIDTH, self.ctx)
         return x
 
+    def int_var(self, name: str) -> Expr:
+        return z3.BitVec(name, WIDTH, self.ctx)
 
-def int_var(name: str) -> Expr:
-    return z3.BitVec(name, WIDTH)
+    def bool_var(self, name: str) -> Expr:
+        return z3.Bool(name, self.ctx)
 
-
-def bool_var(name: str) -> Expr:
-    return z3.Bool(name)
-
-
-def range_constraint(var: Expr, size: int) -> Expr:
-    """``0 <= var < size`` for an enum- or index-valued variable."""
-    return z3.ULT(var, z3.BitVecVal(size, WIDTH))
-
-
-def bound_constraint(var: Expr, low: int, high: int) -> Expr:
-    return z3.And(var >= low, var <= high)
+    def range_constraint(self, var: Expr, size: int) -> Expr:
+        """``0 <= var < size`` for an enum- or index-valued variable."""
+        return z3.ULT(var, z3.BitVecVal(size, WIDTH, self.ctx))
 
 
 @dataclass(frozen=True)
@@ -108,9 +109,10 @@ class Solver:
     clauses survive from one check to the next.
     """
 
-    def __init__(self, limits: SolverLimits) -> None:
+    def __init__(self, limits: SolverLimits, ctx: z3.Context) -> None:
         self.limits = limits
-        self._solver = z3.SolverFor("QF_FD")
+        self.ctx = ctx
+        self._solver = z3.SolverFor("QF_FD", ctx=ctx)
         self._solver.set("random_seed", limits.seed)
         self._solver.set("timeout", limits.timeout_ms)
         if limits.rlimit:
@@ -120,13 +122,26 @@ class Solver:
 
     def literal(self, name: str) -> Expr:
         if name not in self._literals:
-            self._literals[name] = z3.Bool(f"use[{name}]")
+            self._literals[name] = z3.Bool(f"use[{name}]", self.ctx)
         return self._literals[name]
 
     def add(self, constraint: Expr) -> None:
         if constraint is True:
             return
+        if constraint is False:
+            constraint = z3.BoolVal(False, self.ctx)
         self._solver.add(constraint)
+
+    def fresh_literal(self, name: str) -> Expr:
+        return z3.Bool(name, self.ctx)
+
+    def at_most(self, bools: Sequence[Expr], bound: int) -> Expr:
+        """At most ``bound`` of ``bools`` are true (a pseudo-Boolean constraint)."""
+        terms = [b for b in bools if not isinstance(b, bool)]
+        constant = sum(1 for b in bools if b is True)
+        if not terms or bound < constant:
+            return z3.BoolVal(constant <= bound, self.ctx)
+        return z3.AtMost(*terms, bound - constant)
 
     def check(self, assumptions: Sequence[Expr], timeout_ms: int | None = None) -> str:
         """Check under ``assumptions``; a shorter ``timeout_ms`` applies to this call only."""
@@ -165,15 +180,3 @@ class Solver:
 def z3_version() -> str:
     return z3.get_version_string()
 
-
-def at_most(bools: Sequence[Expr], bound: int) -> Expr:
-    """At most ``bound`` of ``bools`` are true (a pseudo-Boolean constraint)."""
-    terms = [b for b in bools if not isinstance(b, bool)]
-    constant = sum(1 for b in bools if b is True)
-    if not terms:
-        return z3.BoolVal(constant <= bound)
-    return z3.AtMost(*terms, bound - constant) if bound >= constant else z3.BoolVal(False)
-
-
-def fresh_literal(name: str) -> Expr:
-    return z3.Bool(name)

@@ -1,11 +1,14 @@
 """The one trace format: counterexamples, engine traces and scenario outcomes.
 
-A trace is written as Apalache's ITF shape: ``#meta`` (with ``format`` and the
-rule603 format tag), ``params`` (values constant over the trace: the cards' printed
-text, the delayed abilities' definitions), ``vars`` (the names of the per-moment
-variables) and ``states`` (one map of variable to value per moment, each with
-``#meta.index``).  Values are plain JSON: booleans, integers, enum names as strings,
-and lists for variables indexed by card, player, ability or slot.
+A trace is written in Apalache's ITF shape: ``#meta`` (with ``format: "ITF"``, the
+rule603 format tag, the edition and the universe's sizes), ``vars`` (the names of
+the per-moment variables) and ``states`` (one map of variable to value per moment,
+each with ``#meta.index``).  Values constant over the trace (the cards' printed text,
+the delayed abilities' definitions) are kept apart under ``constants``, since ITF
+parameters would have to repeat in every state; ``params`` is therefore empty.
+Values are plain JSON: booleans, integers (ITF's ``{"#bigint": "n"}`` is accepted on
+reading), enum names as strings, and lists for variables indexed by card, player,
+ability or slot.
 """
 
 from __future__ import annotations
@@ -58,12 +61,13 @@ def _encode_value(spec: VarSpec, value: Any) -> Any:
     return int(value)
 
 
-def _decode_value(spec: VarSpec, value: Any, universe: Universe, dims: tuple[str, ...], where: str, source: str) -> Any:
+def _decode_value(spec: VarSpec, value: Any, universe: Universe, dims: tuple[str, ...], where: str, source: str,
+                  top: int = -1) -> Any:
     if dims:
         size = universe.size(dims[0])
         if not isinstance(value, list) or len(value) != size:
             raise TraceFormatError(source, where, f"expected a list of {size} values (one per {dims[0]}), got {value!r}")
-        return [_decode_value(spec, v, universe, dims[1:], f"{where}/{i}", source) for i, v in enumerate(value)]
+        return [_decode_value(spec, v, universe, dims[1:], f"{where}/{i}", source, top) for i, v in enumerate(value)]
     if spec.kind == "enum":
         if value not in spec.values:
             raise TraceFormatError(source, where, f"expected one of {list(spec.values)}, got {value!r}")
@@ -72,8 +76,14 @@ def _decode_value(spec: VarSpec, value: Any, universe: Universe, dims: tuple[str
         if not isinstance(value, bool):
             raise TraceFormatError(source, where, f"expected true or false, got {value!r}")
         return value
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise TraceFormatError(source, where, f"expected a non-negative integer, got {value!r}")
+    if isinstance(value, dict) and set(value) == {"#bigint"} and isinstance(value["#bigint"], str):
+        try:
+            value = int(value["#bigint"])
+        except ValueError:
+            raise TraceFormatError(source, where, f"#bigint must hold digits, got {value['#bigint']!r}") from None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (top >= 0 and value > top):
+        limit = f" at most {top}" if top >= 0 else ""
+        raise TraceFormatError(source, where, f"expected a non-negative integer{limit}, got {value!r}")
     return value
 
 
@@ -81,13 +91,14 @@ def to_json(trace: Trace, schema: Schema, extra_meta: Mapping[str, Any] | None =
     per_moment = [s for s in schema.specs if s.per_moment]
     constants = [s for s in schema.specs if not s.per_moment]
     meta = {
+        **dict(trace.meta),
+        **dict(extra_meta or {}),
+        # The fixed keys come last, so that no extra metadata can replace them.
         "format": "ITF",
         "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
         "rule603": FORMAT,
         "edition": trace.edition,
         "universe": dict(trace.universe.sizes),
-        **dict(trace.meta),
-        **dict(extra_meta or {}),
     }
     return {
         "#meta": meta,
@@ -111,8 +122,15 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
     if meta.get("rule603") != FORMAT:
         raise TraceFormatError(source, "/#meta/rule603", f"expected {FORMAT!r}, got {meta.get('rule603')!r}")
     sizes = meta.get("universe")
-    if not isinstance(sizes, dict) or not all(isinstance(v, int) and v > 0 for v in sizes.values()):
-        raise TraceFormatError(source, "/#meta/universe", "expected an object of positive domain sizes")
+    if not isinstance(sizes, dict):
+        raise TraceFormatError(source, "/#meta/universe", "expected an object of domain sizes")
+    for dim, size in sizes.items():
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise TraceFormatError(source, f"/#meta/universe/{dim}", f"expected a non-negative integer, got {size!r}")
+    needed = sorted({d for spec in schema.specs for d in spec.dims + ((spec.max_dim,) if spec.max_dim else ())})
+    for dim in needed:
+        if dim not in sizes:
+            raise TraceFormatError(source, f"/#meta/universe/{dim}", "missing")
     universe = Universe(dict(sizes))
     constants = data.get("constants", {})
     if not isinstance(constants, dict):
@@ -123,7 +141,8 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
             continue
         if spec.name not in constants:
             raise TraceFormatError(source, f"/constants/{spec.name}", "missing")
-        params[spec.name] = _decode_value(spec, constants[spec.name], universe, spec.dims, f"/constants/{spec.name}", source)
+        params[spec.name] = _decode_value(spec, constants[spec.name], universe, spec.dims, f"/constants/{spec.name}", source,
+                                          schema.max_value(spec, universe) if spec.kind == "int" else -1)
     states_in = data.get("states")
     if not isinstance(states_in, list) or not states_in:
         raise TraceFormatError(source, "/states", "expected a non-empty list of states")
@@ -138,7 +157,8 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
             where = f"/states/{t}/{spec.name}"
             if spec.name not in state:
                 raise TraceFormatError(source, where, "missing")
-            decoded[spec.name] = _decode_value(spec, state[spec.name], universe, spec.dims, where, source)
+            top = schema.max_value(spec, universe) if spec.kind == "int" else -1
+            decoded[spec.name] = _decode_value(spec, state[spec.name], universe, spec.dims, where, source, top)
         states.append(decoded)
     extra = {k: v for k, v in meta.items() if k not in ("format", "format-description", "rule603", "edition", "universe")}
     return Trace(str(meta.get("edition", "")), universe, params, tuple(states), extra)
@@ -150,7 +170,13 @@ def dump(trace: Trace, schema: Schema, path: Path, extra_meta: Mapping[str, Any]
 
 def load(path: Path, schema: Schema) -> Trace:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TraceFormatError(str(path), "", "no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise TraceFormatError(str(path), "", f"cannot be read as UTF-8 text: {e}") from None
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as e:
         raise TraceFormatError(str(path), "", f"not JSON: {e.msg} at line {e.lineno}") from e
     return from_json(data, schema, str(path))

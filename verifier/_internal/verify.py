@@ -137,15 +137,15 @@ class Verifier:
         """As few objects, then as few events, as the solver can manage within its limits."""
         enc = self.encoding
         best = enc.extract(depth)
-        lit_goal = smt.fresh_literal(self._label("min-goal"))
+        lit_goal = enc.solver.fresh_literal(self._label("min-goal"))
         enc.solver.add(enc.g.Implies(lit_goal, goal))
         fixed = [lit_goal]
         for index, (name, bools) in enumerate(self.edition.model.measures(enc.g, depth)):
             low, high = 0, self._measure(best, enabled, depth, index)
             while low < high:  # binary search on "at most n", each probe with a short timeout
                 mid = (low + high) // 2
-                lit = smt.fresh_literal(self._label(f"min-{name}-{mid}"))
-                enc.solver.add(enc.g.Implies(lit, smt.at_most(bools, mid)))
+                lit = enc.solver.fresh_literal(self._label(f"min-{name}-{mid}"))
+                enc.solver.add(enc.g.Implies(lit, enc.solver.at_most(bools, mid)))
                 answer = enc.check_with(depth, enabled, fixed + [lit], MINIMISE_TIMEOUT_MS)
                 if answer == smt.Verdict.SAT:
                     best = enc.extract(depth)
