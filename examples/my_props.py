@@ -16,19 +16,23 @@ from rule603.models import game as m
 @prop("enters-trigger-needs-an-entry", clauses=["603.6a"])
 def enters_trigger_needs_an_entry(g, t):
     """A 'when this enters' ability never triggers in a batch where its permanent did not enter."""
-    return g.And(*[
-        g.Implies(g.And(g.kind(c) == m.ENTERS_SELF, g.Not(m.entered_battlefield(g, t, c))), g.triggers(t, c) == 0)
-        for c in m.cards(g)
-    ])
+    return g.And(
+        *[
+            g.Implies(g.And(g.kind(c) == m.ENTERS_SELF, g.Not(m.entered_battlefield(g, t, c))), g.triggers(t, c) == 0)
+            for c in m.cards(g)
+        ]
+    )
 
 
 @prop("upkeep-trigger-only-in-upkeep", clauses=["603.2b"])
 def upkeep_only(g, t):
     """'At the beginning of your upkeep' never triggers outside an upkeep."""
-    return g.And(*[
-        g.Implies(g.And(g.kind(c) == m.YOUR_UPKEEP, g.step(t) != m.UPKEEP), g.triggers(t, c) == 0)
-        for c in m.cards(g)
-    ])
+    return g.And(
+        *[
+            g.Implies(g.And(g.kind(c) == m.YOUR_UPKEEP, g.step(t) != m.UPKEEP), g.triggers(t, c) == 0)
+            for c in m.cards(g)
+        ]
+    )
 
 
 @prop("dies-never-triggers-twice-per-creature", clauses=["603.2c"])

@@ -85,8 +85,11 @@ def permanents(g, t: int) -> Iterator[Rule]:
         yield R(g.damage(t, c), g.And(m.on_battlefield(g, t - 1, c), g.eff_creature(t - 1, c)), f"card {c}")
         yield R(g.damage_prevented(t, c), g.damage(t, c), f"card {c}")
         yield R(g.dies_replaced(t, c), g.And(m.left_battlefield(g, t, c), g.zone(t, c) != GRAVEYARD), f"card {c}")
-        yield R(g.And(m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)), g.controller(t, c) != g.controller(t - 1, c)),
-                g.priority(t - 1), f"card {c}")
+        yield R(
+            g.And(m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)), g.controller(t, c) != g.controller(t - 1, c)),
+            g.priority(t - 1),
+            f"card {c}",
+        )
 
 
 @_axiom("800.4a", "when a player leaves the game, all objects they own leave it too")
@@ -146,46 +149,74 @@ def stack(g, t: int) -> Iterator[Rule]:
     kept = m.kept(g, t)
     yield R(True, size >= kept)
     for s in m.slots(g):
-        same = g.And(*[g.var(name, t, s) == g.var(name, t - 1, s)
-                       for name in ("slot_src", "slot_controller", "slot_moment", "slot_zone")])
+        same = g.And(
+            *[
+                g.var(name, t, s) == g.var(name, t - 1, s)
+                for name in ("slot_src", "slot_controller", "slot_moment", "slot_zone")
+            ]
+        )
         yield R(s < kept, same, f"slot {s}")
         new = m.new_slot(g, t, s)
         src = g.slot_src(t, s)
         # A new object is a spell being cast (its card arrives on the stack) or a triggered ability.
         for c in m.cards(g):
-            yield R(g.And(new, src == m.spell_code(g, c)),
-                    g.And(g.zone(t - 1, c) != STACK, g.slot_controller(t, s) == g.controller(t, c), g.priority(t)),
-                    f"slot {s}")
+            yield R(
+                g.And(new, src == m.spell_code(g, c)),
+                g.And(g.zone(t - 1, c) != STACK, g.slot_controller(t, s) == g.controller(t, c), g.priority(t)),
+                f"slot {s}",
+            )
         for a in m.abilities(g):
             origin = g.slot_moment(t, s)
-            yield R(g.And(new, src == m.ability_code(a)),
-                    g.And(g.Or(origin == t, g.And(origin == t - 1, g.Not(g.priority(t - 1)))),
-                          g.slot_controller(t, s) == g.If(origin == t, g.trigger_controller(t, a), g.trigger_controller(t - 1, a)),
-                          g.slot_zone(t, s) == _source_zone(g, t, a, origin)),
-                    f"slot {s}, ability {a}")
+            yield R(
+                g.And(new, src == m.ability_code(a)),
+                g.And(
+                    g.Or(origin == t, g.And(origin == t - 1, g.Not(g.priority(t - 1)))),
+                    g.slot_controller(t, s)
+                    == g.If(origin == t, g.trigger_controller(t, a), g.trigger_controller(t - 1, a)),
+                    g.slot_zone(t, s) == _source_zone(g, t, a, origin),
+                ),
+                f"slot {s}, ability {a}",
+            )
     # A spell cast in this batch was cast before the abilities that go on the stack as a player
     # next receives priority (117.3), so it is below them.
     n_codes = g.size("ability")
     for s1 in m.slots(g):
         for s2 in m.slots(g):
             if s1 < s2:
-                yield R(g.And(m.new_slot(g, t, s1), m.new_slot(g, t, s2), g.slot_src(t, s1) <= n_codes),
-                        g.slot_src(t, s2) <= n_codes, f"slots {s1}<{s2}")
+                yield R(
+                    g.And(m.new_slot(g, t, s1), m.new_slot(g, t, s2), g.slot_src(t, s1) <= n_codes),
+                    g.slot_src(t, s2) <= n_codes,
+                    f"slots {s1}<{s2}",
+                )
     for a in m.abilities(g):
         mine = [g.And(m.new_slot(g, t, s), g.slot_src(t, s) == m.ability_code(a)) for s in m.slots(g)]
         yield R(True, g.placed(t, a) == g.count(mine), f"ability {a}")
         # Each new instance is labelled with the batch it triggered in, within that batch's count.
-        yield R(True, g.count(g.And(x, g.slot_moment(t, s) == t) for s, x in enumerate(mine)) <= g.triggers(t, a),
-                f"ability {a}")
-        yield R(True, g.count(g.And(x, g.slot_moment(t, s) == t - 1) for s, x in enumerate(mine)) <= g.pending(t - 1, a),
-                f"ability {a}")
+        yield R(
+            True,
+            g.count(g.And(x, g.slot_moment(t, s) == t) for s, x in enumerate(mine)) <= g.triggers(t, a),
+            f"ability {a}",
+        )
+        yield R(
+            True,
+            g.count(g.And(x, g.slot_moment(t, s) == t - 1) for s, x in enumerate(mine)) <= g.pending(t - 1, a),
+            f"ability {a}",
+        )
     # The top object leaves only by resolving or by being countered.
-    uncounterable_top = g.Or(*[g.And(m.top(g, t - 1, "slot_src") == m.ability_code(m.printed(g, c)), g.uncounterable(c))
-                               for c in m.cards(g)])
-    yield R(True, g.countered_now(t) == g.And(g.leave(t) == COUNTER, g.Not(g.And(uncounterable_top, g.instruction_works(t)))))
+    uncounterable_top = g.Or(
+        *[g.And(m.top(g, t - 1, "slot_src") == m.ability_code(m.printed(g, c)), g.uncounterable(c)) for c in m.cards(g)]
+    )
+    yield R(
+        True,
+        g.countered_now(t) == g.And(g.leave(t) == COUNTER, g.Not(g.And(uncounterable_top, g.instruction_works(t)))),
+    )
     for c in m.cards(g):
         top_is_spell = g.And(m.stack_size(g, t - 1) >= 1, m.top(g, t - 1, "slot_src") == m.spell_code(g, c))
-        yield R(g.And(top_is_spell, g.leave(t) == RESOLVE), g.Or(g.zone(t, c) == BATTLEFIELD, g.zone(t, c) == GRAVEYARD), f"card {c}")
+        yield R(
+            g.And(top_is_spell, g.leave(t) == RESOLVE),
+            g.Or(g.zone(t, c) == BATTLEFIELD, g.zone(t, c) == GRAVEYARD),
+            f"card {c}",
+        )
         yield R(g.And(top_is_spell, g.countered_now(t)), g.zone(t, c) == GRAVEYARD, f"card {c}")
         yield R(g.And(g.zone(t, c) == STACK, g.zone(t - 1, c) != STACK), g.zone(t - 1, c) == HAND, f"card {c}")
 
@@ -202,11 +233,24 @@ def resolution(g, t: int) -> Iterator[Rule]:
 def bookkeeping(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         if t == 0:
-            yield R(True, g.And(g.triggers(t, a) == 0, g.pending(t, a) == 0, g.placed(t, a) == 0,
-                                g.removed(t, a) == 0, g.skipped(t, a) == 0), f"ability {a}")
+            yield R(
+                True,
+                g.And(
+                    g.triggers(t, a) == 0,
+                    g.pending(t, a) == 0,
+                    g.placed(t, a) == 0,
+                    g.removed(t, a) == 0,
+                    g.skipped(t, a) == 0,
+                ),
+                f"ability {a}",
+            )
             continue
-        yield R(True, g.pending(t, a) + g.placed(t, a) + g.removed(t, a) + g.skipped(t, a)
-                == g.pending(t - 1, a) + g.triggers(t, a), f"ability {a}")
+        yield R(
+            True,
+            g.pending(t, a) + g.placed(t, a) + g.removed(t, a) + g.skipped(t, a)
+            == g.pending(t - 1, a) + g.triggers(t, a),
+            f"ability {a}",
+        )
         # Only a printed optional ability could be left off the stack; 603.5 says whether it is.
         optional = g.optional(m.source_card(g, a)) if m.ability_class(g, a)[0] == "printed" else False
         yield R(g.Not(optional), g.skipped(t, a) == 0, f"ability {a}")
@@ -220,7 +264,11 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
         same_turn = g.turn(t) == g.turn(t - 1)
         before = g.If(same_turn, g.resolutions(t - 1, c), 0)
         yield R(True, g.resolutions(t, c) == before + g.If(res, 1, 0), f"card {c}")
-        yield R(True, g.done_this_turn(t, c) == g.Or(g.And(same_turn, g.done_this_turn(t - 1, c)), g.And(res, g.acts(t))), f"card {c}")
+        yield R(
+            True,
+            g.done_this_turn(t, c) == g.Or(g.And(same_turn, g.done_this_turn(t - 1, c)), g.And(res, g.acts(t))),
+            f"card {c}",
+        )
     for d in g.range("delayed"):
         if t == 0:
             yield R(True, g.Not(g.registered(t, d)))
@@ -229,18 +277,34 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
         # Model bound: a delayed-ability slot is reused only once its earlier instances are gone.
         yield R(created, m.outstanding(g, t - 1, m.delayed(g, d)) == 0, f"delayed {d}")
         # What a delayed ability refers to is fixed when it is created, and stays with its instances.
-        yield R(g.Not(created), g.And(g.d_controller(t, d) == g.d_controller(t - 1, d), g.d_stamp(t, d) == g.d_stamp(t - 1, d),
-                             g.d_zone(t, d) == g.d_zone(t - 1, d)), f"delayed {d}")
+        yield R(
+            g.Not(created),
+            g.And(
+                g.d_controller(t, d) == g.d_controller(t - 1, d),
+                g.d_stamp(t, d) == g.d_stamp(t - 1, d),
+                g.d_zone(t, d) == g.d_zone(t - 1, d),
+            ),
+            f"delayed {d}",
+        )
         obj = g.d_object(d)
-        yield R(created, g.And(g.d_stamp(t, d) == m.card_value(g, "since", t, obj),
-                               g.d_zone(t, d) == m.card_value(g, "zone", t, obj)), f"delayed {d}")
+        yield R(
+            created,
+            g.And(
+                g.d_stamp(t, d) == m.card_value(g, "since", t, obj), g.d_zone(t, d) == m.card_value(g, "zone", t, obj)
+            ),
+            f"delayed {d}",
+        )
 
 
 @_axiom("113.3", "what each trigger condition means, for conditions rule 603 does not define")
 def trigger_conditions(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         for kind, (actual, attempted) in ((k, plain_occurrences(g, t, a, k)) for k in PLAIN_KINDS):
-            yield R(m.ability_kind(g, a) == kind, g.And(g.matches(t, a) == actual, g.attempts(t, a) == attempted), f"ability {a}")
+            yield R(
+                m.ability_kind(g, a) == kind,
+                g.And(g.matches(t, a) == actual, g.attempts(t, a) == attempted),
+                f"ability {a}",
+            )
         if m.ability_class(g, a)[0] != "reflexive":  # reflexive triggers are defined by 603.12
             yield R(m.ability_kind(g, a) == m.NONE, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0), f"ability {a}")
         # The additional-trigger effect's own text: it refers to the abilities a permanent has,
@@ -248,27 +312,44 @@ def trigger_conditions(g, t: int) -> Iterator[Rule]:
         # abilities is the question 603.2e answers.
         if m.ability_class(g, a)[0] == "printed":
             c = m.source_card(g, a)
-            creature_entering = g.Or(g.kind(c) == m.CREATURE_ENTERS, g.And(g.kind(c) == m.ENTERS_SELF, g.eff_creature(t, c)))
-            yield R(True, g.counts_additional(t, a) == g.And(creature_entering, m.on_battlefield(g, t, c)), f"ability {a}")
+            creature_entering = g.Or(
+                g.kind(c) == m.CREATURE_ENTERS, g.And(g.kind(c) == m.ENTERS_SELF, g.eff_creature(t, c))
+            )
+            yield R(
+                True, g.counts_additional(t, a) == g.And(creature_entering, m.on_battlefield(g, t, c)), f"ability {a}"
+            )
     for c in m.cards(g):
         # 603.6c says what a leaves-the-battlefield ability is; for 'from anywhere' it answers no.
-        yield R(g.kind(c) != m.GRAVEYARD_FROM_ANYWHERE, g.is_leaves_ability(t, c) == m.is_kind(g, c, m.LEAVES_KINDS),
-                f"card {c}")
+        yield R(
+            g.kind(c) != m.GRAVEYARD_FROM_ANYWHERE,
+            g.is_leaves_ability(t, c) == m.is_kind(g, c, m.LEAVES_KINDS),
+            f"card {c}",
+        )
 
 
 def _prohibition_stops(g, t: int, a: int):
     return g.And(m.card_value(g, "prohibited", t, m.source_card(g, a)), g.prohibition_applies(t, a))
 
 
-@_axiom("101.2", "a 'can't' effect beats a rule that says something happens, where the 'can't' applies",
-        overrides={"603.2": _prohibition_stops})
+@_axiom(
+    "101.2",
+    "a 'can't' effect beats a rule that says something happens, where the 'can't' applies",
+    overrides={"603.2": _prohibition_stops},
+)
 def cant_beats_can(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         yield R(_prohibition_stops(g, t, a), g.base_triggers(t, a) == 0, f"ability {a}")
 
 
-PLAIN_KINDS = (m.DEALT_DAMAGE, m.GRAVEYARD_FROM_ANYWHERE, m.COUNTERED_SELF, m.LOSE_CONTROL, m.PHASES_OUT,
-               m.UNATTACHED, m.ABILITY_TRIGGERS)
+PLAIN_KINDS = (
+    m.DEALT_DAMAGE,
+    m.GRAVEYARD_FROM_ANYWHERE,
+    m.COUNTERED_SELF,
+    m.LOSE_CONTROL,
+    m.PHASES_OUT,
+    m.UNATTACHED,
+    m.ABILITY_TRIGGERS,
+)
 
 
 def _source_zone(g, t: int, a: int, origin):
@@ -306,22 +387,44 @@ def plain_occurrences(g, t: int, a: int, kind: int):
         ok = in_view(g, t, a, exists_in)
         return g.If(g.And(ok, dmg, g.Not(prevented)), 1, 0), g.If(g.And(ok, dmg), 1, 0)
     if kind == m.GRAVEYARD_FROM_ANYWHERE:
+
         def count(v):
-            return g.If(exists_in(v), g.count(g.And(g.zone(t, c) == GRAVEYARD, m.entered(g, t, c), g.creature_card(c))
-                                              for c in m.cards(g)), 0)
+            return g.If(
+                exists_in(v),
+                g.count(g.And(g.zone(t, c) == GRAVEYARD, m.entered(g, t, c), g.creature_card(c)) for c in m.cards(g)),
+                0,
+            )
+
         n = in_view(g, t, a, count)
         return n, n
     if kind == m.COUNTERED_SELF:
-        hit = g.Or(*[g.And(src == c, g.countered_now(t), m.stack_size(g, t - 1) >= 1,
-                           m.top(g, t - 1, "slot_src") == m.spell_code(g, c)) for c in m.cards(g)])
+        hit = g.Or(
+            *[
+                g.And(
+                    src == c,
+                    g.countered_now(t),
+                    m.stack_size(g, t - 1) >= 1,
+                    m.top(g, t - 1, "slot_src") == m.spell_code(g, c),
+                )
+                for c in m.cards(g)
+            ]
+        )
         n = g.If(g.And(hit, in_view(g, t, a, exists_in)), 1, 0)
         return n, n
     if kind == m.LOSE_CONTROL:
         (c0, c1), (z0, z1) = mine("controller"), mine("zone")
         same = g.And(z0 == BATTLEFIELD, z1 == BATTLEFIELD, m.card_value(g, "since", t, src) != t)
         # "you" is the ability's controller in the view: the old controller looking back.
-        n = g.If(g.And(same, c0 != c1, in_view(g, t, a, exists_in),
-                       in_view(g, t, a, lambda v: m.card_value(g, "controller", v, src)) == c0), 1, 0)
+        n = g.If(
+            g.And(
+                same,
+                c0 != c1,
+                in_view(g, t, a, exists_in),
+                in_view(g, t, a, lambda v: m.card_value(g, "controller", v, src)) == c0,
+            ),
+            1,
+            0,
+        )
         return n, n
     if kind == m.PHASES_OUT:
         p0, p1 = mine("phased_out")
@@ -330,12 +433,14 @@ def plain_occurrences(g, t: int, a: int, kind: int):
     if kind == m.UNATTACHED:
         none = m.attached_none(g)
         a0, a1 = mine("attached_to")
-        n = g.If(g.And(a0 != none, g.Or(a1 == none, m.card_value(g, "since", t, src) == t), in_view(g, t, a, exists_in)), 1, 0)
+        n = g.If(
+            g.And(a0 != none, g.Or(a1 == none, m.card_value(g, "since", t, src) == t), in_view(g, t, a, exists_in)),
+            1,
+            0,
+        )
         return n, n
     if kind == m.ABILITY_TRIGGERS:
         others = g.Sum(g.triggers(t, b) for b in m.abilities(g) if b != a and m.ability_class(g, b)[0] == "printed")
         n = g.If(in_view(g, t, a, exists_in), others, 0)
         return n, n
     raise AssertionError(kind)
-
-

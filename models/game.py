@@ -117,14 +117,30 @@ VARIABLES: tuple[VarSpec, ...] = (
     _const("once_each_turn", ("card",), "the ability says 'Do this only once each turn' (603.2i)"),
     _const("from_hand", ("card",), "the ability functions while the card is in its owner's hand"),
     _const("enters_tapped", ("card",), "static ability 'This permanent enters tapped' (603.6d)"),
-    _const("doubler", ("card",), "static: 'a creature entering makes an ability of a permanent you control trigger an additional time'"),
+    _const(
+        "doubler",
+        ("card",),
+        "static: 'a creature entering makes an ability of a permanent you control trigger an additional time'",
+    ),
     _const("uncounterable", ("card",), "the ability says 'This ability can't be countered' (603.1a)"),
-    _const("reflexive_from", ("reflexive",), "card whose resolving ability creates this reflexive trigger", kind="int", max_dim="card"),
+    _const(
+        "reflexive_from",
+        ("reflexive",),
+        "card whose resolving ability creates this reflexive trigger",
+        kind="int",
+        max_dim="card",
+    ),
     _const("pay_any", ("reflexive",), "'when you pay this cost one or more times' (603.12a)"),
     _const("d_kind", ("delayed",), "trigger condition of the delayed triggered ability", kind="enum", values=KINDS),
     _const("d_duration", ("delayed",), "the delayed ability has a stated duration ('this turn', 603.7b)"),
     _const("d_cause", ("delayed",), "what creates the delayed ability (603.7a, 603.7d-g)", kind="enum", values=CAUSES),
-    _const("d_source", ("delayed",), "the card whose spell, ability or static ability creates it", kind="int", max_dim="card"),
+    _const(
+        "d_source",
+        ("delayed",),
+        "the card whose spell, ability or static ability creates it",
+        kind="int",
+        max_dim="card",
+    ),
     _const("d_object", ("delayed",), "the card the delayed ability refers to (603.7c)", kind="int", max_dim="card"),
     _const("d_nth", ("delayed",), "created when the creating ability has resolved twice this turn (603.7h)"),
     # --- the turn ------------------------------------------------------------------
@@ -134,12 +150,20 @@ VARIABLES: tuple[VarSpec, ...] = (
     _env("priority", (), "a player would receive priority at this moment"),
     # --- objects -------------------------------------------------------------------
     _env("zone", ("card",), "zone of the card", kind="enum", values=ZONES),
-    _rule("since", ("card",), "moment the card entered its zone: with the card, the object's identity (400.7)", kind="int", max=31),
+    _rule(
+        "since",
+        ("card",),
+        "moment the card entered its zone: with the card, the object's identity (400.7)",
+        kind="int",
+        max=31,
+    ),
     _env("controller", ("card",), "controller (owner outside the battlefield and stack)", kind="int", max_dim="player"),
     _env("tapped", ("card",), "tapped status"),
     _env("revealed", ("card",), "the card is revealed to all players"),
     _env("phased_out", ("card",), "the permanent is phased out"),
-    _env("attached_to", ("card",), "the card this one is attached to; the number of cards means none", kind="int", max=7),
+    _env(
+        "attached_to", ("card",), "the card this one is attached to; the number of cards means none", kind="int", max=7
+    ),
     _env("prohibited", ("card",), "an effect precludes activating abilities of this card"),
     _env("cond", ("card",), "the ability's intervening-'if' condition is true now"),
     _env("lands_are_creatures", (), "continuous effect 'All lands are creatures'"),
@@ -154,37 +178,81 @@ VARIABLES: tuple[VarSpec, ...] = (
     _env("by_draw", ("player",), "the player leaves the game because the game is a draw"),
     _env("leave", (), "what happens to the top object of the stack", kind="enum", values=LEAVES),
     _env("may_use", (), "the controller of the resolving ability takes its option"),
-    _env("actions_by_effect", (), "times the resolving ability's instructed action was taken (603.12)", kind="int", max=3),
+    _env(
+        "actions_by_effect", (), "times the resolving ability's instructed action was taken (603.12)", kind="int", max=3
+    ),
     _env("actions_other", (), "times the same action was taken for other reasons", kind="int", max=3),
     _env("replacement_applied", ("delayed",), "the static ability of d_source applied its replacement effect"),
     _env("action_taken", ("delayed",), "the player took the action d_source's static ability allows"),
     _env("no_legal_choice", ("ability",), "no legal mode or target exists for the ability as it is put on the stack"),
     # --- triggered abilities (rule-determined) -------------------------------------
     _rule("look_back", ("ability",), "the ability's trigger is judged on the state before the batch (603.10)"),
-    _rule("matches", ("ability",), "occurrences in the batch that match the trigger condition", kind="int", max=MAX_COUNT),
-    _rule("attempts", ("ability",), "matching occurrences counting prevented and replaced ones", kind="int", max=MAX_COUNT),
-    _rule("base_triggers", ("ability",), "times the ability triggers, before 'triggers an additional time'", kind="int", max=MAX_COUNT),
+    _rule(
+        "matches", ("ability",), "occurrences in the batch that match the trigger condition", kind="int", max=MAX_COUNT
+    ),
+    _rule(
+        "attempts", ("ability",), "matching occurrences counting prevented and replaced ones", kind="int", max=MAX_COUNT
+    ),
+    _rule(
+        "base_triggers",
+        ("ability",),
+        "times the ability triggers, before 'triggers an additional time'",
+        kind="int",
+        max=MAX_COUNT,
+    ),
     _rule("triggers", ("ability",), "times the ability triggers in this batch", kind="int", max=MAX_COUNT),
-    _rule("trigger_controller", ("ability",), "controller of the instances that trigger in this batch", kind="int", max_dim="player"),
+    _rule(
+        "trigger_controller",
+        ("ability",),
+        "controller of the instances that trigger in this batch",
+        kind="int",
+        max_dim="player",
+    ),
     _rule("pending", ("ability",), "instances triggered but not yet put on the stack", kind="int", max=MAX_COUNT),
     _rule("placed", ("ability",), "instances put on the stack at this moment", kind="int", max=MAX_COUNT),
-    _rule("removed", ("ability",), "instances removed as they were put on the stack (603.3c-d)", kind="int", max=MAX_COUNT),
-    _rule("skipped", ("ability",), "instances never put on the stack because their option would not be used", kind="int", max=MAX_COUNT),
+    _rule(
+        "removed", ("ability",), "instances removed as they were put on the stack (603.3c-d)", kind="int", max=MAX_COUNT
+    ),
+    _rule(
+        "skipped",
+        ("ability",),
+        "instances never put on the stack because their option would not be used",
+        kind="int",
+        max=MAX_COUNT,
+    ),
     _rule("prohibition_applies", ("ability",), "an activation prohibition stops this ability triggering"),
     _rule("counts_additional", ("ability",), "'triggers an additional time' effects refer to this ability"),
     _rule("is_leaves_ability", ("card",), "the printed ability counts as a leaves-the-battlefield ability"),
     _rule("registered", ("delayed",), "the delayed triggered ability exists (created and not yet used up)"),
     _rule("d_controller", ("delayed",), "controller of the delayed triggered ability", kind="int", max_dim="player"),
-    _rule("d_stamp", ("delayed",), "since-stamp of the object the delayed ability refers to, at creation", kind="int", max=31),
+    _rule(
+        "d_stamp",
+        ("delayed",),
+        "since-stamp of the object the delayed ability refers to, at creation",
+        kind="int",
+        max=31,
+    ),
     _rule("d_zone", ("delayed",), "zone the referred object was in at creation", kind="enum", values=ZONES),
     _rule("resolutions", ("card",), "resolutions of the card's ability this turn", kind="int", max=7),
     _rule("done_this_turn", ("card",), "the card's ability did its action this turn (603.2i)"),
     # --- the stack ----------------------------------------------------------------
     _rule("stack_size", (), "number of objects on the stack", kind="int", max=7),
-    _rule("slot_src", ("slot",), "object in the slot: 0 empty, 1+a ability a, 1+abilities+c spell card c", kind="int", max=31),
+    _rule(
+        "slot_src",
+        ("slot",),
+        "object in the slot: 0 empty, 1+a ability a, 1+abilities+c spell card c",
+        kind="int",
+        max=31,
+    ),
     _rule("slot_controller", ("slot",), "controller of the object in the slot", kind="int", max_dim="player"),
     _rule("slot_moment", ("slot",), "moment the ability in the slot triggered", kind="int", max=31),
-    _rule("slot_zone", ("slot",), "zone the ability's object moved to (zone-change triggers, 603.6)", kind="enum", values=ZONES),
+    _rule(
+        "slot_zone",
+        ("slot",),
+        "zone the ability's object moved to (zone-change triggers, 603.6)",
+        kind="enum",
+        values=ZONES,
+    ),
     _rule("countered_now", (), "the top object was countered in this batch"),
     _rule("instruction_works", (), "the top ability's 'can't be countered' instruction functions (603.1a)"),
     _rule("acts", (), "the resolving object did what its effect says to its object"),
@@ -432,16 +500,37 @@ def attached_none(g) -> int:
 
 
 def measures(g, moments: int) -> list[tuple[str, list]]:
-    """What makes a counterexample small, in order: objects involved, then events."""
+    """What makes a counterexample small, in order: objects involved, events, then card text and effects."""
     involved = [g.Or(*[g.zone(t, c) != LIBRARY for t in range(moments)]) for c in cards(g)]
     events = []
     for t in range(1, moments):
         for c in cards(g):
-            events += [g.zone(t, c) != g.zone(t - 1, c), g.tapped(t, c) != g.tapped(t - 1, c), g.damage(t, c),
-                       g.controller(t, c) != g.controller(t - 1, c), g.phased_out(t, c) != g.phased_out(t - 1, c)]
+            events += [
+                g.zone(t, c) != g.zone(t - 1, c),
+                g.tapped(t, c) != g.tapped(t - 1, c),
+                g.damage(t, c),
+                g.controller(t, c) != g.controller(t - 1, c),
+                g.phased_out(t, c) != g.phased_out(t - 1, c),
+            ]
         events += [g.leave(t) != NO_LEAVE, begins(g, t)]
         events += [g.leaves_game(t, p) for p in players(g)]
-    return [("objects", involved), ("events", events)]
+    flags = (
+        "creature_card",
+        "land_card",
+        "has_if",
+        "optional",
+        "modal",
+        "targeted",
+        "once_each_turn",
+        "from_hand",
+        "enters_tapped",
+        "doubler",
+        "uncounterable",
+    )
+    circumstances = [g.var(f, c) for f in flags for c in cards(g)]
+    circumstances += [x for t in range(moments) for x in (g.lands_are_creatures(t), g.creatures_lose_abilities(t))]
+    circumstances += [g.prohibited(t, c) for t in range(moments) for c in cards(g)]
+    return [("objects", involved), ("events", events), ("circumstances", circumstances)]
 
 
 # ---------------------------------------------------------------------------------
@@ -499,8 +588,11 @@ def describe(g, t: int) -> dict[str, str]:
         if g.leaves_game(t, p):
             events.append(f"P{p} leaves the game" + (" (draw)" if g.by_draw(t, p) else ""))
     if t > 0 and g.leave(t) != NO_LEAVE:
-        events.append(f"top of stack: {LEAVES[g.leave(t)]}" + (" (countered)" if g.countered_now(t) else "")
-                      + (" (does its effect)" if g.acts(t) else ""))
+        events.append(
+            f"top of stack: {LEAVES[g.leave(t)]}"
+            + (" (countered)" if g.countered_now(t) else "")
+            + (" (does its effect)" if g.acts(t) else "")
+        )
     for d in g.range("delayed"):
         if g.registered(t, d) and (t == 0 or not g.registered(t - 1, d)):
             changes.append(f"d{d} created [P{g.d_controller(t, d)}]")
@@ -508,8 +600,11 @@ def describe(g, t: int) -> dict[str, str]:
         changes.append("effect: lands are creatures")
     if g.creatures_lose_abilities(t):
         changes.append("effect: creatures lose abilities")
-    triggers = [f"{ability_name(g, a)} ×{g.triggers(t, a)} [P{g.trigger_controller(t, a)}]"
-                for a in abilities(g) if g.triggers(t, a)]
+    triggers = [
+        f"{ability_name(g, a)} ×{g.triggers(t, a)} [P{g.trigger_controller(t, a)}]"
+        for a in abilities(g)
+        if g.triggers(t, a)
+    ]
     stack = [stack_entry(g, t, s) for s in slots(g) if g.slot_src(t, s)]
     return {
         "moment": f"{t}{'' if g.priority(t) else ' (no priority)'}",
@@ -522,15 +617,33 @@ def describe(g, t: int) -> dict[str, str]:
 
 
 def describe_setup(g) -> list[str]:
-    """The cards and delayed abilities of a trace, one line each."""
+    """The cards involved (not idle in the library) and the delayed abilities of a trace, one line each."""
     lines = []
-    flags = ("creature_card", "land_card", "has_if", "optional", "modal", "targeted", "once_each_turn", "from_hand",
-             "enters_tapped", "doubler", "uncounterable")
+    flags = (
+        "creature_card",
+        "land_card",
+        "has_if",
+        "optional",
+        "modal",
+        "targeted",
+        "once_each_turn",
+        "from_hand",
+        "enters_tapped",
+        "doubler",
+        "uncounterable",
+    )
     for c in cards(g):
+        if all(g.zone(t, c) == LIBRARY for t in range(g.moments)):
+            continue  # not involved
         set_flags = [f for f in flags if g.var(f, c)]
-        lines.append(f"c{c}: owner P{g.owner(c)}, trigger {KINDS[g.kind(c)]}" + (f"; {', '.join(set_flags)}" if set_flags else ""))
+        lines.append(
+            f"c{c}: owner P{g.owner(c)}, trigger {KINDS[g.kind(c)]}"
+            + (f"; {', '.join(set_flags)}" if set_flags else "")
+        )
     for d in g.range("delayed"):
         if any(g.registered(t, d) for t in range(g.moments)):
-            lines.append(f"d{d}: {KINDS[g.d_kind(d)]}{' this turn' if g.d_duration(d) else ''}, created by "
-                         f"{CAUSES[g.d_cause(d)]} of c{g.d_source(d)}, refers to c{g.d_object(d)}")
+            lines.append(
+                f"d{d}: {KINDS[g.d_kind(d)]}{' this turn' if g.d_duration(d) else ''}, created by "
+                f"{CAUSES[g.d_cause(d)]} of c{g.d_source(d)}, refers to c{g.d_object(d)}"
+            )
     return lines

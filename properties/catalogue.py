@@ -14,16 +14,18 @@ from __future__ import annotations
 from rule603 import prop
 from rule603.models import game as m
 from rule603.models.game import (
+    ABILITY_CAUSE,
     ABILITY_TRIGGERS,
+    ACTION_CAUSE,
     BATTLEFIELD,
     BECOMES_TAPPED,
     COUNTER,
     COUNTERED_SELF,
     CREATURE_DIES,
     CREATURE_ENTERS,
+    ENCHANTED_LEAVES,
     END,
     END_STEP,
-    ENCHANTED_LEAVES,
     ENTERS_SELF,
     GRAVEYARD,
     GRAVEYARD_FROM_ANYWHERE,
@@ -31,20 +33,24 @@ from rule603.models.game import (
     NO_CARDS_IN_HAND,
     PHASES_OUT,
     PLAYER_LOSES,
-    SPELL_CAUSE,
-    ABILITY_CAUSE,
     REPLACEMENT_CAUSE,
-    ACTION_CAUSE,
+    SPELL_CAUSE,
     UNATTACHED,
     UPKEEP,
     YOUR_UPKEEP,
 )
 
-
 # --- helpers ------------------------------------------------------------------------
 
 #: Trigger conditions judged on the game before the event (their controller is the one before it).
-LOOKING_BACK = m.LEAVES_KINDS + (LOSE_CONTROL, PHASES_OUT, UNATTACHED, PLAYER_LOSES, COUNTERED_SELF, GRAVEYARD_FROM_ANYWHERE)
+LOOKING_BACK = m.LEAVES_KINDS + (
+    LOSE_CONTROL,
+    PHASES_OUT,
+    UNATTACHED,
+    PLAYER_LOSES,
+    COUNTERED_SELF,
+    GRAVEYARD_FROM_ANYWHERE,
+)
 
 
 def unhindered(g, t: int, c: int):
@@ -77,14 +83,16 @@ def created_at(g, u: int, d: int):
 
 @prop("delayed-fires-once", clauses=["603.7a", "603.7b"])
 def delayed_fires_once(g, t):
-    """A delayed triggered ability without a duration triggers at most once, and only for an event after its creation."""
+    """A delayed triggered ability without a duration triggers at most once, and only for an event after its
+    creation."""
     claims = []
     for d in g.range("delayed"):
         a = m.delayed(g, d)
         fired = g.triggers(t, a) >= 1
         # Each earlier firing must be followed by a new creation before this one.
-        once = g.And(*[g.Implies(g.triggers(u, a) >= 1, g.Or(*[created_at(g, w, d) for w in range(u + 1, t)]))
-                       for u in range(t)])
+        once = g.And(
+            *[g.Implies(g.triggers(u, a) >= 1, g.Or(*[created_at(g, w, d) for w in range(u + 1, t)])) for u in range(t)]
+        )
         after_creation = g.registered(t - 1, d) if t > 0 else False
         claims.append(g.Implies(g.And(g.Not(g.d_duration(d)), fired), g.And(g.triggers(t, a) == 1, once)))
         claims.append(g.Implies(fired, after_creation))
@@ -161,10 +169,17 @@ def _delayed_controller_prop(cause):
         claims = []
         for d in g.range("delayed"):
             a = m.delayed(g, d)
-            resolver = [g.And(g.registered(u, d), g.Not(g.registered(u - 1, d)),
-                              g.trigger_controller(t, a) == m.top(g, u - 1, "slot_controller")) for u in range(1, t)]
+            resolver = [
+                g.And(
+                    g.registered(u, d),
+                    g.Not(g.registered(u - 1, d)),
+                    g.trigger_controller(t, a) == m.top(g, u - 1, "slot_controller"),
+                )
+                for u in range(1, t)
+            ]
             claims.append(g.Implies(g.And(g.d_cause(d) == cause, g.triggers(t, a) >= 1), g.Or(*resolver)))
         return g.And(*claims)
+
     return claim
 
 
@@ -174,24 +189,31 @@ def _delayed_static_controller_prop():
         for d in g.range("delayed"):
             a = m.delayed(g, d)
             static = g.Or(g.d_cause(d) == REPLACEMENT_CAUSE, g.d_cause(d) == ACTION_CAUSE)
-            at_creation = [g.And(created_at(g, u, d),
-                                 g.trigger_controller(t, a) == m.card_value(g, "controller", u, g.d_source(d)))
-                           for u in range(t)]
+            at_creation = [
+                g.And(
+                    created_at(g, u, d), g.trigger_controller(t, a) == m.card_value(g, "controller", u, g.d_source(d))
+                )
+                for u in range(t)
+            ]
             claims.append(g.Implies(g.And(static, g.triggers(t, a) >= 1), g.Or(*at_creation)))
         return g.And(*claims)
+
     return claim
 
 
 delayed_controller_spell = prop(
-    "delayed-controller-spell", clauses=["603.7a", "603.7d"],
+    "delayed-controller-spell",
+    clauses=["603.7a", "603.7d"],
     summary="A delayed trigger made by a spell is controlled by whoever controlled the spell as it resolved.",
 )(_delayed_controller_prop(SPELL_CAUSE))
 delayed_controller_ability = prop(
-    "delayed-controller-ability", clauses=["603.7a", "603.7e"],
+    "delayed-controller-ability",
+    clauses=["603.7a", "603.7e"],
     summary="A delayed trigger made by an ability is controlled by whoever controlled that ability as it resolved.",
 )(_delayed_controller_prop(ABILITY_CAUSE))
 delayed_controller_static = prop(
-    "delayed-controller-static", clauses=["603.7a", "603.7f", "603.7g"],
+    "delayed-controller-static",
+    clauses=["603.7a", "603.7f", "603.7g"],
     summary="A delayed trigger made through a static ability is controlled by that object's controller at that time.",
 )(_delayed_static_controller_prop())
 
@@ -202,20 +224,27 @@ delayed_controller_static = prop(
 @prop("state-trigger-single-instance", clauses=["603.8"])
 def state_trigger_single(g, t):
     """A state trigger never has two instances pending or on the stack at once."""
-    return g.And(*[g.Implies(m.ability_kind(g, a) == NO_CARDS_IN_HAND, m.outstanding(g, t, a) <= 1)
-                   for a in m.abilities(g)])
+    return g.And(
+        *[g.Implies(m.ability_kind(g, a) == NO_CARDS_IN_HAND, m.outstanding(g, t, a) <= 1) for a in m.abilities(g)]
+    )
 
 
 @prop("state-trigger-retriggers", clauses=["603.2", "603.8", "603.10"])
 def state_trigger_retriggers(g, t):
-    """Once its instance has left the stack, a state trigger triggers again if its source is still there and the state holds."""
+    """Once its instance has left the stack, a state trigger triggers again if its source is still there and the
+    state holds."""
     if t == 0:
         return True
     claims = []
     for c in m.cards(g):
         a = m.printed(g, c)
-        holds = g.And(g.kind(c) == NO_CARDS_IN_HAND, present(g, t, c), unhindered(g, t, c),
-                      m.hand_empty(g, t, g.controller(t, c)), m.outstanding(g, t - 1, a) == 0)
+        holds = g.And(
+            g.kind(c) == NO_CARDS_IN_HAND,
+            present(g, t, c),
+            unhindered(g, t, c),
+            m.hand_empty(g, t, g.controller(t, c)),
+            m.outstanding(g, t - 1, a) == 0,
+        )
         claims.append(g.Implies(holds, g.triggers(t, a) == 1))
     return g.And(*claims)
 
@@ -226,8 +255,12 @@ def state_trigger_retriggers(g, t):
 @prop("becomes-tapped-not-on-entry", clauses=["603.2f"])
 def becomes_tapped_not_on_entry(g, t):
     """A 'becomes tapped' ability never triggers for its permanent entering the battlefield tapped."""
-    return g.And(*[g.Implies(g.And(g.kind(c) == BECOMES_TAPPED, m.entered_battlefield(g, t, c)), g.triggers(t, c) == 0)
-                   for c in m.cards(g)])
+    return g.And(
+        *[
+            g.Implies(g.And(g.kind(c) == BECOMES_TAPPED, m.entered_battlefield(g, t, c)), g.triggers(t, c) == 0)
+            for c in m.cards(g)
+        ]
+    )
 
 
 @prop("enters-tapped-untaps-first", clauses=["603.2f", "603.6d"])
@@ -237,8 +270,9 @@ def enters_tapped_untaps_first(g, t):
     for c in m.cards(g):
         # Untapped at a moment after it entered (or at moment 0, if it was there before the trace began).
         untapped_since = g.Or(*[g.And(g.Or(g.since(t, c) < u, u == 0), g.Not(g.tapped(u, c))) for u in range(t)])
-        claims.append(g.Implies(g.And(g.enters_tapped(c), g.kind(c) == BECOMES_TAPPED, g.triggers(t, c) >= 1),
-                                untapped_since))
+        claims.append(
+            g.Implies(g.And(g.enters_tapped(c), g.kind(c) == BECOMES_TAPPED, g.triggers(t, c) >= 1), untapped_since)
+        )
     return g.And(*claims)
 
 
@@ -249,8 +283,15 @@ def triggers_despite_prohibition(g, t):
         return True
     claims = []
     for c in m.cards(g):
-        taps = g.And(g.kind(c) == BECOMES_TAPPED, same_permanent(g, t, c), g.Not(g.tapped(t - 1, c)), g.tapped(t, c),
-                     present(g, t, c), g.Not(g.has_if(c)), g.Not(g.once_each_turn(c)))
+        taps = g.And(
+            g.kind(c) == BECOMES_TAPPED,
+            same_permanent(g, t, c),
+            g.Not(g.tapped(t - 1, c)),
+            g.tapped(t, c),
+            present(g, t, c),
+            g.Not(g.has_if(c)),
+            g.Not(g.once_each_turn(c)),
+        )
         claims.append(g.Implies(taps, g.triggers(t, c) >= 1))
     return g.And(*claims)
 
@@ -269,13 +310,19 @@ def dies_once_per_creature(g, t):
 
 @prop("dies-seen-by-dying-artifact", clauses=["603.2", "603.6c", "603.10a"])
 def dies_seen_by_dying(g, t):
-    """A 'whenever a creature dies' permanent that dies in the same event still triggers for the creatures (look back)."""
+    """A 'whenever a creature dies' permanent that dies in the same event still triggers for the creatures (look
+    back)."""
     if t == 0:
         return True
     claims = []
     for c in m.cards(g):
-        dying_too = g.And(g.kind(c) == CREATURE_DIES, present(g, t - 1, c), m.left_battlefield(g, t, c),
-                          unhindered(g, t, c), deaths(g, t) >= 1)
+        dying_too = g.And(
+            g.kind(c) == CREATURE_DIES,
+            present(g, t - 1, c),
+            m.left_battlefield(g, t, c),
+            unhindered(g, t, c),
+            deaths(g, t) >= 1,
+        )
         claims.append(g.Implies(dying_too, g.triggers(t, c) >= 1))
     return g.And(*claims)
 
@@ -283,8 +330,12 @@ def dies_seen_by_dying(g, t):
 @prop("prevented-damage-triggers-nothing", clauses=["603.2h"])
 def prevented_damage(g, t):
     """An ability that triggers on its permanent being dealt damage doesn't trigger if all that damage is prevented."""
-    return g.And(*[g.Implies(g.And(g.kind(c) == m.DEALT_DAMAGE, g.damage_prevented(t, c)), g.triggers(t, c) == 0)
-                   for c in m.cards(g)])
+    return g.And(
+        *[
+            g.Implies(g.And(g.kind(c) == m.DEALT_DAMAGE, g.damage_prevented(t, c)), g.triggers(t, c) == 0)
+            for c in m.cards(g)
+        ]
+    )
 
 
 @prop("hidden-card-never-triggers", clauses=["603.2g"])
@@ -292,8 +343,9 @@ def hidden_never_triggers(g, t):
     """An ability of a card that stays hidden from some player (unrevealed, in hand or library) doesn't trigger."""
     if t == 0:
         return True
-    return g.And(*[g.Implies(g.Not(g.Or(m.visible(g, t - 1, c), m.visible(g, t, c))), g.triggers(t, c) == 0)
-                   for c in m.cards(g)])
+    return g.And(
+        *[g.Implies(g.Not(g.Or(m.visible(g, t - 1, c), m.visible(g, t, c))), g.triggers(t, c) == 0) for c in m.cards(g)]
+    )
 
 
 @prop("once-each-turn-stops-triggering", clauses=["603.2i"])
@@ -301,20 +353,35 @@ def once_each_turn(g, t):
     """After a 'do this only once each turn' ability has done its action, it doesn't trigger again that turn."""
     if t == 0:
         return True
-    return g.And(*[g.Implies(g.And(g.once_each_turn(c), g.done_this_turn(t - 1, c), g.turn(t) == g.turn(t - 1)),
-                             g.triggers(t, c) == 0) for c in m.cards(g)])
+    return g.And(
+        *[
+            g.Implies(
+                g.And(g.once_each_turn(c), g.done_this_turn(t - 1, c), g.turn(t) == g.turn(t - 1)),
+                g.triggers(t, c) == 0,
+            )
+            for c in m.cards(g)
+        ]
+    )
 
 
 @prop("additional-trigger-counts-once", clauses=["603.2", "603.2d", "603.6a", "603.10"])
 def additional_trigger_counts_once(g, t):
-    """With N 'triggers an additional time' effects, a creature's enters ability triggers exactly 1+N times, never more."""
+    """With N 'triggers an additional time' effects, a creature's enters ability triggers exactly 1+N times, never
+    more."""
     if t == 0:
         return True
     claims = []
     for c in m.cards(g):
-        enters = g.And(g.kind(c) == ENTERS_SELF, m.entered_battlefield(g, t, c), g.eff_creature(t, c),
-                       g.eff_ability(t, c), unhindered(g, t, c), g.Not(g.phased_out(t, c)))
+        enters = g.And(
+            g.kind(c) == ENTERS_SELF,
+            m.entered_battlefield(g, t, c),
+            g.eff_creature(t, c),
+            g.eff_ability(t, c),
+            unhindered(g, t, c),
+            g.Not(g.phased_out(t, c)),
+        )
         from rule603.models.current.clauses import additional_times
+
         claims.append(g.Implies(enters, g.triggers(t, c) == 1 + additional_times(g, t, m.printed(g, c))))
     return g.And(*claims)
 
@@ -325,8 +392,12 @@ def additional_trigger_skips_delayed(g, t):
     claims = []
     for d in g.range("delayed"):
         a = m.delayed(g, d)
-        claims.append(g.Implies(g.d_kind(d) == CREATURE_ENTERS, g.triggers(t, a) <= m.creature_enters_count(g, t, t)
-                                if t > 0 else g.triggers(t, a) == 0))
+        claims.append(
+            g.Implies(
+                g.d_kind(d) == CREATURE_ENTERS,
+                g.triggers(t, a) <= m.creature_enters_count(g, t, t) if t > 0 else g.triggers(t, a) == 0,
+            )
+        )
     for r in g.range("reflexive"):
         claims.append(g.triggers(t, m.reflexive(g, r)) <= g.actions_by_effect(t))
     return g.And(*claims)
@@ -334,26 +405,35 @@ def additional_trigger_skips_delayed(g, t):
 
 @prop("upkeep-trigger-each-upkeep", clauses=["603.2", "603.2b"])
 def upkeep_trigger(g, t):
-    """'At the beginning of your upkeep' triggers exactly once as each of its controller's upkeeps begins, and at no other time."""
+    """'At the beginning of your upkeep' triggers exactly once as each of its controller's upkeeps begins, and at
+    no other time."""
     claims = []
     for c in m.cards(g):
         upkeep = g.And(m.begins(g, t), g.step(t) == UPKEEP, g.active(t) == g.controller(t, c), present(g, t, c))
-        claims.append(g.Implies(g.And(g.kind(c) == YOUR_UPKEEP, unhindered(g, t, c), g.Not(g.from_hand(c))),
-                                g.triggers(t, c) == g.If(upkeep, 1, 0)))
+        claims.append(
+            g.Implies(
+                g.And(g.kind(c) == YOUR_UPKEEP, unhindered(g, t, c), g.Not(g.from_hand(c))),
+                g.triggers(t, c) == g.If(upkeep, 1, 0),
+            )
+        )
     return g.And(*claims)
 
 
 @prop("intervening-if-both-times", clauses=["603.4"])
 def intervening_if(g, t):
-    """An intervening-'if' ability does its effect only if the condition was true when it triggered and as it resolves."""
+    """An intervening-'if' ability does its effect only if the condition was true when it triggered and as it
+    resolves."""
     if t == 0:
         return True
     claims = []
     for c in m.cards(g):
         a = m.printed(g, c)
         when_triggered = g.Or(*[g.And(m.top(g, t - 1, "slot_moment") == u, g.cond(u, c)) for u in range(t)])
-        claims.append(g.Implies(g.And(g.has_if(c), m.resolving_ability(g, t, a), g.acts(t)),
-                                g.And(g.cond(t - 1, c), when_triggered)))
+        claims.append(
+            g.Implies(
+                g.And(g.has_if(c), m.resolving_ability(g, t, a), g.acts(t)), g.And(g.cond(t - 1, c), when_triggered)
+            )
+        )
     return g.And(*claims)
 
 
@@ -368,8 +448,9 @@ def enters_with_effects(g, t):
     claims = []
     for c in m.cards(g):
         land_arrives = g.Or(*[g.And(g.land_card(x), m.entered_battlefield(g, t, x)) for x in m.cards(g)])
-        watching = g.And(g.kind(c) == CREATURE_ENTERS, present(g, t, c), unhindered(g, t, c),
-                         g.lands_are_creatures(t), land_arrives)
+        watching = g.And(
+            g.kind(c) == CREATURE_ENTERS, present(g, t, c), unhindered(g, t, c), g.lands_are_creatures(t), land_arrives
+        )
         claims.append(g.Implies(watching, g.triggers(t, c) >= 1))
     return g.And(*claims)
 
@@ -377,8 +458,20 @@ def enters_with_effects(g, t):
 @prop("enters-without-abilities", clauses=["603.6a", "603.6b"])
 def enters_without_abilities(g, t):
     """With 'All creatures lose all abilities', a creature's own enters ability doesn't trigger."""
-    return g.And(*[g.Implies(g.And(g.kind(c) == ENTERS_SELF, g.creature_card(c), m.entered_battlefield(g, t, c),
-                                   g.creatures_lose_abilities(t)), g.triggers(t, c) == 0) for c in m.cards(g)])
+    return g.And(
+        *[
+            g.Implies(
+                g.And(
+                    g.kind(c) == ENTERS_SELF,
+                    g.creature_card(c),
+                    m.entered_battlefield(g, t, c),
+                    g.creatures_lose_abilities(t),
+                ),
+                g.triggers(t, c) == 0,
+            )
+            for c in m.cards(g)
+        ]
+    )
 
 
 @prop("newcomers-see-each-other", clauses=["603.2", "603.2c", "603.6a", "603.10"])
@@ -388,8 +481,9 @@ def newcomers_see_each_other(g, t):
         return True
     claims = []
     for c in m.cards(g):
-        arriving = g.And(g.kind(c) == CREATURE_ENTERS, m.entered_battlefield(g, t, c), present(g, t, c),
-                         unhindered(g, t, c))
+        arriving = g.And(
+            g.kind(c) == CREATURE_ENTERS, m.entered_battlefield(g, t, c), present(g, t, c), unhindered(g, t, c)
+        )
         claims.append(g.Implies(arriving, g.triggers(t, c) >= m.creature_enters_count(g, t, t)))
     return g.And(*claims)
 
@@ -412,18 +506,37 @@ def from_anywhere(g, t):
     """A 'put into a graveyard from anywhere' permanent doesn't see the creatures that die along with it."""
     if t == 0:
         return True
-    return g.And(*[g.Implies(g.And(g.kind(c) == GRAVEYARD_FROM_ANYWHERE, m.left_battlefield(g, t, c), g.Not(g.from_hand(c)),
-                                   g.zone(t, c) != BATTLEFIELD),
-                             g.triggers(t, c) == 0) for c in m.cards(g)])
+    return g.And(
+        *[
+            g.Implies(
+                g.And(
+                    g.kind(c) == GRAVEYARD_FROM_ANYWHERE,
+                    m.left_battlefield(g, t, c),
+                    g.Not(g.from_hand(c)),
+                    g.zone(t, c) != BATTLEFIELD,
+                ),
+                g.triggers(t, c) == 0,
+            )
+            for c in m.cards(g)
+        ]
+    )
 
 
 @prop("aura-trigger-finds-aura", clauses=["603.6e"])
 def aura_finds_aura(g, t):
-    """An Aura's 'enchanted permanent leaves' ability acts on the Aura card if it is in the graveyard, and not otherwise."""
+    """An Aura's 'enchanted permanent leaves' ability acts on the Aura card if it is in the graveyard, and not
+    otherwise."""
     if t == 0:
         return True
-    return g.And(*[g.Implies(g.And(g.kind(c) == ENCHANTED_LEAVES, m.resolving_ability(g, t, m.printed(g, c))),
-                             g.acts(t) == (g.zone(t - 1, c) == GRAVEYARD)) for c in m.cards(g)])
+    return g.And(
+        *[
+            g.Implies(
+                g.And(g.kind(c) == ENCHANTED_LEAVES, m.resolving_ability(g, t, m.printed(g, c))),
+                g.acts(t) == (g.zone(t - 1, c) == GRAVEYARD),
+            )
+            for c in m.cards(g)
+        ]
+    )
 
 
 @prop("aura-sees-permanent-leave", clauses=["603.2", "603.6c", "603.10a"])
@@ -434,8 +547,12 @@ def aura_sees_leave(g, t):
     claims = []
     for c in m.cards(g):
         host_leaves = g.Or(*[g.And(g.attached_to(t - 1, c) == x, m.left_battlefield(g, t, x)) for x in m.cards(g)])
-        claims.append(g.Implies(g.And(g.kind(c) == ENCHANTED_LEAVES, present(g, t - 1, c), unhindered(g, t, c),
-                                      host_leaves), g.triggers(t, c) >= 1))
+        claims.append(
+            g.Implies(
+                g.And(g.kind(c) == ENCHANTED_LEAVES, present(g, t - 1, c), unhindered(g, t, c), host_leaves),
+                g.triggers(t, c) >= 1,
+            )
+        )
     return g.And(*claims)
 
 
@@ -446,28 +563,48 @@ def _self_event_triggers(kind, event, where=present):
     def claim(g, t):
         if t == 0:
             return True
-        return g.And(*[g.Implies(g.And(g.kind(c) == kind, where(g, t - 1, c), unhindered(g, t, c), event(g, t, c)),
-                                 g.triggers(t, c) >= 1) for c in m.cards(g)])
+        return g.And(
+            *[
+                g.Implies(
+                    g.And(g.kind(c) == kind, where(g, t - 1, c), unhindered(g, t, c), event(g, t, c)),
+                    g.triggers(t, c) >= 1,
+                )
+                for c in m.cards(g)
+            ]
+        )
+
     return claim
 
 
 phasing_looks_back = prop(
-    "phasing-out-looks-back", clauses=["603.2", "603.10b"],
+    "phasing-out-looks-back",
+    clauses=["603.2", "603.10b"],
     summary="'Whenever this phases out' triggers when its permanent phases out.",
 )(_self_event_triggers(PHASES_OUT, lambda g, t, c: g.And(g.Not(g.phased_out(t - 1, c)), g.phased_out(t, c))))
 
 unattached_looks_back = prop(
-    "unattached-looks-back", clauses=["603.2", "603.10c"],
+    "unattached-looks-back",
+    clauses=["603.2", "603.10c"],
     summary="'Whenever this becomes unattached' triggers even when it leaves the battlefield as it does.",
-)(_self_event_triggers(UNATTACHED, lambda g, t, c: g.And(g.attached_to(t - 1, c) != m.attached_none(g),
-                                                           m.left_battlefield(g, t, c))))
+)(
+    _self_event_triggers(
+        UNATTACHED, lambda g, t, c: g.And(g.attached_to(t - 1, c) != m.attached_none(g), m.left_battlefield(g, t, c))
+    )
+)
 
 countered_looks_back = prop(
-    "countered-looks-back", clauses=["603.2", "603.10e"],
+    "countered-looks-back",
+    clauses=["603.2", "603.10e"],
     summary="'When this spell is countered' triggers when the spell is countered.",
-)(_self_event_triggers(COUNTERED_SELF, lambda g, t, c: g.And(g.countered_now(t), m.stack_size(g, t - 1) >= 1,
-                                                               m.top(g, t - 1, "slot_src") == m.spell_code(g, c)),
-                         where=m.functions))
+)(
+    _self_event_triggers(
+        COUNTERED_SELF,
+        lambda g, t, c: g.And(
+            g.countered_now(t), m.stack_size(g, t - 1) >= 1, m.top(g, t - 1, "slot_src") == m.spell_code(g, c)
+        ),
+        where=m.functions,
+    )
+)
 
 
 @prop("lose-control-looks-back", clauses=["603.2", "603.3a", "603.10d"])
@@ -477,9 +614,16 @@ def lose_control(g, t):
         return True
     claims = []
     for c in m.cards(g):
-        lost = g.And(g.kind(c) == LOSE_CONTROL, same_permanent(g, t, c), present(g, t - 1, c), unhindered(g, t, c),
-                     g.controller(t - 1, c) != g.controller(t, c))
-        claims.append(g.Implies(lost, g.And(g.triggers(t, c) >= 1, g.trigger_controller(t, c) == g.controller(t - 1, c))))
+        lost = g.And(
+            g.kind(c) == LOSE_CONTROL,
+            same_permanent(g, t, c),
+            present(g, t - 1, c),
+            unhindered(g, t, c),
+            g.controller(t - 1, c) != g.controller(t, c),
+        )
+        claims.append(
+            g.Implies(lost, g.And(g.triggers(t, c) >= 1, g.trigger_controller(t, c) == g.controller(t - 1, c)))
+        )
     return g.And(*claims)
 
 
@@ -491,8 +635,12 @@ def loses_game(g, t):
     claims = []
     for c in m.cards(g):
         someone = g.Or(*[g.And(g.leaves_game(t, p), g.Not(g.by_draw(t, p))) for p in m.players(g)])
-        claims.append(g.Implies(g.And(g.kind(c) == PLAYER_LOSES, present(g, t - 1, c), unhindered(g, t, c), someone),
-                                g.triggers(t, c) >= 1))
+        claims.append(
+            g.Implies(
+                g.And(g.kind(c) == PLAYER_LOSES, present(g, t - 1, c), unhindered(g, t, c), someone),
+                g.triggers(t, c) >= 1,
+            )
+        )
     return g.And(*claims)
 
 
@@ -523,12 +671,20 @@ def apnap(g, t):
                     if s2 >= s1:
                         continue
                     # Wrong: the non-active player's c2 sits below (s2) the active player's c1 (s1).
-                    wrong = g.And(m.new_slot(g, t, s1), m.new_slot(g, t, s2),
-                                  g.slot_src(t, s1) == m.ability_code(c1), g.slot_src(t, s2) == m.ability_code(c2),
-                                  g.slot_moment(t, s1) == t, g.slot_moment(t, s2) == t,
-                                  g.controller(t, c1) == g.active(t), g.controller(t, c2) != g.active(t),
-                                  g.kind(c1) != ABILITY_TRIGGERS, g.kind(c2) != ABILITY_TRIGGERS,
-                                  g.Not(m.is_kind(g, c1, LOOKING_BACK)), g.Not(m.is_kind(g, c2, LOOKING_BACK)))
+                    wrong = g.And(
+                        m.new_slot(g, t, s1),
+                        m.new_slot(g, t, s2),
+                        g.slot_src(t, s1) == m.ability_code(c1),
+                        g.slot_src(t, s2) == m.ability_code(c2),
+                        g.slot_moment(t, s1) == t,
+                        g.slot_moment(t, s2) == t,
+                        g.controller(t, c1) == g.active(t),
+                        g.controller(t, c2) != g.active(t),
+                        g.kind(c1) != ABILITY_TRIGGERS,
+                        g.kind(c2) != ABILITY_TRIGGERS,
+                        g.Not(m.is_kind(g, c1, LOOKING_BACK)),
+                        g.Not(m.is_kind(g, c2, LOOKING_BACK)),
+                    )
                     claims.append(g.Not(wrong))
     return g.And(*claims)
 
@@ -548,22 +704,29 @@ def two_part(g, t):
             for s2 in m.slots(g):
                 if s2 >= s1:
                     continue
-                below_other = g.And(m.new_slot(g, t, s1), m.new_slot(g, t, s2), g.slot_src(t, s2) == m.ability_code(c),
-                                    g.kind(c) == ABILITY_TRIGGERS,
-                                    g.Or(*[g.And(g.slot_src(t, s1) == m.ability_code(b), g.kind(b) != ABILITY_TRIGGERS)
-                                           for b in others]))
+                below_other = g.And(
+                    m.new_slot(g, t, s1),
+                    m.new_slot(g, t, s2),
+                    g.slot_src(t, s2) == m.ability_code(c),
+                    g.kind(c) == ABILITY_TRIGGERS,
+                    g.Or(
+                        *[g.And(g.slot_src(t, s1) == m.ability_code(b), g.kind(b) != ABILITY_TRIGGERS) for b in others]
+                    ),
+                )
                 claims.append(g.Not(below_other))
     return g.And(*claims)
 
 
 @prop("trigger-controller-fixed-when-triggered", clauses=["603.3a"])
 def controller_fixed(g, t):
-    """An ability on the stack is controlled by whoever controlled its source when it triggered, whatever happened since."""
+    """An ability on the stack is controlled by whoever controlled its source when it triggered, whatever happened
+    since."""
     claims = []
     for s in m.slots(g):
         for c in m.cards(g):
-            at_trigger = g.Or(*[g.And(g.slot_moment(t, s) == u, g.slot_controller(t, s) == g.controller(u, c))
-                                for u in range(t + 1)])
+            at_trigger = g.Or(
+                *[g.And(g.slot_moment(t, s) == u, g.slot_controller(t, s) == g.controller(u, c)) for u in range(t + 1)]
+            )
             normal = g.Not(m.is_kind(g, c, LOOKING_BACK))
             claims.append(g.Implies(g.And(g.slot_src(t, s) == m.ability_code(c), normal), at_trigger))
     return g.And(*claims)
@@ -582,7 +745,8 @@ def no_choice(g, t):
 
 @prop("optional-still-goes-on-stack", clauses=["603.3", "603.5"])
 def optional_on_stack(g, t):
-    """An optional ('may') ability that triggered is put on the stack at the next priority, whatever its controller intends."""
+    """An optional ('may') ability that triggered is put on the stack at the next priority, whatever its controller
+    intends."""
     if t == 0:
         return True
     claims = []
@@ -598,9 +762,20 @@ def uncounterable(g, t):
     """A triggered ability that says it can't be countered is not countered by an effect that tries."""
     if t == 0:
         return True
-    return g.And(*[g.Implies(g.And(g.uncounterable(c), m.stack_size(g, t - 1) >= 1,
-                                   m.top(g, t - 1, "slot_src") == m.ability_code(c), g.leave(t) == COUNTER),
-                             g.Not(g.countered_now(t))) for c in m.cards(g)])
+    return g.And(
+        *[
+            g.Implies(
+                g.And(
+                    g.uncounterable(c),
+                    m.stack_size(g, t - 1) >= 1,
+                    m.top(g, t - 1, "slot_src") == m.ability_code(c),
+                    g.leave(t) == COUNTER,
+                ),
+                g.Not(g.countered_now(t)),
+            )
+            for c in m.cards(g)
+        ]
+    )
 
 
 # --- reflexive triggers (603.12) ----------------------------------------------------
@@ -608,12 +783,14 @@ def uncounterable(g, t):
 
 @prop("reflexive-counts-own-actions", clauses=["603.2", "603.2c", "603.2e", "603.12", "603.12a"])
 def reflexive_counts(g, t):
-    """A reflexive trigger triggers once per action its creator took (once for 'one or more times'), never for other actions."""
+    """A reflexive trigger triggers once per action its creator took (once for 'one or more times'), never for
+    other actions."""
     claims = []
     for r in g.range("reflexive"):
         a = m.reflexive(g, r)
-        creator_resolving = g.Or(*[g.And(g.reflexive_from(r) == c, m.resolving_ability(g, t, m.printed(g, c)))
-                                   for c in m.cards(g)])
+        creator_resolving = g.Or(
+            *[g.And(g.reflexive_from(r) == c, m.resolving_ability(g, t, m.printed(g, c))) for c in m.cards(g)]
+        )
         n = g.actions_by_effect(t)
         expected = g.If(g.And(creator_resolving, n >= 1), g.If(g.pay_any(r), 1, n), 0)
         claims.append(g.triggers(t, a) == expected)

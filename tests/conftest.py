@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from rule603._internal.catalogue import builtin_properties, load_edition
 from rule603._internal.verify import Options, Verifier
 

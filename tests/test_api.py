@@ -7,7 +7,6 @@ import types
 from pathlib import Path
 
 import pytest
-
 import rule603
 from rule603 import InvalidArgument, InvalidDefinition, prop
 from rule603._internal.registry import ClauseEncoding, Edition, NotModelled, clause
@@ -16,8 +15,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_all_lists_exactly_the_public_names():
-    public = {name for name, value in vars(rule603).items()
-              if not name.startswith("_") and not isinstance(value, types.ModuleType) and name != "annotations"}
+    public = {
+        name
+        for name, value in vars(rule603).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType) and name != "annotations"
+    }
     assert set(rule603.__all__) == public
 
 
@@ -27,8 +29,11 @@ def test_only_one_module_imports_z3():
         for path in (ROOT / folder).rglob("*.py"):
             tree = ast.parse(path.read_text(encoding="utf-8"))
             for node in ast.walk(tree):
-                names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                    [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                )
                 if any(n == "z3" or n.startswith("z3.") for n in names):
                     importers.append(path.relative_to(ROOT).as_posix())
     assert importers == ["verifier/_internal/smt.py"]
@@ -86,10 +91,17 @@ def test_no_encoding_is_stale(edition):
 def test_a_changed_clause_text_marks_its_encoding_stale(edition):
     from rule603._internal.ruletext import parse_rules
 
-    text = edition.rules_path.read_text(encoding="utf-8") if hasattr(edition, "rules_path") else (
-        ROOT / "models/current/rule603.txt").read_text(encoding="utf-8")
-    changed = parse_rules(text.replace("An event that’s prevented or replaced won’t trigger anything.",
-                                       "An event that’s prevented won’t trigger anything."))
+    text = (
+        edition.rules_path.read_text(encoding="utf-8")
+        if hasattr(edition, "rules_path")
+        else (ROOT / "models/current/rule603.txt").read_text(encoding="utf-8")
+    )
+    changed = parse_rules(
+        text.replace(
+            "An event that’s prevented or replaced won’t trigger anything.",
+            "An event that’s prevented won’t trigger anything.",
+        )
+    )
     ed = Edition("changed", changed, edition.encodings, edition.not_modelled, edition.axioms, edition.model)
     assert ed.status("603.2h") == "stale"
     assert ed.status("603.2c") == "encoded"

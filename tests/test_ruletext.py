@@ -71,10 +71,7 @@ def test_603_2c_has_its_one_example(doc):
     assert clause.text.startswith("An ability triggers only once")
     assert len(clause.examples) == 1
     assert clause.examples[0].startswith("A permanent has an ability whose trigger")
-    assert (
-        "\u201cWhenever a land is put into a graveyard from the battlefield, . . . .\u201d"
-        in (clause.examples[0])
-    )
+    assert "\u201cWhenever a land is put into a graveyard from the battlefield, . . . .\u201d" in (clause.examples[0])
 
 
 def test_603_10a_example_belongs_to_603_10a_not_603_10(doc):
@@ -99,9 +96,7 @@ def test_examples_are_attached_where_the_seed_puts_them(doc):
         "603.11": 1,
         "603.12": 1,
     }
-    assert (
-        doc.get("603.7a").examples[1].startswith("If an effect reads \u201cWhen this")
-    )
+    assert doc.get("603.7a").examples[1].startswith("If an effect reads \u201cWhen this")
 
 
 def test_data_file_text_is_kept_verbatim(doc):
@@ -124,9 +119,7 @@ def test_data_file_text_is_kept_verbatim(doc):
 def test_data_file_line_numbers_point_at_the_clause(doc):
     lines = DATA_FILE.read_text(encoding="utf-8").split("\n")
     for clause in doc.clauses:
-        assert lines[clause.line - 1].startswith(
-            clause.number + (" " if clause.number[-1].isalpha() else ". ")
-        )
+        assert lines[clause.line - 1].startswith(clause.number + (" " if clause.number[-1].isalpha() else ". "))
 
 
 def test_data_file_hashes_match_the_documented_formula(doc):
@@ -157,10 +150,7 @@ def test_prefix_narrows_to_one_rule(doc):
 
 
 def test_summary_is_the_first_sentence(doc):
-    assert (
-        doc.get("603.1").summary
-        == "Triggered abilities have a trigger condition and an effect."
-    )
+    assert doc.get("603.1").summary == "Triggered abilities have a trigger condition and an effect."
     assert doc.get("603.10a").summary == "Some zone-change triggers look back in time."
     # A quoted sentence ends after the closing quote.
     assert doc.get("603.2i").summary == (
@@ -169,9 +159,7 @@ def test_summary_is_the_first_sentence(doc):
 
 
 def test_summary_does_not_stop_at_ellipsis_or_rule_numbers():
-    clause = parse_rules(
-        "603.1. Reads \u201centers with . . . ,\u201d as rule 603.7 says. Then more."
-    ).clauses[0]
+    clause = parse_rules("603.1. Reads \u201centers with . . . ,\u201d as rule 603.7 says. Then more.").clauses[0]
     assert clause.summary == "Reads \u201centers with . . . ,\u201d as rule 603.7 says."
 
 
@@ -182,10 +170,7 @@ def test_long_summary_is_cut_with_ellipsis(doc):
     assert summary.endswith("\u2026")
     assert doc.get("603.2").text.startswith(summary[:-1])
     words = " ".join(["word"] * 40)
-    assert (
-        parse_rules(f"603.1. {words}").clauses[0].summary
-        == " ".join(["word"] * 17) + "\u2026"
-    )
+    assert parse_rules(f"603.1. {words}").clauses[0].summary == " ".join(["word"] * 17) + "\u2026"
 
 
 # ------------------------------------------------------------------------- hashing
@@ -193,30 +178,18 @@ def test_long_summary_is_cut_with_ellipsis(doc):
 
 def test_hash_is_stable_and_ignores_layout():
     a = parse_rules("603.1. An ability triggers.\nExample: One.\n").clauses[0]
-    b = parse_rules(
-        "603.1.   An  ability\ttriggers.  \n\n  Example:   One. \n"
-    ).clauses[0]
+    b = parse_rules("603.1.   An  ability\ttriggers.  \n\n  Example:   One. \n").clauses[0]
     assert a == dataclasses.replace(b, line=a.line)
-    assert (
-        a.text_hash == b.text_hash == expected_hash("An ability triggers.", ("One.",))
-    )
+    assert a.text_hash == b.text_hash == expected_hash("An ability triggers.", ("One.",))
 
 
 def test_hash_changes_with_one_character():
     base = RuleClause("603.1", "An ability triggers once.", ("One.",), 1)
-    assert (
-        dataclasses.replace(base, text="An ability triggers twice.").text_hash
-        != base.text_hash
-    )
-    assert (
-        dataclasses.replace(base, text="An ability triggers once!").text_hash
-        != base.text_hash
-    )
+    assert dataclasses.replace(base, text="An ability triggers twice.").text_hash != base.text_hash
+    assert dataclasses.replace(base, text="An ability triggers once!").text_hash != base.text_hash
     assert dataclasses.replace(base, examples=("One!",)).text_hash != base.text_hash
     assert dataclasses.replace(base, examples=()).text_hash != base.text_hash
-    assert (
-        dataclasses.replace(base, line=99, number="603.9").text_hash == base.text_hash
-    )
+    assert dataclasses.replace(base, line=99, number="603.9").text_hash == base.text_hash
 
 
 @settings(max_examples=200, derandomize=True)
@@ -228,9 +201,7 @@ def test_hash_changes_with_one_character():
 )
 def test_hash_changes_when_any_single_character_changes(text, data):
     index = data.draw(st.integers(0, len(text) - 1))
-    replacement = data.draw(
-        st.sampled_from("abcXYZ09.,\u2019").filter(lambda c: c != text[index])
-    )
+    replacement = data.draw(st.sampled_from("abcXYZ09.,\u2019").filter(lambda c: c != text[index]))
     changed = text[:index] + replacement + text[index + 1 :]
     one = RuleClause("603.1", text, (), 1)
     assert one.text_hash == RuleClause("603.1", text, (), 7).text_hash
@@ -245,9 +216,7 @@ def test_example_without_clause_is_an_error():
     assert err.line == 3
     assert "Example" in err.message and "after the rule or subrule" in err.message
     # A title line ends the clause above it, so an example right after it is orphaned.
-    err = parse_error(
-        "603.1. Rule.\n\n604. Handling Static Abilities\nExample: orphan.\n"
-    )
+    err = parse_error("603.1. Rule.\n\n604. Handling Static Abilities\nExample: orphan.\n")
     assert err.line == 4
 
 
@@ -305,9 +274,7 @@ def test_subrule_order_is_checked():
 
 def test_subrule_letters_past_z_sort_after_z():
     letters = "abcdefghijkmnpqrstuvwxyz"
-    lines = (
-        ["603.1. Rule."] + [f"603.1{c} Sub {c}." for c in letters] + ["603.1aa Sub aa."]
-    )
+    lines = ["603.1. Rule."] + [f"603.1{c} Sub {c}." for c in letters] + ["603.1aa Sub aa."]
     doc = parse_rules("\n".join(lines))
     assert doc.numbers()[-2:] == ("603.1z", "603.1aa")
     assert parse_error("603.1. R.\n603.1aa A.\n603.1b B.\n").line == 3
@@ -425,9 +392,7 @@ def test_full_cr_like_input_other_prefixes():
     assert parse_rules(FULL_CR_LIKE, prefix="603.").numbers()[0] == "603.1"
     casting = parse_rules(FULL_CR_LIKE, prefix="601")
     assert casting.title == "Casting Spells"
-    assert casting.get("601.2a").examples == (
-        "A player casts a spell from the top of their library.",
-    )
+    assert casting.get("601.2a").examples == ("A player casts a spell from the top of their library.",)
     everything = parse_rules(FULL_CR_LIKE, prefix="")
     assert everything.numbers() == (
         "100.1",
@@ -462,9 +427,7 @@ SUBRULE_LETTERS = "abcdefghijkmnpqrstuvwxyz"  # the rules skip l and o
 # Safe: no newlines; includes tabs and runs of spaces (collapsed), '#' and "Example:"
 # inside the text (only a leading '#' / "Example:" is special), typographic quotes.
 SAFE_ALPHABET = "abcdefgXYZ0123456789 \t.,;:()[]#-\u2019\u201c\u201d\u2014\u2013"
-phrases = st.text(alphabet=SAFE_ALPHABET, min_size=1, max_size=60).filter(
-    lambda s: s.split()
-)
+phrases = st.text(alphabet=SAFE_ALPHABET, min_size=1, max_size=60).filter(lambda s: s.split())
 
 
 def collapse(s: str) -> str:
@@ -474,15 +437,11 @@ def collapse(s: str) -> str:
 @st.composite
 def documents(draw):
     """A well-formed rules document as a list of (number, text, examples)."""
-    rules = sorted(
-        draw(st.lists(st.integers(1, 40), min_size=1, max_size=6, unique=True))
-    )
+    rules = sorted(draw(st.lists(st.integers(1, 40), min_size=1, max_size=6, unique=True)))
     entries = []
     for rule in rules:
         numbers = [f"603.{rule}"]
-        letters = sorted(
-            draw(st.lists(st.sampled_from(SUBRULE_LETTERS), unique=True, max_size=4))
-        )
+        letters = sorted(draw(st.lists(st.sampled_from(SUBRULE_LETTERS), unique=True, max_size=4)))
         numbers += [f"603.{rule}{letter}" for letter in letters]
         for number in numbers:
             entries.append((number, draw(phrases), draw(st.lists(phrases, max_size=3))))
@@ -490,9 +449,7 @@ def documents(draw):
         "header": draw(st.booleans()),
         "title": draw(st.booleans()),
         "noise": draw(st.booleans()),
-        "blanks": draw(
-            st.lists(st.integers(1, 3), min_size=len(entries), max_size=len(entries))
-        ),
+        "blanks": draw(st.lists(st.integers(1, 3), min_size=len(entries), max_size=len(entries))),
         "example_gap": draw(st.integers(0, 1)),
         "comments": draw(st.booleans()),
     }
@@ -550,9 +507,7 @@ def test_round_trip_of_generated_documents(document):
     doc = parse_rules(text, filename="gen.txt")
     assert doc.numbers() == tuple(number for number, _, _ in entries)
     assert [c.text for c in doc.clauses] == [collapse(t) for _, t, _ in entries]
-    assert [c.examples for c in doc.clauses] == [
-        tuple(collapse(e) for e in ex) for _, _, ex in entries
-    ]
+    assert [c.examples for c in doc.clauses] == [tuple(collapse(e) for e in ex) for _, _, ex in entries]
     assert [c.line for c in doc.clauses] == clause_lines
     assert doc.title == ("Handling Triggered Abilities" if layout["title"] else "")
     assert (doc.source, doc.date, doc.edition) == (
@@ -569,6 +524,4 @@ def test_crlf_rendering_parses_the_same(document, bom):
     entries, layout = document
     text, _ = render(entries, layout)
     crlf = ("\ufeff" if bom else "") + text.replace("\n", "\r\n")
-    assert parse_rules(crlf, filename="gen.txt") == parse_rules(
-        text, filename="gen.txt"
-    )
+    assert parse_rules(crlf, filename="gen.txt") == parse_rules(text, filename="gen.txt")

@@ -18,8 +18,12 @@ def too_strong(g, t):
 @prop("upkeep-only-in-upkeep", clauses=["603.2b", "603.4"])
 def names_an_unneeded_clause(g, t):
     """Holds, but 603.4 plays no part in it: adequacy must say so."""
-    return g.And(*[g.Implies(g.And(g.kind(c) == m.YOUR_UPKEEP, g.step(t) != m.UPKEEP), g.triggers(t, c) == 0)
-                   for c in m.cards(g)])
+    return g.And(
+        *[
+            g.Implies(g.And(g.kind(c) == m.YOUR_UPKEEP, g.step(t) != m.UPKEEP), g.triggers(t, c) == 0)
+            for c in m.cards(g)
+        ]
+    )
 
 
 def test_a_false_claim_gets_a_shortest_rechecked_counterexample(verifier, edition):
@@ -65,12 +69,14 @@ def test_a_violated_property_is_violated_without_its_clause_too(verifier):
 
 def test_every_clause_has_a_witness(verifier, edition):
     assert {enc.number: verifier.non_vacuous(enc.number) for enc in edition.encodings[:6]} == {
-        enc.number: "yes" for enc in edition.encodings[:6]}
+        enc.number: "yes" for enc in edition.encodings[:6]
+    }
 
 
 def test_a_resource_limit_gives_unknown_never_holds(edition, catalogue):
-    starved = Verifier(edition, edition.model.universe(),
-                       Options(bound=6, limits=smt.SolverLimits(timeout_ms=60_000, rlimit=1)))
+    starved = Verifier(
+        edition, edition.model.universe(), Options(bound=6, limits=smt.SolverLimits(timeout_ms=60_000, rlimit=1))
+    )
     result = starved.check(catalogue[0])
     assert result.verdict == UNKNOWN
     assert result.reason

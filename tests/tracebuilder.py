@@ -101,8 +101,14 @@ class TraceBuilder:
         self.from_(t, "zone", zone, card)
         return self.from_(t, "since", t, card)
 
-    def stack(self, t: int, *codes: int, controller: int | Sequence[int] = 0, moment: int | Sequence[int] = 0,
-              zone: str | int | Sequence[str | int] = "library") -> TraceBuilder:
+    def stack(
+        self,
+        t: int,
+        *codes: int,
+        controller: int | Sequence[int] = 0,
+        moment: int | Sequence[int] = 0,
+        zone: str | int | Sequence[str | int] = "library",
+    ) -> TraceBuilder:
         """The stack at moment ``t`` holds ``codes``, bottom first (see :meth:`ability`, :meth:`spell`).
 
         ``controller``, ``moment`` and ``zone`` give ``slot_controller``, ``slot_moment`` and

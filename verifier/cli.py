@@ -16,7 +16,6 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from .errors import Rule603Error
 from ._internal import smt
 from ._internal.bmc import concrete_game
 from ._internal.catalogue import builtin_properties, check_clause_names, load_edition, select
@@ -25,6 +24,7 @@ from ._internal.registry import Edition, Property
 from ._internal.schema import Schema
 from ._internal.trace import Trace, dump, load, to_json
 from ._internal.verify import HOLDS, UNKNOWN, VIOLATED, Adequacy, CheckResult, ClauseAdequacy, Options, Verifier
+from .errors import Rule603Error
 
 MAX_BOUND = 30  # moments are stored in 8-bit vectors with room for sums
 
@@ -50,13 +50,23 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     verify = sub.add_parser("verify", help="check the property catalogue against an edition by bounded model checking")
-    verify.add_argument("--property", action="append", default=[], metavar="ID", help="check only this property (repeatable)")
-    verify.add_argument("--property-file", action="append", default=[], metavar="FILE",
-                        help="also check the properties defined in this Python file (repeatable)")
+    verify.add_argument(
+        "--property", action="append", default=[], metavar="ID", help="check only this property (repeatable)"
+    )
+    verify.add_argument(
+        "--property-file",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="also check the properties defined in this Python file (repeatable)",
+    )
     verify.add_argument("--no-builtin", action="store_true", help="with --property-file: skip the built-in catalogue")
     _common(verify)
-    verify.add_argument("--adequacy", action="store_true",
-                        help="also show that each property needs each clause it names, and each clause is non-vacuous")
+    verify.add_argument(
+        "--adequacy",
+        action="store_true",
+        help="also show that each property needs each clause it names, and each clause is non-vacuous",
+    )
     verify.add_argument("--save-traces", metavar="DIR", help="write each counterexample as DIR/<property>.itf.json")
     verify.add_argument("--overwrite", action="store_true", help="with --save-traces: replace existing files")
     verify.add_argument("--no-minimise", action="store_true", help="report the first counterexample found, unshrunk")
@@ -64,7 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     clauses = sub.add_parser("clauses", help="list the clauses of an edition: number, summary, status, text hash")
     clauses.add_argument("--edition", default="current")
     clauses.add_argument("--format", choices=("table", "json", "markdown"), default="table")
-    clauses.add_argument("--precedence", action="store_true", help="list the 'specific beats general' relations instead")
+    clauses.add_argument(
+        "--precedence", action="store_true", help="list the 'specific beats general' relations instead"
+    )
 
     props = sub.add_parser("properties", help="list the properties and the clauses each depends on")
     props.add_argument("--property-file", action="append", default=[], metavar="FILE")
@@ -196,8 +208,11 @@ def cmd_verify(args: argparse.Namespace) -> ExitCode:
             progress.step()
         for enc in edition.encodings:
             progress(f"adequacy: witness for {enc.number}")
-            covered = tuple(a.property.id for a in adequacy.properties
-                            if any(d.clause == enc.number and d.verdict == VIOLATED for d in a.drops))
+            covered = tuple(
+                a.property.id
+                for a in adequacy.properties
+                if any(d.clause == enc.number and d.verdict == VIOLATED for d in a.drops)
+            )
             adequacy.clauses.append(ClauseAdequacy(enc.number, verifier.non_vacuous(enc.number), covered))
             progress.step()
     progress.close()
@@ -216,7 +231,9 @@ def _prepare_save_dir(args: argparse.Namespace, props: Sequence[Property]) -> Pa
     if not args.overwrite:
         clash = [p.id for p in props if (directory / f"{p.id}.itf.json").exists()]
         if clash:
-            raise _UsageError(f"--save-traces {directory}: {clash[0]}.itf.json already exists (add --overwrite to replace)")
+            raise _UsageError(
+                f"--save-traces {directory}: {clash[0]}.itf.json already exists (add --overwrite to replace)"
+            )
     return directory
 
 
@@ -241,8 +258,11 @@ def _exit_code(results: Sequence[CheckResult], adequacy: Adequacy | None) -> Exi
         return ExitCode.VIOLATED
     if adequacy is not None:
         t = adequacy.totals()
-        if (t["properties_confirmed"] < t["properties_total"] or t["clauses_non_vacuous"] < t["clauses_total"]
-                or t["clauses_covered"] < t["clauses_total"]):
+        if (
+            t["properties_confirmed"] < t["properties_total"]
+            or t["clauses_non_vacuous"] < t["clauses_total"]
+            or t["clauses_covered"] < t["clauses_total"]
+        ):
             return ExitCode.VIOLATED
     if any(r.verdict == UNKNOWN for r in results):
         return ExitCode.UNKNOWN
@@ -263,8 +283,10 @@ def _print_verify(args, edition, options, universe, results, adequacy, seconds, 
         return
     fmt = "github" if args.format == "markdown" else "simple"
     rows = [[r.property.id, _verdict_text(r), ", ".join(r.property.clauses), f"{r.seconds:.2f}"] for r in results]
-    print(f"rule603 verify: edition {edition.name}, bound {options.bound}, "
-          f"{universe.size('player')} players, {universe.size('card')} cards, z3 {smt.z3_version()}\n")
+    print(
+        f"rule603 verify: edition {edition.name}, bound {options.bound}, "
+        f"{universe.size('player')} players, {universe.size('card')} cards, z3 {smt.z3_version()}\n"
+    )
     print(tabulate(rows, headers=["property", "verdict", "clauses", "seconds"], tablefmt=fmt))
     counts = {v: sum(r.verdict == v for r in results) for v in (HOLDS, VIOLATED, UNKNOWN)}
     print(f"\n{counts[HOLDS]} hold, {counts[VIOLATED]} violated, {counts[UNKNOWN]} unknown in {seconds:.1f} s")
@@ -295,8 +317,11 @@ def _verify_json(edition, options, universe, results, adequacy, seconds, saved) 
                 "clauses": list(r.property.clauses),
                 "bound": r.bound,
                 "seconds": round(r.seconds, 3),
-                **({"violated_at": r.violated_at, "counterexample": to_json(r.trace, schema, _trace_meta(r))}
-                   if r.trace is not None else {}),
+                **(
+                    {"violated_at": r.violated_at, "counterexample": to_json(r.trace, schema, _trace_meta(r))}
+                    if r.trace is not None
+                    else {}
+                ),
                 **({"trace_file": saved[r.property.id]} if r.property.id in saved else {}),
                 **({"reason": r.reason} if r.reason else {}),
             }
@@ -306,33 +331,60 @@ def _verify_json(edition, options, universe, results, adequacy, seconds, saved) 
     if adequacy is not None:
         out.update(adequacy.totals())
         out["adequacy"] = {
-            "properties": [{"id": a.property.id, "confirmed": a.confirmed,
-                            "drops": [{"clause": d.clause, "verdict": d.verdict, "seconds": round(d.seconds, 3)}
-                                      for d in a.drops]} for a in adequacy.properties],
-            "clauses": [{"number": c.number, "non_vacuous": c.non_vacuous, "covered_by": list(c.covered_by)}
-                        for c in adequacy.clauses],
+            "properties": [
+                {
+                    "id": a.property.id,
+                    "confirmed": a.confirmed,
+                    "drops": [
+                        {"clause": d.clause, "verdict": d.verdict, "seconds": round(d.seconds, 3)} for d in a.drops
+                    ],
+                }
+                for a in adequacy.properties
+            ],
+            "clauses": [
+                {"number": c.number, "non_vacuous": c.non_vacuous, "covered_by": list(c.covered_by)}
+                for c in adequacy.clauses
+            ],
         }
     return out
 
 
 def render_adequacy(adequacy: Adequacy, fmt: str) -> str:
-    prop_rows = [[a.property.id, "confirmed" if a.confirmed else "NOT CONFIRMED",
-                  ", ".join(f"{d.clause}{'' if d.verdict == VIOLATED else ' (' + d.verdict + ' without it)'}"
-                            for d in a.drops)] for a in adequacy.properties]
-    clause_rows = [[c.number, c.non_vacuous, len(c.covered_by), ", ".join(c.covered_by[:3]) + (" …" if len(c.covered_by) > 3 else "")]
-                   for c in adequacy.clauses]
+    prop_rows = [
+        [
+            a.property.id,
+            "confirmed" if a.confirmed else "NOT CONFIRMED",
+            ", ".join(
+                f"{d.clause}{'' if d.verdict == VIOLATED else ' (' + d.verdict + ' without it)'}" for d in a.drops
+            ),
+        ]
+        for a in adequacy.properties
+    ]
+    clause_rows = [
+        [
+            c.number,
+            c.non_vacuous,
+            len(c.covered_by),
+            ", ".join(c.covered_by[:3]) + (" …" if len(c.covered_by) > 3 else ""),
+        ]
+        for c in adequacy.clauses
+    ]
     t = adequacy.totals()
-    return "\n".join([
-        "Adequacy: dropping each named clause must break the property",
-        tabulate(prop_rows, headers=["property", "status", "clauses dropped (each gives a counterexample)"], tablefmt=fmt),
-        "",
-        "Adequacy: each encoded clause has a witness trace and a property that needs it",
-        tabulate(clause_rows, headers=["clause", "non-vacuous", "properties", "e.g."], tablefmt=fmt),
-        "",
-        f"{t['properties_confirmed']}/{t['properties_total']} properties confirmed, "
-        f"{t['clauses_non_vacuous']}/{t['clauses_total']} clauses non-vacuous, "
-        f"{t['clauses_covered']}/{t['clauses_total']} clauses covered",
-    ])
+    return "\n".join(
+        [
+            "Adequacy: dropping each named clause must break the property",
+            tabulate(
+                prop_rows, headers=["property", "status", "clauses dropped (each gives a counterexample)"], tablefmt=fmt
+            ),
+            "",
+            "Adequacy: each encoded clause has a witness trace and a property that needs it",
+            tabulate(clause_rows, headers=["clause", "non-vacuous", "properties", "e.g."], tablefmt=fmt),
+            "",
+            f"{t['properties_confirmed']}/{t['properties_total']} properties confirmed, "
+            f"{t['clauses_non_vacuous']}/{t['clauses_total']} clauses non-vacuous, "
+            f"{t['clauses_covered']}/{t['clauses_total']} clauses covered",
+        ]
+    )
 
 
 def render_trace(edition: Edition, trace: Trace, fmt: str = "simple") -> str:
@@ -358,21 +410,36 @@ def cmd_clauses(args: argparse.Namespace) -> ExitCode:
         status = edition.status(clause.number)
         enc = edition.by_number.get(clause.number)
         reason = next((nm.reason for nm in edition.not_modelled if nm.number == clause.number), "")
-        rows.append({"clause": clause.number, "summary": enc.summary if enc else clause.summary, "status": status,
-                     "text hash": clause.text_hash, **({"note": reason or enc.scope} if args.format == "json" else {})})
+        rows.append(
+            {
+                "clause": clause.number,
+                "summary": enc.summary if enc else clause.summary,
+                "status": status,
+                "text hash": clause.text_hash,
+                **({"note": reason or enc.scope} if args.format == "json" else {}),
+            }
+        )
     _print_rows(rows, args.format)
     if args.format != "json":
         encoded = sum(r["status"] == "encoded" for r in rows)
-        print(f"\n{encoded}/{len(rows)} clauses encoded, {len(edition.not_modelled)} not modelled "
-              f"({', '.join(nm.number for nm in edition.not_modelled)}); source: {edition.rules.source}")
+        print(
+            f"\n{encoded}/{len(rows)} clauses encoded, {len(edition.not_modelled)} not modelled "
+            f"({', '.join(nm.number for nm in edition.not_modelled)}); source: {edition.rules.source}"
+        )
     return ExitCode.OK
 
 
 def cmd_properties(args: argparse.Namespace) -> ExitCode:
     edition = load_edition("current")
     props = _load_properties(argparse.Namespace(property_file=args.property_file, property=[]), edition)
-    rows = [{"id": p.id, "clauses": ", ".join(p.clauses) if args.format != "json" else list(p.clauses),
-             "summary": p.summary} for p in props]
+    rows = [
+        {
+            "id": p.id,
+            "clauses": ", ".join(p.clauses) if args.format != "json" else list(p.clauses),
+            "summary": p.summary,
+        }
+        for p in props
+    ]
     _print_rows(rows, args.format)
     return ExitCode.OK
 
@@ -390,8 +457,14 @@ def _print_rows(rows: list[dict], fmt: str, title: str = "") -> None:
         return
     if title:
         print(title)
-    print(tabulate([list(r.values()) for r in rows], headers=list(rows[0]) if rows else [],
-                   tablefmt="github" if fmt == "markdown" else "simple", maxcolwidths=[None, 90, None, None]))
+    print(
+        tabulate(
+            [list(r.values()) for r in rows],
+            headers=list(rows[0]) if rows else [],
+            tablefmt="github" if fmt == "markdown" else "simple",
+            maxcolwidths=[None, 90, None, None],
+        )
+    )
 
 
 def cmd_report(args: argparse.Namespace) -> ExitCode:
@@ -400,15 +473,7 @@ def cmd_report(args: argparse.Namespace) -> ExitCode:
         raise _UsageError(f"--output {args.output}: already exists (add --overwrite to replace it)")
     edition = load_edition(args.edition)
     options = _options(argparse.Namespace(bound=args.bound, timeout=600.0, rlimit=0, seed=0))
-    props = builtin_properties()
-    check_clause_names(props, edition)
-    verifier = Verifier(edition, edition.model.universe(), options)
-    results = [verifier.check(p) for p in props]
-    adequacy = Adequacy(properties=[verifier.drops(p) for p in props])
-    for enc in edition.encodings:
-        covered = tuple(a.property.id for a in adequacy.properties
-                        if any(d.clause == enc.number and d.verdict == VIOLATED for d in a.drops))
-        adequacy.clauses.append(ClauseAdequacy(enc.number, verifier.non_vacuous(enc.number), covered))
+    results, adequacy = full_run(edition, options)
     text = render_report(edition, options, results, adequacy)
     if args.output:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
@@ -416,6 +481,23 @@ def cmd_report(args: argparse.Namespace) -> ExitCode:
     else:
         print(text, end="")
     return _exit_code(results, adequacy)
+
+
+def full_run(edition: Edition, options: Options) -> tuple[list[CheckResult], Adequacy]:
+    """Every built-in property, then every adequacy check, on one incremental encoding."""
+    props = builtin_properties()
+    check_clause_names(props, edition)
+    verifier = Verifier(edition, edition.model.universe(), options)
+    results = [verifier.check(p) for p in props]
+    adequacy = Adequacy(properties=[verifier.drops(p) for p in props])
+    for enc in edition.encodings:
+        covered = tuple(
+            a.property.id
+            for a in adequacy.properties
+            if any(d.clause == enc.number and d.verdict == VIOLATED for d in a.drops)
+        )
+        adequacy.clauses.append(ClauseAdequacy(enc.number, verifier.non_vacuous(enc.number), covered))
+    return results, adequacy
 
 
 def render_report(edition: Edition, options: Options, results: Sequence[CheckResult], adequacy: Adequacy) -> str:
@@ -428,8 +510,11 @@ def render_report(edition: Edition, options: Options, results: Sequence[CheckRes
         "",
         "## Verdicts",
         "",
-        tabulate([[r.property.id, _verdict_text(r), ", ".join(r.property.clauses), r.property.summary] for r in results],
-                 headers=["property", "verdict", "depends on", "claim"], tablefmt="github"),
+        tabulate(
+            [[r.property.id, _verdict_text(r), ", ".join(r.property.clauses), r.property.summary] for r in results],
+            headers=["property", "verdict", "depends on", "claim"],
+            tablefmt="github",
+        ),
         "",
         "## Adequacy",
         "",
@@ -438,17 +523,31 @@ def render_report(edition: Edition, options: Options, results: Sequence[CheckRes
         f"- clauses with a witness trace in which they apply: {t['clauses_non_vacuous']}/{t['clauses_total']}",
         f"- clauses some property depends on: {t['clauses_covered']}/{t['clauses_total']}",
         "",
-        tabulate([[c.number, c.non_vacuous, ", ".join(c.covered_by)] for c in adequacy.clauses],
-                 headers=["clause", "non-vacuous", "properties that need it"], tablefmt="github"),
+        tabulate(
+            [[c.number, c.non_vacuous, ", ".join(c.covered_by)] for c in adequacy.clauses],
+            headers=["clause", "non-vacuous", "properties that need it"],
+            tablefmt="github",
+        ),
         "",
         "## Clauses",
         "",
-        tabulate([[c.number, edition.status(c.number), c.text_hash,
-                   (edition.by_number[c.number].summary if c.number in edition.by_number else c.summary),
-                   next((nm.reason for nm in edition.not_modelled if nm.number == c.number),
-                        edition.by_number[c.number].scope if c.number in edition.by_number else "")]
-                  for c in edition.rules.clauses],
-                 headers=["clause", "status", "text hash", "summary", "note"], tablefmt="github"),
+        tabulate(
+            [
+                [
+                    c.number,
+                    edition.status(c.number),
+                    c.text_hash,
+                    (edition.by_number[c.number].summary if c.number in edition.by_number else c.summary),
+                    next(
+                        (nm.reason for nm in edition.not_modelled if nm.number == c.number),
+                        edition.by_number[c.number].scope if c.number in edition.by_number else "",
+                    ),
+                ]
+                for c in edition.rules.clauses
+            ],
+            headers=["clause", "status", "text hash", "summary", "note"],
+            tablefmt="github",
+        ),
         "",
         "## Precedence (a specific rule beats a general one)",
         "",
@@ -473,8 +572,14 @@ def cmd_bench(args: argparse.Namespace) -> ExitCode:
     return run_bench(bounds, args.property, args.timeout, args.output)
 
 
-_COMMANDS = {"verify": cmd_verify, "clauses": cmd_clauses, "properties": cmd_properties, "show": cmd_show,
-             "report": cmd_report, "bench": cmd_bench}
+_COMMANDS = {
+    "verify": cmd_verify,
+    "clauses": cmd_clauses,
+    "properties": cmd_properties,
+    "show": cmd_show,
+    "report": cmd_report,
+    "bench": cmd_bench,
+}
 
 if __name__ == "__main__":
     sys.exit(main())

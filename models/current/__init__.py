@@ -15,12 +15,21 @@ from . import clauses
 RULE_TEXT = Path(__file__).with_name("rule603.txt")
 
 NOT_MODELLED = (
-    NotModelled("603.1", "defines how triggered abilities are written (their template); it governs card text, "
-                "not game behaviour, so no trace can satisfy or break it"),
-    NotModelled("603.11", "describes how linked static and triggered abilities are printed in one paragraph; the "
-                "linking itself is rule 607, outside rule 603"),
-    NotModelled("603.10g", "planeswalking exists only in the Planechase variant (rule 901), which the model does not "
-                "include; the look-back mechanism it relies on is encoded for 603.10a-f"),
+    NotModelled(
+        "603.1",
+        "defines how triggered abilities are written (their template); it governs card text, "
+        "not game behaviour, so no trace can satisfy or break it",
+    ),
+    NotModelled(
+        "603.11",
+        "describes how linked static and triggered abilities are printed in one paragraph; the "
+        "linking itself is rule 607, outside rule 603",
+    ),
+    NotModelled(
+        "603.10g",
+        "planeswalking exists only in the Planechase variant (rule 901), which the model does not "
+        "include; the look-back mechanism it relies on is encoded for 603.10a-f",
+    ),
 )
 
 

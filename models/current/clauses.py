@@ -18,11 +18,14 @@ from .. import game as m
 from ..axioms import effective_characteristics, in_view, printed_characteristics
 from ..game import (
     ABILITY_CAUSE,
+    ABILITY_TRIGGERS,
     ACTION_CAUSE,
     BATTLEFIELD,
+    BECOMES_TAPPED,
     COUNTERED_SELF,
     CREATURE_DIES,
     CREATURE_ENTERS,
+    ENCHANTED_LEAVES,
     END,
     END_STEP,
     ENTERS_SELF,
@@ -41,9 +44,6 @@ from ..game import (
     UPKEEP,
     YOUR_UPKEEP,
     ZONE_CHANGE_SELF_KINDS,
-    BECOMES_TAPPED,
-    ENCHANTED_LEAVES,
-    ABILITY_TRIGGERS,
 )
 
 R = Rule
@@ -67,8 +67,12 @@ def _defines(g, t, a, kind, count_in_view, attempts_in_view=None):
         return R(m.ability_kind(g, a) == kind, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0), f"ability {a}")
     n = in_view(g, t, a, count_in_view)
     n_att = n if attempts_in_view is None else in_view(g, t, a, attempts_in_view)
-    return R(m.ability_kind(g, a) == kind, g.And(g.matches(t, a) == n, g.attempts(t, a) == n_att), f"ability {a}",
-             witness=g.And(m.ability_kind(g, a) == kind, n >= 1))
+    return R(
+        m.ability_kind(g, a) == kind,
+        g.And(g.matches(t, a) == n, g.attempts(t, a) == n_att),
+        f"ability {a}",
+        witness=g.And(m.ability_kind(g, a) == kind, n >= 1),
+    )
 
 
 def _top(g, t, name):
@@ -78,8 +82,11 @@ def _top(g, t, name):
 # --- 603.1 -------------------------------------------------------------------------
 
 
-@clause("603.1a", "instructions after the effect (e.g. 'can't be countered') function while the ability is on the stack",
-        text_hash="f7792b3a2d7d")
+@clause(
+    "603.1a",
+    "instructions after the effect (e.g. 'can't be countered') function while the ability is on the stack",
+    text_hash="f7792b3a2d7d",
+)
 def instructions_on_stack(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
@@ -91,10 +98,14 @@ def instructions_on_stack(g, t: int) -> Iterator[Rule]:
 # --- 603.2 -------------------------------------------------------------------------
 
 
-@clause("603.2", "whenever an event or state matches a trigger condition, the ability triggers", text_hash="3408f842f683")
+@clause(
+    "603.2", "whenever an event or state matches a trigger condition, the ability triggers", text_hash="3408f842f683"
+)
 def triggers_on_match(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
-        yield R(g.And(g.matches(t, a) >= 1, g.Not(exempt(g, "603.2", t, a))), g.base_triggers(t, a) >= 1, f"ability {a}")
+        yield R(
+            g.And(g.matches(t, a) >= 1, g.Not(exempt(g, "603.2", t, a))), g.base_triggers(t, a) >= 1, f"ability {a}"
+        )
 
 
 def _prohibited_source(g, t, a):
@@ -105,7 +116,9 @@ def _prohibited_source(g, t, a):
 def prohibitions_dont_apply(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         blocked = _prohibited_source(g, t, a)
-        yield R(blocked, g.Not(g.prohibition_applies(t, a)), f"ability {a}", witness=g.And(blocked, g.matches(t, a) >= 1))
+        yield R(
+            blocked, g.Not(g.prohibition_applies(t, a)), f"ability {a}", witness=g.And(blocked, g.matches(t, a) >= 1)
+        )
 
 
 def _beginning_of(step):
@@ -114,51 +127,82 @@ def _beginning_of(step):
             you = m.source_controller(g, v, a)
             mine = (g.active(t) == you) if step == UPKEEP else True
             return g.If(g.And(m.begins(g, t), g.step(t) == step, mine, m.exists(g, v, a)), 1, 0)
+
         return n
+
     return count
 
 
-@clause("603.2b", "when a phase or step begins, 'at the beginning of' abilities for it trigger", text_hash="2433f27139f7")
+@clause(
+    "603.2b", "when a phase or step begins, 'at the beginning of' abilities for it trigger", text_hash="2433f27139f7"
+)
 def beginning_of_step(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         yield _defines(g, t, a, YOUR_UPKEEP, _beginning_of(UPKEEP)(g, t, a))
         yield _defines(g, t, a, END_STEP, _beginning_of(END)(g, t, a))
 
 
-@clause("603.2c", "an ability triggers once per occurrence of its trigger event, so repeatedly for several", text_hash="bfe6e1ad6999")
+@clause(
+    "603.2c",
+    "an ability triggers once per occurrence of its trigger event, so repeatedly for several",
+    text_hash="bfe6e1ad6999",
+)
 def once_per_occurrence(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         yield R(True, g.base_triggers(t, a) <= g.attempts(t, a), f"ability {a}")
-        yield R(g.And(g.base_triggers(t, a) >= 1, g.Not(exempt(g, "603.2c", t, a))),
-                g.base_triggers(t, a) >= g.matches(t, a), f"ability {a}", witness=g.matches(t, a) >= 2)
+        yield R(
+            g.And(g.base_triggers(t, a) >= 1, g.Not(exempt(g, "603.2c", t, a))),
+            g.base_triggers(t, a) >= g.matches(t, a),
+            f"ability {a}",
+            witness=g.matches(t, a) >= 2,
+        )
 
 
 def additional_times(g, t: int, a: int):
     """How many 'triggers an additional time' effects apply to ``a``'s triggering at ``t``."""
     you = m.source_controller(g, t, a)
-    return g.count(g.And(g.doubler(x), m.on_battlefield(g, t, x), g.eff_ability(t, x), g.controller(t, x) == you)
-                   for x in m.cards(g))
+    return g.count(
+        g.And(g.doubler(x), m.on_battlefield(g, t, x), g.eff_ability(t, x), g.controller(t, x) == you)
+        for x in m.cards(g)
+    )
 
 
-@clause("603.2d", "an ability told to trigger additional times triggers that many times; the effect doesn't repeat itself",
-        text_hash="d7af7dbf8c7e", scope="'triggers an additional time' effects are modelled as one kind: a creature entering")
+@clause(
+    "603.2d",
+    "an ability told to trigger additional times triggers that many times; the effect doesn't repeat itself",
+    text_hash="d7af7dbf8c7e",
+    scope="'triggers an additional time' effects are modelled as one kind: a creature entering",
+)
 def additional_triggers(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         n = additional_times(g, t, a)
-        yield R(g.counts_additional(t, a), g.triggers(t, a) == g.base_triggers(t, a) * (n + 1), f"ability {a}",
-                witness=g.And(g.counts_additional(t, a), n >= 1, g.base_triggers(t, a) >= 1))
+        yield R(
+            g.counts_additional(t, a),
+            g.triggers(t, a) == g.base_triggers(t, a) * (n + 1),
+            f"ability {a}",
+            witness=g.And(g.counts_additional(t, a), n >= 1, g.base_triggers(t, a) >= 1),
+        )
 
 
-@clause("603.2e", "effects that refer to an object's triggered abilities don't refer to delayed triggered abilities",
-        text_hash="c9c217d4495d")
+@clause(
+    "603.2e",
+    "effects that refer to an object's triggered abilities don't refer to delayed triggered abilities",
+    text_hash="c9c217d4495d",
+)
 def effects_skip_delayed(g, t: int) -> Iterator[Rule]:
     any_doubler = g.Or(*[g.And(g.doubler(x), m.on_battlefield(g, t, x)) for x in m.cards(g)])
     for _, a in _delayed(g) + _reflexive(g):
-        yield R(True, g.Not(g.counts_additional(t, a)), f"ability {a}", witness=g.And(any_doubler, g.matches(t, a) >= 1))
+        yield R(
+            True, g.Not(g.counts_additional(t, a)), f"ability {a}", witness=g.And(any_doubler, g.matches(t, a) >= 1)
+        )
 
 
-@clause("603.2f", "'becomes' triggers fire only when the named change happens, not for a permanent entering in that state",
-        text_hash="dba59ae3423b", scope="'becomes tapped' of the ability's own permanent")
+@clause(
+    "603.2f",
+    "'becomes' triggers fire only when the named change happens, not for a permanent entering in that state",
+    text_hash="dba59ae3423b",
+    scope="'becomes tapped' of the ability's own permanent",
+)
 def becomes_triggers(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         src = m.source_card(g, a)
@@ -166,10 +210,14 @@ def becomes_triggers(g, t: int) -> Iterator[Rule]:
         def n(v, a=a, src=src):
             if t == 0:
                 return 0
-            was_there = g.And(m.card_value(g, "zone", t - 1, src) == BATTLEFIELD,
-                              m.card_value(g, "zone", t, src) == BATTLEFIELD, m.card_value(g, "since", t, src) != t)
+            was_there = g.And(
+                m.card_value(g, "zone", t - 1, src) == BATTLEFIELD,
+                m.card_value(g, "zone", t, src) == BATTLEFIELD,
+                m.card_value(g, "since", t, src) != t,
+            )
             change = g.And(g.Not(m.card_value(g, "tapped", t - 1, src)), m.card_value(g, "tapped", t, src))
             return g.If(g.And(was_there, change, m.exists(g, v, a)), 1, 0)
+
         yield _defines(g, t, a, BECOMES_TAPPED, n)
 
 
@@ -187,20 +235,28 @@ def _hidden_all_along(g, t, a):
     return g.Not(g.If(g.look_back(t, a), seen_before_object, seen_after_object))
 
 
-@clause("603.2g", "an ability whose object is at no time visible to all players doesn't trigger", text_hash="d786f3497075",
-        overrides={"603.2": _hidden_all_along})
+@clause(
+    "603.2g",
+    "an ability whose object is at no time visible to all players doesn't trigger",
+    text_hash="d786f3497075",
+    overrides={"603.2": _hidden_all_along},
+)
 def hidden_objects(g, t: int) -> Iterator[Rule]:
     for c, a in _printed(g):
         hidden = _hidden_all_along(g, t, a)
         yield R(hidden, g.base_triggers(t, a) == 0, f"card {c}", witness=g.And(hidden, g.matches(t, a) >= 1))
 
 
-@clause("603.2h", "an ability triggers only if its trigger event actually occurs; prevented or replaced events trigger nothing",
-        text_hash="684599a51bb5")
+@clause(
+    "603.2h",
+    "an ability triggers only if its trigger event actually occurs; prevented or replaced events trigger nothing",
+    text_hash="684599a51bb5",
+)
 def actual_events_only(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
-        yield R(True, g.base_triggers(t, a) <= g.matches(t, a), f"ability {a}",
-                witness=g.attempts(t, a) > g.matches(t, a))
+        yield R(
+            True, g.base_triggers(t, a) <= g.matches(t, a), f"ability {a}", witness=g.attempts(t, a) > g.matches(t, a)
+        )
 
 
 def _done_already(g, t, a):
@@ -210,8 +266,12 @@ def _done_already(g, t, a):
     return g.And(g.once_each_turn(c), g.done_this_turn(t - 1, c), g.turn(t) == g.turn(t - 1))
 
 
-@clause("603.2i", "'Do this only once each turn': triggers only if the action wasn't taken yet this turn", text_hash="5c29582c6bc0",
-        overrides={"603.2": _done_already})
+@clause(
+    "603.2i",
+    "'Do this only once each turn': triggers only if the action wasn't taken yet this turn",
+    text_hash="5c29582c6bc0",
+    overrides={"603.2": _done_already},
+)
 def once_each_turn(g, t: int) -> Iterator[Rule]:
     for c, a in _printed(g):
         done = _done_already(g, t, a)
@@ -221,19 +281,30 @@ def once_each_turn(g, t: int) -> Iterator[Rule]:
 # --- 603.3 -------------------------------------------------------------------------
 
 
-@clause("603.3", "a triggered ability goes on top of the stack the next time a player would receive priority",
-        text_hash="06131ddae5ad")
+@clause(
+    "603.3",
+    "a triggered ability goes on top of the stack the next time a player would receive priority",
+    text_hash="06131ddae5ad",
+)
 def put_on_stack(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         yield R(g.priority(t), g.pending(t, a) == 0, f"ability {a}", witness=g.And(g.priority(t), g.placed(t, a) >= 1))
-        yield R(g.Not(g.priority(t)), g.And(g.placed(t, a) == 0, g.removed(t, a) == 0, g.skipped(t, a) == 0),
-                f"ability {a}", witness=g.And(g.Not(g.priority(t)), g.pending(t, a) >= 1))
+        yield R(
+            g.Not(g.priority(t)),
+            g.And(g.placed(t, a) == 0, g.removed(t, a) == 0, g.skipped(t, a) == 0),
+            f"ability {a}",
+            witness=g.And(g.Not(g.priority(t)), g.pending(t, a) >= 1),
+        )
         cls, c = m.ability_class(g, a)
         removable = g.And(g.no_legal_choice(t, a), g.Or(g.modal(c), g.targeted(c))) if cls == "printed" else False
         yield R(g.removed(t, a) >= 1, removable, f"ability {a}")
 
 
-@clause("603.3a", "a triggered ability is controlled by whoever controlled its source when it triggered", text_hash="6c1d687877c1")
+@clause(
+    "603.3a",
+    "a triggered ability is controlled by whoever controlled its source when it triggered",
+    text_hash="6c1d687877c1",
+)
 def controller_of_trigger(g, t: int) -> Iterator[Rule]:
     for c, a in _printed(g):
         who = in_view(g, t, a, lambda v, c=c: g.controller(v, c))
@@ -247,20 +318,32 @@ def _part(g, t, s):
     return g.If(second, 2, 1)
 
 
-@clause("603.3b", "abilities go on the stack in APNAP order, in two parts: triggers on triggering go last", text_hash="d87b1ef3499c",
-        scope="one round of placement; the state-based-action loop is the game model's")
+@clause(
+    "603.3b",
+    "abilities go on the stack in APNAP order, in two parts: triggers on triggering go last",
+    text_hash="d87b1ef3499c",
+    scope="one round of placement; the state-based-action loop is the game model's",
+)
 def apnap_order(g, t: int) -> Iterator[Rule]:
     n_abilities = g.size("ability")
     for s1 in m.slots(g):
         for s2 in m.slots(g):
             if s2 <= s1:
                 continue
-            both = g.And(m.new_slot(g, t, s1), m.new_slot(g, t, s2),
-                         g.slot_src(t, s1) <= n_abilities, g.slot_src(t, s2) <= n_abilities)
+            both = g.And(
+                m.new_slot(g, t, s1),
+                m.new_slot(g, t, s2),
+                g.slot_src(t, s1) <= n_abilities,
+                g.slot_src(t, s2) <= n_abilities,
+            )
             p1, p2 = _part(g, t, s1), _part(g, t, s2)
             r1, r2 = m.apnap_rank(g, t, g.slot_controller(t, s1)), m.apnap_rank(g, t, g.slot_controller(t, s2))
-            yield R(both, g.Or(p1 < p2, g.And(p1 == p2, r1 <= r2)), f"slots {s1}<{s2}",
-                    witness=g.And(both, g.slot_controller(t, s1) != g.slot_controller(t, s2)))
+            yield R(
+                both,
+                g.Or(p1 < p2, g.And(p1 == p2, r1 <= r2)),
+                f"slots {s1}<{s2}",
+                witness=g.And(both, g.slot_controller(t, s1) != g.slot_controller(t, s2)),
+            )
 
 
 def _no_choice(kind_name):
@@ -269,18 +352,25 @@ def _no_choice(kind_name):
         if cls != "printed":
             return False
         return g.And(getattr(g, kind_name)(c), g.no_legal_choice(t, a), g.priority(t))
+
     return where
 
 
-@clause("603.3c", "a modal triggered ability with no legal mode chosen is removed from the stack", text_hash="9917d1ab7bcd")
+@clause(
+    "603.3c", "a modal triggered ability with no legal mode chosen is removed from the stack", text_hash="9917d1ab7bcd"
+)
 def modal_removed(g, t: int) -> Iterator[Rule]:
     for c, a in _printed(g):
         none = _no_choice("modal")(g, t, a)
         yield R(none, g.placed(t, a) == 0, f"card {c}", witness=g.And(none, g.removed(t, a) >= 1))
 
 
-@clause("603.3d", "a triggered ability that needs a choice with no legal choice is removed from the stack", text_hash="17a89c0c9332",
-        scope="the choice modelled is the choice of targets")
+@clause(
+    "603.3d",
+    "a triggered ability that needs a choice with no legal choice is removed from the stack",
+    text_hash="17a89c0c9332",
+    scope="the choice modelled is the choice of targets",
+)
 def no_legal_target_removed(g, t: int) -> Iterator[Rule]:
     for c, a in _printed(g):
         none = _no_choice("targeted")(g, t, a)
@@ -303,8 +393,12 @@ def _if_false_on_resolution(g, t):
     return g.Or(*[g.And(m.resolving_ability(g, t, a), g.has_if(c), g.Not(g.cond(t - 1, c))) for c, a in _printed(g)])
 
 
-@clause("603.4", "intervening 'if': checked when the event occurs and again on resolution", text_hash="92154cf411c5",
-        overrides={"603.2": _if_false_at_trigger, "608.2": _if_false_on_resolution})
+@clause(
+    "603.4",
+    "intervening 'if': checked when the event occurs and again on resolution",
+    text_hash="92154cf411c5",
+    overrides={"603.2": _if_false_at_trigger, "608.2": _if_false_on_resolution},
+)
 def intervening_if(g, t: int) -> Iterator[Rule]:
     for c, a in _printed(g):
         false_now = _if_false_at_trigger(g, t, a)
@@ -322,8 +416,13 @@ def _option_declined(g, t):
     return g.Or(*[g.And(m.resolving_ability(g, t, a), g.optional(c), g.Not(g.may_use(t))) for c, a in _printed(g)])
 
 
-@clause("603.5", "optional ('may', 'unless') abilities go on the stack anyway; the choice is made on resolution",
-        scope="'may' abilities; 'unless' is not modelled separately", text_hash="012030fa1290", overrides={"608.2": _option_declined})
+@clause(
+    "603.5",
+    "optional ('may', 'unless') abilities go on the stack anyway; the choice is made on resolution",
+    scope="'may' abilities; 'unless' is not modelled separately",
+    text_hash="012030fa1290",
+    overrides={"608.2": _option_declined},
+)
 def optional_abilities(g, t: int) -> Iterator[Rule]:
     for c, a in _printed(g):
         yield R(g.optional(c), g.skipped(t, a) == 0, f"card {c}", witness=g.And(g.optional(c), g.pending(t, a) >= 1))
@@ -341,14 +440,21 @@ def _object_lost(g, t):
     lost = []
     for c, a in _printed(g):
         res = g.And(m.resolving_ability(g, t, a), m.is_kind(g, a, ZONE_CHANGE_SELF_KINDS))
-        found = g.And(g.zone(t - 1, c) == _top(g, t, "slot_zone"), g.since(t - 1, c) == _top(g, t, "slot_moment"),
-                      *[g.zone(t - 1, c) != z for z in HIDDEN_ZONES])
+        found = g.And(
+            g.zone(t - 1, c) == _top(g, t, "slot_zone"),
+            g.since(t - 1, c) == _top(g, t, "slot_moment"),
+            *[g.zone(t - 1, c) != z for z in HIDDEN_ZONES],
+        )
         lost.append(g.And(res, g.Not(found)))
     return g.Or(*lost)
 
 
-@clause("603.6", "zone-change abilities look for the object in the zone it moved to, and fail if it isn't there",
-        text_hash="5f03460303b7", overrides={"608.2": _object_lost})
+@clause(
+    "603.6",
+    "zone-change abilities look for the object in the zone it moved to, and fail if it isn't there",
+    text_hash="5f03460303b7",
+    overrides={"608.2": _object_lost},
+)
 def zone_change_object(g, t: int) -> Iterator[Rule]:
     lost = _object_lost(g, t)
     yield R(lost, g.Not(g.acts(t)), "resolving ability")
@@ -364,49 +470,76 @@ def _creature_enters(g, t, a):
     return lambda v: g.If(m.exists(g, v, a), m.creature_enters_count(g, t, v), 0)
 
 
-@clause("603.6a", "enters abilities trigger on permanents entering; all permanents, newcomers included, are checked",
-        text_hash="5740a048a5a3")
+@clause(
+    "603.6a",
+    "enters abilities trigger on permanents entering; all permanents, newcomers included, are checked",
+    text_hash="5740a048a5a3",
+)
 def enters_triggers(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         yield _defines(g, t, a, ENTERS_SELF, _enters_self(g, t, a))
         yield _defines(g, t, a, CREATURE_ENTERS, _creature_enters(g, t, a))
 
 
-@clause("603.6b", "continuous effects modify a permanent the moment it is on the battlefield, and not before",
-        text_hash="1568172b3cab", scope="'All lands are creatures' and 'All creatures lose all abilities'")
+@clause(
+    "603.6b",
+    "continuous effects modify a permanent the moment it is on the battlefield, and not before",
+    text_hash="1568172b3cab",
+    scope="'All lands are creatures' and 'All creatures lose all abilities'",
+)
 def effects_on_newcomers(g, t: int) -> Iterator[Rule]:
     for c in m.cards(g):
         newcomer = m.entered_battlefield(g, t, c) if t > 0 else False
-        yield R(newcomer, effective_characteristics(g, t, c), f"card {c}",
-                witness=g.And(newcomer, g.Or(g.lands_are_creatures(t), g.creatures_lose_abilities(t))))
+        yield R(
+            newcomer,
+            effective_characteristics(g, t, c),
+            f"card {c}",
+            witness=g.And(newcomer, g.Or(g.lands_are_creatures(t), g.creatures_lose_abilities(t))),
+        )
         yield R(g.Not(m.on_battlefield(g, t, c)), printed_characteristics(g, t, c), f"card {c}")
 
 
 def _leaves(g, t, a, kind):
     src = m.source_card(g, a)
     if kind == CREATURE_DIES:
+
         def n(v):
             return g.If(m.exists(g, v, a), g.count(g.And(m.dies(g, t, c), g.eff_creature(v, c)) for c in m.cards(g)), 0)
 
         def att(v):
-            return g.If(m.exists(g, v, a), g.count(g.And(g.Or(m.dies(g, t, c), g.dies_replaced(t, c)),
-                                                         g.eff_creature(v, c)) for c in m.cards(g)), 0)
+            return g.If(
+                m.exists(g, v, a),
+                g.count(g.And(g.Or(m.dies(g, t, c), g.dies_replaced(t, c)), g.eff_creature(v, c)) for c in m.cards(g)),
+                0,
+            )
+
         return n, att
     if kind == LEAVES_SELF:
         left = m.for_card(g, src, lambda c: m.left_battlefield(g, t, c))
 
         def n(v):
             return g.If(g.And(left, m.exists(g, v, a)), 1, 0)
+
         return n, None
 
     def n(v):  # enchanted permanent leaves
-        return g.If(m.exists(g, v, a), g.count(g.And(m.card_value(g, "attached_to", t - 1, src) == x,
-                                                      m.left_battlefield(g, t, x)) for x in m.cards(g)), 0)
+        return g.If(
+            m.exists(g, v, a),
+            g.count(
+                g.And(m.card_value(g, "attached_to", t - 1, src) == x, m.left_battlefield(g, t, x)) for x in m.cards(g)
+            ),
+            0,
+        )
+
     return n, None
 
 
-@clause("603.6c", "leaves-the-battlefield abilities trigger on a permanent leaving; 'from anywhere' ones are not such",
-        text_hash="76d39ae46e30", scope="'dies', 'this leaves' and 'enchanted permanent leaves'")
+@clause(
+    "603.6c",
+    "leaves-the-battlefield abilities trigger on a permanent leaving; 'from anywhere' ones are not such",
+    text_hash="76d39ae46e30",
+    scope="'dies', 'this leaves' and 'enchanted permanent leaves'",
+)
 def leaves_triggers(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         if t == 0 or m.ability_class(g, a)[0] == "reflexive":
@@ -420,8 +553,12 @@ def leaves_triggers(g, t: int) -> Iterator[Rule]:
         yield R(g.kind(c) == GRAVEYARD_FROM_ANYWHERE, g.Not(g.is_leaves_ability(t, c)), f"card {c}")
 
 
-@clause("603.6d", "'enters tapped' and 'enters with' are static abilities that apply as the permanent enters",
-        text_hash="88e2e33f6e9c", scope="'enters tapped'")
+@clause(
+    "603.6d",
+    "'enters tapped' and 'enters with' are static abilities that apply as the permanent enters",
+    text_hash="88e2e33f6e9c",
+    scope="'enters tapped'",
+)
 def enters_tapped(g, t: int) -> Iterator[Rule]:
     for c in m.cards(g):
         arriving = g.And(m.entered_battlefield(g, t, c), g.enters_tapped(c)) if t > 0 else False
@@ -431,12 +568,21 @@ def enters_tapped(g, t: int) -> Iterator[Rule]:
 def _aura_not_found(g, t):
     if t == 0:
         return False
-    return g.Or(*[g.And(m.resolving_ability(g, t, a), g.kind(c) == ENCHANTED_LEAVES, g.zone(t - 1, c) != GRAVEYARD)
-                  for c, a in _printed(g)])
+    return g.Or(
+        *[
+            g.And(m.resolving_ability(g, t, a), g.kind(c) == ENCHANTED_LEAVES, g.zone(t - 1, c) != GRAVEYARD)
+            for c, a in _printed(g)
+        ]
+    )
 
 
-@clause("603.6e", "an Aura's trigger on its permanent leaving can find the Aura card in the graveyard after SBAs",
-        text_hash="f84690b70ff2", overrides={"608.2": _aura_not_found}, scope="the Aura card part")
+@clause(
+    "603.6e",
+    "an Aura's trigger on its permanent leaving can find the Aura card in the graveyard after SBAs",
+    text_hash="f84690b70ff2",
+    overrides={"608.2": _aura_not_found},
+    scope="the Aura card part",
+)
 def aura_leaves(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
@@ -465,8 +611,12 @@ def delayed_persist(g, t: int) -> Iterator[Rule]:
     for d, _ in _delayed(g):
         expires = g.And(g.d_duration(d), g.turn(t) != g.turn(t - 1))
         used = g.And(g.Not(g.d_duration(d)), _fired(g, t, d))
-        yield R(g.And(g.registered(t - 1, d), g.Not(expires), g.Not(used)), g.registered(t, d), f"delayed {d}",
-                witness=g.And(g.registered(t - 1, d), g.matches(t, m.delayed(g, d)) >= 1))
+        yield R(
+            g.And(g.registered(t - 1, d), g.Not(expires), g.Not(used)),
+            g.registered(t, d),
+            f"delayed {d}",
+            witness=g.And(g.registered(t - 1, d), g.matches(t, m.delayed(g, d)) >= 1),
+        )
 
 
 def _resolving_spell(g, t, c):
@@ -482,10 +632,19 @@ def _resolving_ability_of(g, t, c):
 def _creation_cause(g, t, d):
     src = g.d_source(d)
     on_bf = m.card_value(g, "zone", t, src) == BATTLEFIELD
-    return g.If(g.d_cause(d) == SPELL_CAUSE, _resolving_spell(g, t, src),
-                g.If(g.d_cause(d) == ABILITY_CAUSE, _resolving_ability_of(g, t, src),
-                     g.If(g.d_cause(d) == REPLACEMENT_CAUSE, g.And(on_bf, g.replacement_applied(t, d)),
-                          g.And(on_bf, g.action_taken(t, d)))))
+    return g.If(
+        g.d_cause(d) == SPELL_CAUSE,
+        _resolving_spell(g, t, src),
+        g.If(
+            g.d_cause(d) == ABILITY_CAUSE,
+            _resolving_ability_of(g, t, src),
+            g.If(
+                g.d_cause(d) == REPLACEMENT_CAUSE,
+                g.And(on_bf, g.replacement_applied(t, d)),
+                g.And(on_bf, g.action_taken(t, d)),
+            ),
+        ),
+    )
 
 
 def _just_created(g, t, a):
@@ -495,13 +654,20 @@ def _just_created(g, t, a):
     return g.Not(g.registered(t - 1, d))
 
 
-@clause("603.7a", "delayed abilities are created by resolving spells/abilities, replacements or allowed actions, "
-        "and don't trigger before they exist", text_hash="3d6f5096c0ec", overrides={"603.2": _just_created})
+@clause(
+    "603.7a",
+    "delayed abilities are created by resolving spells/abilities, replacements or allowed actions, "
+    "and don't trigger before they exist",
+    text_hash="3d6f5096c0ec",
+    overrides={"603.2": _just_created},
+)
 def delayed_creation(g, t: int) -> Iterator[Rule]:
     for d, a in _delayed(g):
         yield R(created(g, t, d), _creation_cause(g, t, d), f"delayed {d}")
         fresh = _just_created(g, t, a)
-        yield R(fresh, g.base_triggers(t, a) == 0, f"delayed {d}", witness=g.And(created(g, t, d), g.matches(t, a) >= 1))
+        yield R(
+            fresh, g.base_triggers(t, a) == 0, f"delayed {d}", witness=g.And(created(g, t, d), g.matches(t, a) >= 1)
+        )
 
 
 def _once_only(g, t, a):
@@ -516,16 +682,28 @@ def _duration_over(g, t, a):
     return g.And(g.d_duration(d), g.turn(t) != g.turn(t - 1))
 
 
-@clause("603.7b", "a delayed ability without a duration triggers only once; one with a duration lasts for it",
-        text_hash="0d8b514d1f8d", overrides={"603.2c": _once_only, "603.2": _duration_over})
+@clause(
+    "603.7b",
+    "a delayed ability without a duration triggers only once; one with a duration lasts for it",
+    text_hash="0d8b514d1f8d",
+    overrides={"603.2c": _once_only, "603.2": _duration_over},
+)
 def delayed_once(g, t: int) -> Iterator[Rule]:
     for d, a in _delayed(g):
         fired = g.base_triggers(t, a) >= 1
-        yield R(g.And(g.Not(g.d_duration(d)), fired), g.And(g.base_triggers(t, a) == 1, g.Not(g.registered(t, d))),
-                f"delayed {d}", witness=g.And(g.Not(g.d_duration(d)), g.matches(t, a) >= 2))
+        yield R(
+            g.And(g.Not(g.d_duration(d)), fired),
+            g.And(g.base_triggers(t, a) == 1, g.Not(g.registered(t, d))),
+            f"delayed {d}",
+            witness=g.And(g.Not(g.d_duration(d)), g.matches(t, a) >= 2),
+        )
         over = _duration_over(g, t, a)
-        yield R(over, g.And(g.Not(g.registered(t, d)), g.base_triggers(t, a) == 0), f"delayed {d}",
-                witness=g.And(over, g.registered(t - 1, d)))
+        yield R(
+            over,
+            g.And(g.Not(g.registered(t, d)), g.base_triggers(t, a) == 0),
+            f"delayed {d}",
+            witness=g.And(over, g.registered(t - 1, d)),
+        )
 
 
 def _delayed_object_gone(g, t):
@@ -534,21 +712,29 @@ def _delayed_object_gone(g, t):
     gone = []
     for d, a in _delayed(g):
         obj = g.d_object(d)
-        found = g.And(m.card_value(g, "since", t - 1, obj) == g.d_stamp(t - 1, d),
-                      m.card_value(g, "zone", t - 1, obj) == g.d_zone(t - 1, d))
+        found = g.And(
+            m.card_value(g, "since", t - 1, obj) == g.d_stamp(t - 1, d),
+            m.card_value(g, "zone", t - 1, obj) == g.d_zone(t - 1, d),
+        )
         gone.append(g.And(m.resolving_ability(g, t, a), g.Not(found)))
     return g.Or(*gone)
 
 
-@clause("603.7c", "a delayed ability still affects its object after it changes characteristics, not after it changes zones",
-        text_hash="b2935175f163", overrides={"608.2": _delayed_object_gone})
+@clause(
+    "603.7c",
+    "a delayed ability still affects its object after it changes characteristics, not after it changes zones",
+    text_hash="b2935175f163",
+    overrides={"608.2": _delayed_object_gone},
+)
 def delayed_object(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
     for d, a in _delayed(g):
         obj = g.d_object(d)
-        found = g.And(m.card_value(g, "since", t - 1, obj) == g.d_stamp(t - 1, d),
-                      m.card_value(g, "zone", t - 1, obj) == g.d_zone(t - 1, d))
+        found = g.And(
+            m.card_value(g, "since", t - 1, obj) == g.d_stamp(t - 1, d),
+            m.card_value(g, "zone", t - 1, obj) == g.d_zone(t - 1, d),
+        )
         res = m.resolving_ability(g, t, a)
         yield R(res, g.acts(t) == found, f"delayed {d}", witness=g.And(res, g.Not(found)))
 
@@ -558,8 +744,12 @@ def _controller_rule(cause, who):
         for d, a in _delayed(g):
             mine = g.d_cause(d) == cause
             yield R(g.And(created(g, t, d), mine), g.d_controller(t, d) == who(g, t, d), f"delayed {d}")
-            yield R(g.And(mine, g.base_triggers(t, a) >= 1), g.trigger_controller(t, a) == g.d_controller(t, d),
-                    f"delayed {d}")
+            yield R(
+                g.And(mine, g.base_triggers(t, a) >= 1),
+                g.trigger_controller(t, a) == g.d_controller(t, d),
+                f"delayed {d}",
+            )
+
     return encode
 
 
@@ -571,8 +761,11 @@ def _source_controller_now(g, t, d):
     return m.card_value(g, "controller", t, g.d_source(d))
 
 
-clause_603_7d = clause("603.7d", "a delayed ability created by a spell is controlled by who controlled the spell as it resolved",
-                       text_hash="d984c8c2b2ff")(_controller_rule(SPELL_CAUSE, _resolving_controller))
+clause_603_7d = clause(
+    "603.7d",
+    "a delayed ability created by a spell is controlled by who controlled the spell as it resolved",
+    text_hash="d984c8c2b2ff",
+)(_controller_rule(SPELL_CAUSE, _resolving_controller))
 
 
 def _ability_controller_rule(g, t: int) -> Iterator[Rule]:
@@ -580,19 +773,34 @@ def _ability_controller_rule(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
     for r, a in _reflexive(g):  # 603.12: reflexive triggers follow the rules for delayed ones
-        yield R(g.base_triggers(t, a) >= 1, g.trigger_controller(t, a) == _top(g, t, "slot_controller"), f"reflexive {r}")
+        yield R(
+            g.base_triggers(t, a) >= 1, g.trigger_controller(t, a) == _top(g, t, "slot_controller"), f"reflexive {r}"
+        )
 
 
-clause_603_7e = clause("603.7e", "a delayed ability created by an ability is controlled by who controlled that ability as it resolved",
-                       text_hash="7c8dd7f587dc")(_ability_controller_rule)
-clause_603_7f = clause("603.7f", "a delayed ability created by a replacement is controlled by the static ability's controller",
-                       text_hash="26db6ccb64f7")(_controller_rule(REPLACEMENT_CAUSE, _source_controller_now))
-clause_603_7g = clause("603.7g", "a delayed ability created by an allowed action is controlled by the static ability's controller",
-                       text_hash="21cb562e8f4c")(_controller_rule(ACTION_CAUSE, _source_controller_now))
+clause_603_7e = clause(
+    "603.7e",
+    "a delayed ability created by an ability is controlled by who controlled that ability as it resolved",
+    text_hash="7c8dd7f587dc",
+)(_ability_controller_rule)
+clause_603_7f = clause(
+    "603.7f",
+    "a delayed ability created by a replacement is controlled by the static ability's controller",
+    text_hash="26db6ccb64f7",
+)(_controller_rule(REPLACEMENT_CAUSE, _source_controller_now))
+clause_603_7g = clause(
+    "603.7g",
+    "a delayed ability created by an allowed action is controlled by the static ability's controller",
+    text_hash="21cb562e8f4c",
+)(_controller_rule(ACTION_CAUSE, _source_controller_now))
 
 
-@clause("603.7h", "a delayed ability that waits for N resolutions of its creator is created once, at that resolution",
-        text_hash="43c5a613bf5c", scope="N = 2")
+@clause(
+    "603.7h",
+    "a delayed ability that waits for N resolutions of its creator is created once, at that resolution",
+    text_hash="43c5a613bf5c",
+    scope="N = 2",
+)
 def created_on_nth(g, t: int) -> Iterator[Rule]:
     for d, _ in _delayed(g):
         new = g.And(created(g, t, d), g.d_nth(d), g.d_cause(d) == ABILITY_CAUSE)
@@ -606,17 +814,24 @@ def _still_outstanding(g, t, a):
     """An instance is pending or on the stack and did not leave it during batch ``t``."""
     if t == 0:
         return False
-    left_now = g.If(g.And(m.popped(g, t), m.stack_size(g, t - 1) >= 1,
-                          m.top(g, t - 1, "slot_src") == m.ability_code(a)), 1, 0)
+    left_now = g.If(
+        g.And(m.popped(g, t), m.stack_size(g, t - 1) >= 1, m.top(g, t - 1, "slot_src") == m.ability_code(a)), 1, 0
+    )
     return g.And(m.ability_kind(g, a) == NO_CARDS_IN_HAND, m.outstanding(g, t - 1, a) - left_now >= 1)
 
 
-@clause("603.8", "state triggers trigger when the state holds, and not again until the instance has left the stack",
-        text_hash="8388045d3f6a", overrides={"603.2": _still_outstanding})
+@clause(
+    "603.8",
+    "state triggers trigger when the state holds, and not again until the instance has left the stack",
+    text_hash="8388045d3f6a",
+    overrides={"603.2": _still_outstanding},
+)
 def state_triggers(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
+
         def n(v, a=a):
             return g.If(g.And(m.exists(g, v, a), m.hand_empty(g, v, m.source_controller(g, v, a))), 1, 0)
+
         if t == 0:
             yield R(m.ability_kind(g, a) == NO_CARDS_IN_HAND, g.And(g.matches(t, a) == n(0), g.attempts(t, a) == n(0)))
         else:
@@ -628,12 +843,19 @@ def state_triggers(g, t: int) -> Iterator[Rule]:
 # --- 603.9 -------------------------------------------------------------------------
 
 
-@clause("603.9", "'loses the game' abilities trigger when a player loses or leaves, except by a draw", text_hash="e6173b31687d")
+@clause(
+    "603.9",
+    "'loses the game' abilities trigger when a player loses or leaves, except by a draw",
+    text_hash="e6173b31687d",
+)
 def player_loses(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
+
         def n(v, a=a):
-            return g.If(m.exists(g, v, a),
-                        g.count(g.And(g.leaves_game(t, p), g.Not(g.by_draw(t, p))) for p in m.players(g)), 0)
+            return g.If(
+                m.exists(g, v, a), g.count(g.And(g.leaves_game(t, p), g.Not(g.by_draw(t, p))) for p in m.players(g)), 0
+            )
+
         yield _defines(g, t, a, PLAYER_LOSES, n)
 
 
@@ -671,21 +893,38 @@ def _look_back_rule(number, summary, kinds, include_from_anywhere=False, *, text
             if include_from_anywhere:
                 mine = g.Or(mine, _leaves_from_anywhere(g, t, a))
             yield R(mine, g.look_back(t, a), f"ability {a}", witness=g.And(mine, g.matches(t, a) >= 1))
+
     return clause(number, summary, text_hash=text_hash)(encode)
 
 
-clause_603_10a = _look_back_rule("603.10a", "leaves-the-battlefield abilities look back in time", LEAVES_KINDS, True, text_hash="fb6cdb122dd3")
-clause_603_10b = _look_back_rule("603.10b", "phasing-out abilities look back in time", (PHASES_OUT,), text_hash="9c132143124b")
-clause_603_10c = _look_back_rule("603.10c", "'becomes unattached' abilities look back in time", (UNATTACHED,), text_hash="c32fc3a206a0")
-clause_603_10d = _look_back_rule("603.10d", "loss-of-control abilities look back in time", (LOSE_CONTROL,), text_hash="c634792be23b")
-clause_603_10e = _look_back_rule("603.10e", "'spell is countered' abilities look back in time", (COUNTERED_SELF,), text_hash="6b6b2996ef95")
-clause_603_10f = _look_back_rule("603.10f", "'loses the game' abilities look back in time", (PLAYER_LOSES,), text_hash="43b6ac5ca4e9")
+clause_603_10a = _look_back_rule(
+    "603.10a", "leaves-the-battlefield abilities look back in time", LEAVES_KINDS, True, text_hash="fb6cdb122dd3"
+)
+clause_603_10b = _look_back_rule(
+    "603.10b", "phasing-out abilities look back in time", (PHASES_OUT,), text_hash="9c132143124b"
+)
+clause_603_10c = _look_back_rule(
+    "603.10c", "'becomes unattached' abilities look back in time", (UNATTACHED,), text_hash="c32fc3a206a0"
+)
+clause_603_10d = _look_back_rule(
+    "603.10d", "loss-of-control abilities look back in time", (LOSE_CONTROL,), text_hash="c634792be23b"
+)
+clause_603_10e = _look_back_rule(
+    "603.10e", "'spell is countered' abilities look back in time", (COUNTERED_SELF,), text_hash="6b6b2996ef95"
+)
+clause_603_10f = _look_back_rule(
+    "603.10f", "'loses the game' abilities look back in time", (PLAYER_LOSES,), text_hash="43b6ac5ca4e9"
+)
 
 
 # --- 603.12 ------------------------------------------------------------------------
 
 
-@clause("603.12", "reflexive triggers check the resolution that created them for the action, and only that", text_hash="d62622ab430e")
+@clause(
+    "603.12",
+    "reflexive triggers check the resolution that created them for the action, and only that",
+    text_hash="d62622ab430e",
+)
 def reflexive_triggers(g, t: int) -> Iterator[Rule]:
     for r, a in _reflexive(g):
         creator = g.reflexive_from(r)
@@ -701,9 +940,17 @@ def _pays_any(g, t, a):
     return g.pay_any(r) if cls == "reflexive" else False
 
 
-@clause("603.12a", "a reflexive trigger on paying a cost 'one or more times' triggers only once", text_hash="880a7363f7cd",
-        overrides={"603.2c": _pays_any})
+@clause(
+    "603.12a",
+    "a reflexive trigger on paying a cost 'one or more times' triggers only once",
+    text_hash="880a7363f7cd",
+    overrides={"603.2c": _pays_any},
+)
 def reflexive_once(g, t: int) -> Iterator[Rule]:
     for r, a in _reflexive(g):
-        yield R(g.And(g.pay_any(r), g.base_triggers(t, a) >= 1), g.base_triggers(t, a) == 1, f"reflexive {r}",
-                witness=g.And(g.pay_any(r), g.matches(t, a) >= 2))
+        yield R(
+            g.And(g.pay_any(r), g.base_triggers(t, a) >= 1),
+            g.base_triggers(t, a) == 1,
+            f"reflexive {r}",
+            witness=g.And(g.pay_any(r), g.matches(t, a) >= 2),
+        )

@@ -39,8 +39,14 @@ def _one_bound(bound: int, ids: list[str], timeout: float) -> dict:
         verdicts[prop.id] = result.verdict
     total = time.perf_counter() - started
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    return {"bound": bound, "total_seconds": round(total, 3), "encode_seconds": round(encode_seconds, 3),
-            "peak_memory_mib": round(peak_kib / 1024, 1), "seconds_per_property": per_property, "verdicts": verdicts}
+    return {
+        "bound": bound,
+        "total_seconds": round(total, 3),
+        "encode_seconds": round(encode_seconds, 3),
+        "peak_memory_mib": round(peak_kib / 1024, 1),
+        "seconds_per_property": per_property,
+        "verdicts": verdicts,
+    }
 
 
 def run_bench(bounds: list[int], ids: list[str], timeout: float, output: str | None) -> int:
@@ -54,11 +60,24 @@ def run_bench(bounds: list[int], ids: list[str], timeout: float, output: str | N
     for i, run in enumerate(runs):
         ratio = f"×{run['total_seconds'] / runs[i - 1]['total_seconds']:.2f}" if i else ""
         unknown = sum(v == "unknown" for v in run["verdicts"].values())
-        rows.append([run["bound"], run["total_seconds"], run["encode_seconds"], ratio, run["peak_memory_mib"],
-                     len(run["verdicts"]), unknown])
+        rows.append(
+            [
+                run["bound"],
+                run["total_seconds"],
+                run["encode_seconds"],
+                ratio,
+                run["peak_memory_mib"],
+                len(run["verdicts"]),
+                unknown,
+            ]
+        )
     print(tabulate(rows, headers=["bound", "total s", "encode s", "vs previous", "peak MiB", "properties", "unknown"]))
     report = {
-        "machine": {"python": platform.python_version(), "platform": platform.platform(), "cpus": multiprocessing.cpu_count()},
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": multiprocessing.cpu_count(),
+        },
         "z3": smt.z3_version(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "runs": runs,

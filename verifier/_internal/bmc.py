@@ -119,7 +119,9 @@ class Encoding:
         self.solver.add(self.g.Implies(lit, goal))
         return self.solver.check(self.assumptions(depth, enabled) + [lit])
 
-    def check_with(self, depth: int, enabled: Iterable[str], literals: Sequence[Expr], timeout_ms: int | None = None) -> str:
+    def check_with(
+        self, depth: int, enabled: Iterable[str], literals: Sequence[Expr], timeout_ms: int | None = None
+    ) -> str:
         return self.solver.check(self.assumptions(depth, enabled) + list(literals), timeout_ms)
 
     def extract(self, depth: int) -> Trace:
@@ -134,7 +136,9 @@ class Encoding:
             state = {}
             for spec in self.schema.specs:
                 if spec.per_moment:
-                    state[spec.name] = _nest(spec, self.universe, lambda idx, s=spec: value(self._lookup(s.name, idx)), (t,))
+                    state[spec.name] = _nest(
+                        spec, self.universe, lambda idx, s=spec: value(self._lookup(s.name, idx)), (t,)
+                    )
             states.append(state)
         return Trace(self.edition.name, self.universe, params, tuple(states))
 
@@ -164,8 +168,9 @@ def concrete_game(edition: Edition, trace: Trace, enabled: Iterable[str]) -> Gam
     return g
 
 
-def violations(edition: Edition, trace: Trace, enabled: Iterable[str], *, first_only: bool = False,
-               include_axioms: bool = True) -> list[Violation]:
+def violations(
+    edition: Edition, trace: Trace, enabled: Iterable[str], *, first_only: bool = False, include_axioms: bool = True
+) -> list[Violation]:
     """Every (moment, clause) whose rule instance the trace breaks, in moment order."""
     enabled = list(enabled)
     g = concrete_game(edition, trace, enabled)

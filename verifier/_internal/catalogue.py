@@ -45,4 +45,6 @@ def check_clause_names(props: Sequence[Property], edition: Edition) -> None:
             status = edition.status(number) if number in edition.rules.numbers() else "unknown"
             if status != "encoded":
                 why = "no such clause" if status == "unknown" else f"that clause is {status}"
-                raise InvalidArgument(f"property {p.id} ({p.source}): clause {number}: {why} in the {edition.name} edition.")
+                raise InvalidArgument(
+                    f"property {p.id} ({p.source}): clause {number}: {why} in the {edition.name} edition."
+                )

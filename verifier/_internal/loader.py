@@ -20,7 +20,9 @@ def load_property_file(path: str | Path) -> list[Property]:
     file = Path(path)
     if not file.is_file():
         raise InvalidArgument(f"--property-file {path}: no such file.")
-    name = "rule603_user_properties." + "_".join(file.resolve().with_suffix("").parts[-3:]).replace("-", "_").replace(".", "_")
+    name = "rule603_user_properties." + "_".join(file.resolve().with_suffix("").parts[-3:]).replace("-", "_").replace(
+        ".", "_"
+    )
     spec = importlib.util.spec_from_file_location(name, file)
     if spec is None or spec.loader is None:
         raise InvalidArgument(f"--property-file {path}: not a Python file.")
@@ -37,7 +39,9 @@ def load_property_file(path: str | Path) -> list[Property]:
         ) from e
     props = collect(module, Property)
     if not props:
-        raise InvalidArgument(f"--property-file {path}: defines no properties (decorate a function with @rule603.prop).")
+        raise InvalidArgument(
+            f"--property-file {path}: defines no properties (decorate a function with @rule603.prop)."
+        )
     return props
 
 

@@ -112,10 +112,20 @@ def prop(id: str, *, clauses: Sequence[str], summary: str = "") -> Callable[[Cal
             raise InvalidArgument(f"prop({id!r}): clause={number!r} is not of the form '603.2a'.")
 
     def wrap(fn: Callable[[Any, int], Expr]) -> Property:
-        text = summary or (fn.__doc__ or "").strip().splitlines()[0] if (summary or fn.__doc__) else id
+        text = summary or _first_paragraph(fn.__doc__) or id
         return Property(id, text, tuple(clauses), fn, getattr(fn, "__module__", ""))
 
     return wrap
+
+
+def _first_paragraph(doc: str | None) -> str:
+    """The docstring's first paragraph on one line: a property's summary."""
+    lines = []
+    for line in (doc or "").strip().splitlines():
+        if not line.strip():
+            break
+        lines.append(line.strip())
+    return " ".join(lines)
 
 
 def collect(module: ModuleType, kind: type) -> list[Any]:
@@ -179,7 +189,9 @@ class Edition:
 def exempt(g: Any, general: str, t: int, *key: int) -> Expr:
     """True where an enabled, more specific clause (or a game-model rule) sets ``general`` aside."""
     edition: Edition = g.edition
-    return g.Or(*[
-        g.And(True if edition.is_axiom(enc.number) else g.enabled(enc.number), enc.overrides[general](g, t, *key))
-        for enc in edition.overriders(general)
-    ])
+    return g.Or(
+        *[
+            g.And(True if edition.is_axiom(enc.number) else g.enabled(enc.number), enc.overrides[general](g, t, *key))
+            for enc in edition.overriders(general)
+        ]
+    )

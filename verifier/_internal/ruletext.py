@@ -133,10 +133,7 @@ class RuleDocument:
         close = difflib.get_close_matches(wanted, known, n=3, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         span = f"{known[0]} .. {known[-1]}" if known else "none"
-        raise KeyError(
-            f"no clause {number!r} in {self.filename} "
-            f"({len(known)} clauses: {span}){hint}"
-        )
+        raise KeyError(f"no clause {number!r} in {self.filename} ({len(known)} clauses: {span}){hint}")
 
     def numbers(self) -> tuple[str, ...]:
         """The clause numbers in file order, e.g. ("603.1", "603.1a", ...)."""
@@ -152,9 +149,7 @@ def _parse_prefix(prefix: str) -> tuple[str, ...]:
         return ()
     match = _PREFIX_RE.fullmatch(prefix)
     if match is None:
-        raise InvalidArgument(
-            f"prefix={prefix!r}: expected a rule number such as '603', '603.2' or '603.2a'"
-        )
+        raise InvalidArgument(f"prefix={prefix!r}: expected a rule number such as '603', '603.2' or '603.2a'")
     return tuple(part for part in match.groups() if part is not None)
 
 
@@ -243,9 +238,7 @@ class _Parser:
         else:
             self.other(lineno, line)
 
-    def clause(
-        self, lineno: int, section: str, rule: str, letters: str, text: str | None
-    ) -> None:
+    def clause(self, lineno: int, section: str, rule: str, letters: str, text: str | None) -> None:
         """Record a rule ("603.2.") or subrule ("603.2a") line."""
         self.seen_rule = True
         parent = f"{section}.{rule}"
@@ -275,8 +268,7 @@ class _Parser:
         if letters and parent not in self.seen_rules:
             raise self.error(
                 lineno,
-                f"subrule {number} has no parent rule; expected a line '{parent}. ...' "
-                "before it",
+                f"subrule {number} has no parent rule; expected a line '{parent}. ...' before it",
             )
         if letters and last_rule != parent:
             raise self.error(
@@ -308,8 +300,7 @@ class _Parser:
         if not title:
             raise self.error(
                 lineno,
-                f"title line '{section}.' has no title; expected e.g. "
-                f"'{section}. Handling Triggered Abilities'",
+                f"title line '{section}.' has no title; expected e.g. '{section}. Handling Triggered Abilities'",
             )
         if self.title:
             raise self.error(
@@ -334,8 +325,7 @@ class _Parser:
         if not body:
             raise self.error(
                 lineno,
-                f"'Example:' line for {self.numbers[self.current]} has no text; "
-                "expected 'Example: <text>'",
+                f"'Example:' line for {self.numbers[self.current]} has no text; expected 'Example: <text>'",
             )
         self.examples[self.current].append(body)
 
@@ -363,9 +353,7 @@ class _Parser:
                 f"{self.metadata_line[key]}); expected each key at most once",
             )
         if not value:
-            raise self.error(
-                lineno, f"metadata key {key!r} has no value; expected '{key}: <value>'"
-            )
+            raise self.error(lineno, f"metadata key {key!r} has no value; expected '{key}: <value>'")
         self.metadata[_METADATA_KEYS[key]] = value
         self.metadata_line[key] = lineno
 
@@ -404,9 +392,7 @@ class _Parser:
             )
         clauses = tuple(
             RuleClause(number, text, tuple(examples), line)
-            for number, text, examples, line in zip(
-                self.numbers, self.texts, self.examples, self.lines, strict=True
-            )
+            for number, text, examples, line in zip(self.numbers, self.texts, self.examples, self.lines, strict=True)
         )
         return RuleDocument(
             source=self.metadata.get("source", ""),
@@ -423,9 +409,7 @@ def _shorten(line: str, limit: int = 60) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "\u2026"
 
 
-def parse_rules(
-    text: str, *, filename: str = "<string>", prefix: str = "603"
-) -> RuleDocument:
+def parse_rules(text: str, *, filename: str = "<string>", prefix: str = "603") -> RuleDocument:
     """Parse rules text and keep the clauses whose number starts with ``prefix``.
 
     ``prefix`` is matched by number components ("603" keeps 603.1 and 603.2a;

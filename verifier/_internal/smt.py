@@ -179,4 +179,3 @@ class Solver:
 
 def z3_version() -> str:
     return z3.get_version_string()
-

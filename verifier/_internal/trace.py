@@ -61,12 +61,15 @@ def _encode_value(spec: VarSpec, value: Any) -> Any:
     return int(value)
 
 
-def _decode_value(spec: VarSpec, value: Any, universe: Universe, dims: tuple[str, ...], where: str, source: str,
-                  top: int = -1) -> Any:
+def _decode_value(
+    spec: VarSpec, value: Any, universe: Universe, dims: tuple[str, ...], where: str, source: str, top: int = -1
+) -> Any:
     if dims:
         size = universe.size(dims[0])
         if not isinstance(value, list) or len(value) != size:
-            raise TraceFormatError(source, where, f"expected a list of {size} values (one per {dims[0]}), got {value!r}")
+            raise TraceFormatError(
+                source, where, f"expected a list of {size} values (one per {dims[0]}), got {value!r}"
+            )
         return [_decode_value(spec, v, universe, dims[1:], f"{where}/{i}", source, top) for i, v in enumerate(value)]
     if spec.kind == "enum":
         if value not in spec.values:
@@ -141,8 +144,15 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
             continue
         if spec.name not in constants:
             raise TraceFormatError(source, f"/constants/{spec.name}", "missing")
-        params[spec.name] = _decode_value(spec, constants[spec.name], universe, spec.dims, f"/constants/{spec.name}", source,
-                                          schema.max_value(spec, universe) if spec.kind == "int" else -1)
+        params[spec.name] = _decode_value(
+            spec,
+            constants[spec.name],
+            universe,
+            spec.dims,
+            f"/constants/{spec.name}",
+            source,
+            schema.max_value(spec, universe) if spec.kind == "int" else -1,
+        )
     states_in = data.get("states")
     if not isinstance(states_in, list) or not states_in:
         raise TraceFormatError(source, "/states", "expected a non-empty list of states")
@@ -160,7 +170,9 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
             top = schema.max_value(spec, universe) if spec.kind == "int" else -1
             decoded[spec.name] = _decode_value(spec, state[spec.name], universe, spec.dims, where, source, top)
         states.append(decoded)
-    extra = {k: v for k, v in meta.items() if k not in ("format", "format-description", "rule603", "edition", "universe")}
+    extra = {
+        k: v for k, v in meta.items() if k not in ("format", "format-description", "rule603", "edition", "universe")
+    }
     return Trace(str(meta.get("edition", "")), universe, params, tuple(states), extra)
 
 

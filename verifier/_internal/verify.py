@@ -18,6 +18,7 @@ from .schema import Universe
 from .trace import Trace
 
 MINIMISE_TIMEOUT_MS = 5_000  # each probe while shrinking a counterexample
+MINIMISE_BUDGET_S = 20.0  # all probes for one counterexample together
 
 HOLDS = "holds"
 VIOLATED = "violated"
@@ -130,8 +131,13 @@ class Verifier:
                 return self._confirmed(prop, trace, enabled, depth, start)
             if answer == smt.Verdict.UNKNOWN:
                 return CheckResult(prop, UNKNOWN, depth, time.perf_counter() - start, reason=enc.solver.reason_unknown)
-        return CheckResult(prop, UNKNOWN, k, time.perf_counter() - start,
-                           reason="a violation exists at the bound but none was found at any single depth")
+        return CheckResult(
+            prop,
+            UNKNOWN,
+            k,
+            time.perf_counter() - start,
+            reason="a violation exists at the bound but none was found at any single depth",
+        )
 
     def _minimise(self, depth: int, enabled: Sequence[str], goal) -> Trace:
         """As few objects, then as few events, as the solver can manage within its limits."""
@@ -140,9 +146,10 @@ class Verifier:
         lit_goal = enc.solver.fresh_literal(self._label("min-goal"))
         enc.solver.add(enc.g.Implies(lit_goal, goal))
         fixed = [lit_goal]
+        deadline = time.perf_counter() + MINIMISE_BUDGET_S
         for index, (name, bools) in enumerate(self.edition.model.measures(enc.g, depth)):
             low, high = 0, self._measure(best, enabled, depth, index)
-            while low < high:  # binary search on "at most n", each probe with a short timeout
+            while low < high and time.perf_counter() < deadline:  # binary search on "at most n"
                 mid = (low + high) // 2
                 lit = enc.solver.fresh_literal(self._label(f"min-{name}-{mid}"))
                 enc.solver.add(enc.g.Implies(lit, enc.solver.at_most(bools, mid)))
@@ -169,8 +176,13 @@ class Verifier:
         seconds = time.perf_counter() - start
         if broken or depth - 1 not in fails:
             problem = f"clause {broken[0].clause} at moment {broken[0].moment}" if broken else "the claim holds on it"
-            return CheckResult(prop, UNKNOWN, depth, seconds,
-                               reason=f"internal: the solver's counterexample failed the concrete re-check ({problem})")
+            return CheckResult(
+                prop,
+                UNKNOWN,
+                depth,
+                seconds,
+                reason=f"internal: the solver's counterexample failed the concrete re-check ({problem})",
+            )
         return CheckResult(prop, VIOLATED, depth, seconds, trace=trace, violated_at=depth - 1)
 
     # --- adequacy -----------------------------------------------------------------
@@ -180,7 +192,9 @@ class Verifier:
         for number in prop.clauses:
             start = time.perf_counter()
             enabled = [n for n in self.all_clauses if n != number]
-            answer = self.encoding.check(k, enabled, self._violation_goal(prop, range(k)), self._label(f"drop-{number}"))
+            answer = self.encoding.check(
+                k, enabled, self._violation_goal(prop, range(k)), self._label(f"drop-{number}")
+            )
             verdict = {smt.Verdict.SAT: VIOLATED, smt.Verdict.UNSAT: HOLDS}.get(answer, UNKNOWN)
             results.append(DropResult(number, verdict, time.perf_counter() - start))
         return PropertyAdequacy(prop, tuple(results))
@@ -200,7 +214,10 @@ class Verifier:
             report.properties.append(self.drops(prop))
         for number in self.all_clauses:
             self.progress(f"witness {number}")
-            covered = tuple(p.property.id for p in report.properties
-                            if any(d.clause == number and d.verdict == VIOLATED for d in p.drops))
+            covered = tuple(
+                p.property.id
+                for p in report.properties
+                if any(d.clause == number and d.verdict == VIOLATED for d in p.drops)
+            )
             report.clauses.append(ClauseAdequacy(number, self.non_vacuous(number), covered))
         return report

@@ -1,0 +1,201 @@
+"""The command line: formats, exit statuses, and one-line errors for user mistakes."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from rule603.cli import ExitCode, main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_clauses_lists_all_47_with_status_and_hash(capsys, edition):
+    code, out, _ = run(capsys, "clauses", "--format", "json")
+    rows = json.loads(out)
+    assert code == ExitCode.OK
+    assert [r["clause"] for r in rows] == list(edition.rules.numbers())
+    assert sum(r["status"] == "encoded" for r in rows) == 44
+    assert {r["clause"]: r["text hash"] for r in rows}["603.2h"] == edition.rules.get("603.2h").text_hash
+
+
+def test_clauses_table_and_precedence(capsys):
+    code, out, _ = run(capsys, "clauses")
+    assert code == 0 and "44/47 clauses encoded" in out and "603.10g" in out
+    code, out, _ = run(capsys, "clauses", "--precedence", "--format", "markdown")
+    assert code == 0 and "| 603.2g" in out
+
+
+def test_verify_json_shape(capsys):
+    code, out, _ = run(capsys, "verify", "--property", "delayed-fires-once", "--bound", "4", "--format", "json")
+    data = json.loads(out)
+    assert code == ExitCode.OK
+    (item,) = data["properties"]
+    assert {k: item[k] for k in ("id", "verdict", "clauses", "bound")} == {
+        "id": "delayed-fires-once",
+        "verdict": "holds",
+        "clauses": ["603.7a", "603.7b"],
+        "bound": 4,
+    }
+    assert isinstance(item["seconds"], float)
+
+
+def test_verify_markdown(capsys):
+    code, out, _ = run(capsys, "verify", "--property", "draw-is-not-losing", "--bound", "3", "--format", "markdown")
+    assert code == 0 and "| draw-is-not-losing" in out and "holds (to bound 3)" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["verify", "--property", "no-such-thing"], "--property no-such-thing: no such property"),
+        (["verify", "--property", "delayed-fires-onc"], "Did you mean delayed-fires-once"),
+        (["verify", "--bound", "0"], "--bound 0: must be between 1 and 30"),
+        (["verify", "--bound", "31"], "--bound 31: must be between 1 and 30"),
+        (["verify", "--bound", "eight"], "invalid int value"),
+        (["verify", "--players", "9"], "--players 9"),
+        (["verify", "--edition", "1999"], "--edition 1999: unknown edition"),
+        (["verify", "--property-file", "does/not/exist.py"], "--property-file does/not/exist.py: no such file"),
+        (["frobnicate"], "invalid choice"),
+        (["bench", "--bounds", "4,x"], "--bounds 4,x"),
+    ],
+)
+def test_user_mistakes_get_one_line_and_status_2(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == ExitCode.USAGE
+    assert message in err
+    assert err.count("\n") == 1 and err.startswith("rule603")
+    assert "Traceback" not in err and out == ""
+
+
+def write(tmp_path, name, body):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body), encoding="utf-8")
+    return path
+
+
+def test_property_file_that_fails_to_import_names_file_and_line(capsys, tmp_path):
+    path = write(
+        tmp_path,
+        "broken.py",
+        """\
+        from rule603 import prop
+
+        x = 1 / 0
+        """,
+    )
+    code, _, err = run(capsys, "verify", "--property-file", str(path))
+    assert code == ExitCode.USAGE
+    assert f"Error while importing property file '{path}' (line 3): ZeroDivisionError" in err
+
+
+def test_property_file_with_syntax_error(capsys, tmp_path):
+    path = write(tmp_path, "syntax.py", "def oops(:\n")
+    code, _, err = run(capsys, "verify", "--property-file", str(path))
+    assert code == ExitCode.USAGE and "(line 1): SyntaxError" in err
+
+
+def test_property_naming_an_unknown_clause(capsys, tmp_path):
+    path = write(
+        tmp_path,
+        "unknown_clause.py",
+        """\
+        from rule603 import prop
+
+        @prop("needs-a-ghost", clauses=["603.42"])
+        def ghost(g, t):
+            return True
+        """,
+    )
+    code, _, err = run(capsys, "verify", "--property-file", str(path), "--no-builtin")
+    assert code == ExitCode.USAGE and "clause 603.42: no such clause" in err
+
+
+VIOLATED_FILE = """\
+    from rule603 import prop
+    from rule603.models import game as m
+
+    @prop("dies-at-most-once", clauses=["603.2c"])
+    def dies_at_most_once(g, t):
+        "Wrong on purpose."
+        return g.And(*[g.Implies(g.kind(c) == m.CREATURE_DIES, g.triggers(t, c) <= 1) for c in m.cards(g)])
+    """
+
+
+def test_user_property_violated_saved_and_shown(capsys, tmp_path):
+    path = write(tmp_path, "mine.py", VIOLATED_FILE)
+    out_dir = tmp_path / "traces"
+    code, out, _ = run(
+        capsys, "verify", "--property-file", str(path), "--no-builtin", "--bound", "4", "--save-traces", str(out_dir)
+    )
+    assert code == ExitCode.VIOLATED
+    assert "VIOLATED at moment 1" in out and "Counterexample to dies-at-most-once" in out
+    saved = out_dir / "dies-at-most-once.itf.json"
+    trace = json.loads(saved.read_text(encoding="utf-8"))
+    assert trace["#meta"]["property"] == "dies-at-most-once" and len(trace["states"]) == 2
+
+    # Nothing the user has is overwritten without being asked.
+    before = saved.read_text(encoding="utf-8")
+    code, _, err = run(
+        capsys, "verify", "--property-file", str(path), "--no-builtin", "--bound", "4", "--save-traces", str(out_dir)
+    )
+    assert code == ExitCode.USAGE and "--overwrite" in err
+    assert saved.read_text(encoding="utf-8") == before
+
+    code, out, _ = run(capsys, "show", str(saved))
+    assert code == 0 and "(dies)" in out and "creature_dies" in out
+
+
+def test_json_output_carries_the_counterexample(capsys, tmp_path):
+    path = write(tmp_path, "mine.py", VIOLATED_FILE)
+    code, out, _ = run(
+        capsys, "verify", "--property-file", str(path), "--no-builtin", "--bound", "3", "--format", "json"
+    )
+    item = json.loads(out)["properties"][0]
+    assert code == 1 and item["verdict"] == "violated" and item["violated_at"] == 1
+    assert item["counterexample"]["#meta"]["format"] == "ITF"
+
+
+def test_resource_limit_gives_unknown_and_status_3(capsys):
+    code, out, _ = run(
+        capsys, "verify", "--property", "dies-once-per-creature", "--bound", "5", "--rlimit", "1", "--format", "json"
+    )
+    item = json.loads(out)["properties"][0]
+    assert code == ExitCode.UNKNOWN and item["verdict"] == "unknown" and item["reason"]
+
+
+def test_show_rejects_a_bad_trace_with_its_pointer(capsys, tmp_path):
+    path = write(tmp_path, "bad.json", '{"#meta": {"rule603": "rule603-trace/1", "universe": {}}}')
+    code, _, err = run(capsys, "show", str(path))
+    assert code == ExitCode.USAGE and "at /#meta/universe/" in err
+
+
+def test_adequacy_json_totals(capsys):
+    code, out, _ = run(
+        capsys,
+        "verify",
+        "--adequacy",
+        "--bound",
+        "5",
+        "--format",
+        "json",
+        "--property",
+        "dies-once-per-creature",
+        "--property",
+        "upkeep-trigger-each-upkeep",
+    )
+    data = json.loads(out)
+    assert data["properties_confirmed"] == data["properties_total"] == 2
+    assert data["clauses_total"] == 44 and data["clauses_non_vacuous"] == 44
+    assert data["clauses_covered"] == len({c for p in data["properties"] for c in p["clauses"]})
+    assert code == ExitCode.VIOLATED  # not every clause is covered by these two properties alone
+
+
+def test_properties_listing(capsys, catalogue):
+    code, out, _ = run(capsys, "properties", "--format", "json")
+    assert code == 0 and [r["id"] for r in json.loads(out)] == [p.id for p in catalogue]
