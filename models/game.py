@@ -102,6 +102,21 @@ def _rule(name: str, dims: tuple[str, ...], doc: str, **kw: object) -> VarSpec:
     return VarSpec(name, dims, role=RULE, doc=doc, **kw)  # type: ignore[arg-type]
 
 
+#: The yes/no parts of a card's printed text (its types, its ability's features, its statics).
+CARD_FLAGS = (
+    "creature_card",
+    "land_card",
+    "has_if",
+    "optional",
+    "modal",
+    "targeted",
+    "once_each_turn",
+    "from_hand",
+    "enters_tapped",
+    "doubler",
+    "uncounterable",
+)
+
 MAX_COUNT = 6  # the most instances one ability can put on the stack in one batch
 
 VARIABLES: tuple[VarSpec, ...] = (
@@ -514,20 +529,7 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
             ]
         events += [g.leave(t) != NO_LEAVE, begins(g, t)]
         events += [g.leaves_game(t, p) for p in players(g)]
-    flags = (
-        "creature_card",
-        "land_card",
-        "has_if",
-        "optional",
-        "modal",
-        "targeted",
-        "once_each_turn",
-        "from_hand",
-        "enters_tapped",
-        "doubler",
-        "uncounterable",
-    )
-    circumstances = [g.var(f, c) for f in flags for c in cards(g)]
+    circumstances = [g.var(f, c) for f in CARD_FLAGS for c in cards(g)]
     circumstances += [x for t in range(moments) for x in (g.lands_are_creatures(t), g.creatures_lose_abilities(t))]
     circumstances += [g.prohibited(t, c) for t in range(moments) for c in cards(g)]
     return [("objects", involved), ("events", events), ("circumstances", circumstances)]
@@ -619,23 +621,10 @@ def describe(g, t: int) -> dict[str, str]:
 def describe_setup(g) -> list[str]:
     """The cards involved (not idle in the library) and the delayed abilities of a trace, one line each."""
     lines = []
-    flags = (
-        "creature_card",
-        "land_card",
-        "has_if",
-        "optional",
-        "modal",
-        "targeted",
-        "once_each_turn",
-        "from_hand",
-        "enters_tapped",
-        "doubler",
-        "uncounterable",
-    )
     for c in cards(g):
         if all(g.zone(t, c) == LIBRARY for t in range(g.moments)):
             continue  # not involved
-        set_flags = [f for f in flags if g.var(f, c)]
+        set_flags = [f for f in CARD_FLAGS if g.var(f, c)]
         lines.append(
             f"c{c}: owner P{g.owner(c)}, trigger {KINDS[g.kind(c)]}"
             + (f"; {', '.join(set_flags)}" if set_flags else "")
