@@ -525,3 +525,47 @@ def test_crlf_rendering_parses_the_same(document, bom):
     text, _ = render(entries, layout)
     crlf = ("\ufeff" if bom else "") + text.replace("\n", "\r\n")
     assert parse_rules(crlf, filename="gen.txt") == parse_rules(text, filename="gen.txt")
+
+
+def test_official_full_file_layout_with_introduction_and_contents() -> None:
+    """The official file: introduction, a contents list repeating titles and 'Glossary', then the rules."""
+    text = "\n".join(
+        [
+            "\ufeffMagic: The Gathering Comprehensive Rules",
+            "",
+            "These rules are effective as of November 14, 2025.",
+            "",
+            "Introduction",
+            "This document is the ultimate authority for Magic: The Gathering competitive game play.",
+            "",
+            "Contents",
+            "",
+            "1. Game Concepts",
+            "100. General",
+            "6. Spells, Abilities, and Effects",
+            "603. Handling Triggered Abilities",
+            "Glossary",
+            "Credits",
+            "",
+            "1. Game Concepts",
+            "",
+            "100. General",
+            "",
+            "100.1. These Magic rules apply to any Magic game with two or more players.",
+            "",
+            "603. Handling Triggered Abilities",
+            "",
+            "603.1. Triggered abilities have a trigger condition and an effect.",
+            "",
+            "603.1a A triggered ability may include instructions after its effects.",
+            "",
+            "Glossary",
+            "",
+            "Abandon",
+            "To turn a face-up ongoing scheme card face down.",
+        ]
+    )
+    doc = parse_rules(text, filename="MagicCompRules.txt")
+    assert doc.numbers() == ("603.1", "603.1a")
+    assert doc.title == "Handling Triggered Abilities"
+    assert doc.get("603.1").line == 25

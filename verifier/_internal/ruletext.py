@@ -66,6 +66,7 @@ _SUMMARY_LIMIT = 90
 
 #: Heading that follows the last numbered rule in the official file.
 _END_OF_RULES = "Glossary"
+_OFFICIAL_FIRST_LINE = "Magic: The Gathering Comprehensive Rules"
 
 _Key = tuple[int, int, str]
 
@@ -203,6 +204,9 @@ class _Parser:
         # Set at the official file's "Glossary" heading, which ends the numbered rules;
         # glossary definitions are free prose and are not parsed.
         self.done = False
+        # The official full file opens with an introduction and a table of contents
+        # (which repeats every section title) before the first rule; that is skipped.
+        self.official_preamble = False
 
     def error(self, line: int, message: str) -> RuleTextError:
         return RuleTextError(self.filename, line, message)
@@ -302,7 +306,9 @@ class _Parser:
                 lineno,
                 f"title line '{section}.' has no title; expected e.g. '{section}. Handling Triggered Abilities'",
             )
-        if self.title:
+        if self.title and self.official_preamble and not self.numbers:
+            pass  # the table of contents named this section; the body's title line follows
+        elif self.title:
             raise self.error(
                 lineno,
                 f"second title for section {section} (first on line {self.title_line}); "
@@ -330,7 +336,11 @@ class _Parser:
         self.examples[self.current].append(body)
 
     def header(self, lineno: int, line: str) -> None:
-        """A line before the first rule: must be 'Key: value' metadata."""
+        """A line before the first rule: 'Key: value' metadata, or the official file's introduction."""
+        if line.startswith(_OFFICIAL_FIRST_LINE):
+            self.official_preamble = True
+        if self.official_preamble:
+            return
         match = _METADATA_RE.fullmatch(line)
         known = ", ".join(_METADATA_KEYS)
         if match is None:
