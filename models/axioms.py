@@ -118,16 +118,22 @@ def continuous_effects(g, t: int) -> Iterator[Rule]:
 
 
 def effective_characteristics(g, t: int, c: int):
-    """A permanent's characteristics with this moment's continuous effects applied."""
+    """A permanent's characteristics with this moment's continuous effects applied.
+
+    Layer order is simplified: "lose all abilities" is taken to be the later effect, so
+    it beats a granted ability.
+    """
     creature = g.Or(g.creature_card(c), g.And(g.land_card(c), g.lands_are_creatures(t)))
+    has_it = g.If(g.granted(c), g.grant_ability(t), True)
     return g.And(
         g.eff_creature(t, c) == creature,
-        g.eff_ability(t, c) == g.Not(g.And(g.creatures_lose_abilities(t), creature)),
+        g.eff_ability(t, c) == g.And(has_it, g.Not(g.And(g.creatures_lose_abilities(t), creature))),
     )
 
 
 def printed_characteristics(g, t: int, c: int):
-    return g.And(g.eff_creature(t, c) == g.creature_card(c), g.eff_ability(t, c))
+    """Off the battlefield a card has only what is printed on it."""
+    return g.And(g.eff_creature(t, c) == g.creature_card(c), g.eff_ability(t, c) == g.Not(g.granted(c)))
 
 
 @_axiom("405.1", "the stack: objects are added on top and leave from the top; each card on it is a spell")

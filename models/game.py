@@ -115,6 +115,7 @@ CARD_FLAGS = (
     "enters_tapped",
     "doubler",
     "uncounterable",
+    "granted",
 )
 
 MAX_COUNT = 6  # the most instances one ability can put on the stack in one batch
@@ -136,6 +137,11 @@ VARIABLES: tuple[VarSpec, ...] = (
         "doubler",
         ("card",),
         "static: 'a creature entering makes an ability of a permanent you control trigger an additional time'",
+    ),
+    _const(
+        "granted",
+        ("card",),
+        "the card's triggered ability is not printed: the continuous effect grant_ability gives it",
     ),
     _const("uncounterable", ("card",), "the ability says 'This ability can't be countered' (603.1a)"),
     _const(
@@ -183,6 +189,7 @@ VARIABLES: tuple[VarSpec, ...] = (
     _env("cond", ("card",), "the ability's intervening-'if' condition is true now"),
     _env("lands_are_creatures", (), "continuous effect 'All lands are creatures'"),
     _env("creatures_lose_abilities", (), "continuous effect 'All creatures lose all abilities'"),
+    _env("grant_ability", (), "continuous effect giving permanents with 'granted' their triggered ability"),
     _rule("eff_creature", ("card",), "is a creature, continuous effects applied"),
     _rule("eff_ability", ("card",), "has its triggered ability, continuous effects applied"),
     # --- events of the batch -------------------------------------------------------
@@ -530,7 +537,9 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
         events += [g.leave(t) != NO_LEAVE, begins(g, t)]
         events += [g.leaves_game(t, p) for p in players(g)]
     circumstances = [g.var(f, c) for f in CARD_FLAGS for c in cards(g)]
-    circumstances += [x for t in range(moments) for x in (g.lands_are_creatures(t), g.creatures_lose_abilities(t))]
+    circumstances += [
+        x for t in range(moments) for x in (g.lands_are_creatures(t), g.creatures_lose_abilities(t), g.grant_ability(t))
+    ]
     circumstances += [g.prohibited(t, c) for t in range(moments) for c in cards(g)]
     return [("objects", involved), ("events", events), ("circumstances", circumstances)]
 
@@ -602,6 +611,8 @@ def describe(g, t: int) -> dict[str, str]:
         changes.append("effect: lands are creatures")
     if g.creatures_lose_abilities(t):
         changes.append("effect: creatures lose abilities")
+    if g.grant_ability(t):
+        changes.append("effect: grants abilities")
     triggers = [
         f"{ability_name(g, a)} ×{g.triggers(t, a)} [P{g.trigger_controller(t, a)}]"
         for a in abilities(g)

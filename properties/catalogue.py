@@ -474,6 +474,26 @@ def enters_without_abilities(g, t):
     )
 
 
+@prop("enters-with-granted-ability", clauses=["603.2", "603.6a", "603.6b", "603.10"])
+def enters_with_granted_ability(g, t):
+    """A permanent entering while an effect grants it an enters ability triggers that ability; without the effect, it
+    has no such ability and doesn't."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        arrives = g.And(
+            g.kind(c) == ENTERS_SELF,
+            g.granted(c),
+            m.entered_battlefield(g, t, c),
+            unhindered(g, t, c),
+            g.Not(g.creatures_lose_abilities(t)),
+            g.Not(g.phased_out(t, c)),
+        )
+        claims.append(g.Implies(arrives, (g.triggers(t, c) >= 1) == g.grant_ability(t)))
+    return g.And(*claims)
+
+
 @prop("newcomers-see-each-other", clauses=["603.2", "603.2c", "603.6a", "603.10"])
 def newcomers_see_each_other(g, t):
     """A 'whenever a creature enters' permanent entering with others triggers for each of them and for itself."""
