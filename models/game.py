@@ -371,11 +371,6 @@ def dies(g, t: int, c: int):
     return g.And(left_battlefield(g, t, c), g.zone(t, c) == GRAVEYARD)
 
 
-def same_object(g, t0: int, t1: int, c: int):
-    """Card ``c`` is the same object at moments ``t0 <= t1`` (it did not change zones)."""
-    return g.since(t1, c) == g.since(t0, c) if t0 != t1 else True
-
-
 def visible(g, t: int, c: int):
     """Visible to all players: not in a hidden zone, or revealed."""
     return g.Or(g.revealed(t, c), g.And(g.zone(t, c) != LIBRARY, g.zone(t, c) != HAND))
@@ -507,10 +502,6 @@ def begins(g, t: int):
     if t == 0:
         return False
     return g.Or(g.step(t) != g.step(t - 1), g.turn(t) != g.turn(t - 1))
-
-
-def moment_of(g, t: int, before) -> int:
-    return t - 1 if before else t
 
 
 def creature_enters_count(g, t: int, view_t: int):

@@ -23,7 +23,7 @@ from ._internal.loader import load_property_file
 from ._internal.registry import Edition, Property
 from ._internal.schema import Schema
 from ._internal.trace import Trace, dump, load, to_json
-from ._internal.verify import HOLDS, UNKNOWN, VIOLATED, Adequacy, CheckResult, ClauseAdequacy, Options, Verifier
+from ._internal.verify import HOLDS, UNKNOWN, VIOLATED, Adequacy, CheckResult, Options, Verifier
 from .errors import Rule603Error
 
 MAX_BOUND = 30  # moments are stored in 8-bit vectors with room for sums
@@ -199,22 +199,7 @@ def cmd_verify(args: argparse.Namespace) -> ExitCode:
         progress(f"checking {prop.id}")
         results.append(verifier.check(prop))
         progress.step()
-    adequacy = None
-    if args.adequacy:
-        adequacy = Adequacy()
-        for prop in props:
-            progress(f"adequacy: dropping the clauses of {prop.id}")
-            adequacy.properties.append(verifier.drops(prop))
-            progress.step()
-        for enc in edition.encodings:
-            progress(f"adequacy: witness for {enc.number}")
-            covered = tuple(
-                a.property.id
-                for a in adequacy.properties
-                if any(d.clause == enc.number and d.verdict == VIOLATED for d in a.drops)
-            )
-            adequacy.clauses.append(ClauseAdequacy(enc.number, verifier.non_vacuous(enc.number), covered))
-            progress.step()
+    adequacy = verifier.adequacy(props, progress.step) if args.adequacy else None
     progress.close()
     seconds = time.perf_counter() - started
     saved = _save_traces(results, save_dir, edition, args) if save_dir else {}
@@ -489,15 +474,7 @@ def full_run(edition: Edition, options: Options) -> tuple[list[CheckResult], Ade
     check_clause_names(props, edition)
     verifier = Verifier(edition, edition.model.universe(), options)
     results = [verifier.check(p) for p in props]
-    adequacy = Adequacy(properties=[verifier.drops(p) for p in props])
-    for enc in edition.encodings:
-        covered = tuple(
-            a.property.id
-            for a in adequacy.properties
-            if any(d.clause == enc.number and d.verdict == VIOLATED for d in a.drops)
-        )
-        adequacy.clauses.append(ClauseAdequacy(enc.number, verifier.non_vacuous(enc.number), covered))
-    return results, adequacy
+    return results, verifier.adequacy(props)
 
 
 def render_report(edition: Edition, options: Options, results: Sequence[CheckResult], adequacy: Adequacy) -> str:

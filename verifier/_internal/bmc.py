@@ -10,7 +10,7 @@ depth, and every subset of clauses.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidDefinition
@@ -191,10 +191,3 @@ def violations(
 def claim_fails_at(edition: Edition, trace: Trace, prop: Property, enabled: Iterable[str]) -> list[int]:
     g = concrete_game(edition, trace, enabled)
     return [t for t in range(trace.length) if not prop.claim(g, t)]
-
-
-@dataclass
-class Measures:
-    """What 'small' means for a counterexample: objects involved, then events."""
-
-    names: list[str] = field(default_factory=list)

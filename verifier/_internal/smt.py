@@ -169,13 +169,6 @@ class Solver:
         names = {str(lit): name for name, lit in self._literals.items()}
         return sorted(names[str(x)] for x in self._solver.unsat_core() if str(x) in names)
 
-    def statistics_rlimit(self) -> int:
-        stats = self._solver.statistics()
-        for key in stats.keys():
-            if key == "rlimit count":
-                return int(stats.get_key_value(key))
-        return 0
-
 
 def z3_version() -> str:
     return z3.get_version_string()

@@ -207,17 +207,20 @@ class Verifier:
         answer = self.encoding.check(k, self.all_clauses, goal, self._label(f"witness-{number}"))
         return {smt.Verdict.SAT: "yes", smt.Verdict.UNSAT: "no"}.get(answer, "unknown")
 
-    def adequacy(self, props: Sequence[Property]) -> Adequacy:
+    def adequacy(self, props: Sequence[Property], step: Callable[[], None] = lambda: None) -> Adequacy:
+        """Drop each named clause of each property, then look for each clause's witness."""
         report = Adequacy()
         for prop in props:
-            self.progress(f"adequacy {prop.id}")
+            self.progress(f"adequacy: dropping the clauses of {prop.id}")
             report.properties.append(self.drops(prop))
+            step()
         for number in self.all_clauses:
-            self.progress(f"witness {number}")
+            self.progress(f"adequacy: witness for {number}")
             covered = tuple(
                 p.property.id
                 for p in report.properties
                 if any(d.clause == number and d.verdict == VIOLATED for d in p.drops)
             )
             report.clauses.append(ClauseAdequacy(number, self.non_vacuous(number), covered))
+            step()
         return report
