@@ -232,7 +232,8 @@ def resolution(g, t: int) -> Iterator[Rule]:
     resolving_any = g.Or(*[m.resolving_ability(g, t, a) for a in m.abilities(g)])
     yield R(g.Not(resolving_any), g.Not(g.acts(t)))
     yield R(g.And(resolving_any, g.Not(exempt(g, "608.2", t))), g.acts(t))
-    yield R(g.Not(resolving_any), g.And(g.actions_by_effect(t) == 0))
+    # The instructed action (e.g. "you may sacrifice a creature") is part of the effect.
+    yield R(g.Not(g.acts(t)), g.actions_by_effect(t) == 0)
 
 
 @_axiom("model.pending", "bookkeeping: triggered instances wait until they are put on the stack")
@@ -446,7 +447,11 @@ def plain_occurrences(g, t: int, a: int, kind: int):
         )
         return n, n
     if kind == m.ABILITY_TRIGGERS:
-        others = g.Sum(g.triggers(t, b) for b in m.abilities(g) if b != a and m.ability_class(g, b)[0] == "printed")
+        # Other abilities triggering, of any class; abilities of this same kind are left out so
+        # that two of them cannot trigger each other from nothing.
+        others = g.Sum(
+            g.If(m.ability_kind(g, b) != m.ABILITY_TRIGGERS, g.triggers(t, b), 0) for b in m.abilities(g) if b != a
+        )
         n = g.If(in_view(g, t, a, exists_in), others, 0)
         return n, n
     raise AssertionError(kind)

@@ -43,14 +43,7 @@ from rule603.models.game import (
 # --- helpers ------------------------------------------------------------------------
 
 #: Trigger conditions judged on the game before the event (their controller is the one before it).
-LOOKING_BACK = m.LEAVES_KINDS + (
-    LOSE_CONTROL,
-    PHASES_OUT,
-    UNATTACHED,
-    PLAYER_LOSES,
-    COUNTERED_SELF,
-    GRAVEYARD_FROM_ANYWHERE,
-)
+LOOKING_BACK = m.LEAVES_KINDS + (LOSE_CONTROL, PHASES_OUT, UNATTACHED, PLAYER_LOSES, COUNTERED_SELF)
 
 
 def unhindered(g, t: int, c: int):
@@ -269,7 +262,12 @@ def enters_tapped_untaps_first(g, t):
     claims = []
     for c in m.cards(g):
         # Untapped at a moment after it entered (or at moment 0, if it was there before the trace began).
-        untapped_since = g.Or(*[g.And(g.Or(g.since(t, c) < u, u == 0), g.Not(g.tapped(u, c))) for u in range(t)])
+        untapped_since = g.Or(
+            *[
+                g.And(g.Or(g.since(t, c) < u, g.And(u == 0, g.since(t, c) == 0)), g.Not(g.tapped(u, c)))
+                for u in range(t)
+            ]
+        )
         claims.append(
             g.Implies(g.And(g.enters_tapped(c), g.kind(c) == BECOMES_TAPPED, g.triggers(t, c) >= 1), untapped_since)
         )
@@ -380,9 +378,14 @@ def additional_trigger_counts_once(g, t):
             unhindered(g, t, c),
             g.Not(g.phased_out(t, c)),
         )
-        from rule603.models.current.clauses import additional_times
-
-        claims.append(g.Implies(enters, g.triggers(t, c) == 1 + additional_times(g, t, m.printed(g, c))))
+        # Counted here from the cards, independently of the 603.2d encoding.
+        effects = g.count(
+            g.And(
+                g.doubler(x), m.on_battlefield(g, t, x), g.eff_ability(t, x), g.controller(t, x) == g.controller(t, c)
+            )
+            for x in m.cards(g)
+        )
+        claims.append(g.Implies(enters, g.triggers(t, c) == 1 + effects))
     return g.And(*claims)
 
 
@@ -544,19 +547,21 @@ def from_anywhere(g, t):
 
 @prop("aura-trigger-finds-aura", clauses=["603.6e"])
 def aura_finds_aura(g, t):
-    """An Aura's 'enchanted permanent leaves' ability acts on the Aura card if it is in the graveyard, and not
-    otherwise."""
+    """An Aura's 'enchanted permanent leaves' ability affects the Aura card only where it can find it, in the
+    graveyard; there, a plain (not optional, no 'if') ability does act on it."""
     if t == 0:
         return True
-    return g.And(
-        *[
+    claims = []
+    for c in m.cards(g):
+        resolves = g.And(g.kind(c) == ENCHANTED_LEAVES, m.resolving_ability(g, t, m.printed(g, c)))
+        in_graveyard = g.zone(t - 1, c) == GRAVEYARD
+        plain = g.And(g.Not(g.optional(c)), g.Not(g.has_if(c)))
+        claims.append(
             g.Implies(
-                g.And(g.kind(c) == ENCHANTED_LEAVES, m.resolving_ability(g, t, m.printed(g, c))),
-                g.acts(t) == (g.zone(t - 1, c) == GRAVEYARD),
+                resolves, g.And(g.Implies(g.acts(t), in_graveyard), g.Implies(g.And(in_graveyard, plain), g.acts(t)))
             )
-            for c in m.cards(g)
-        ]
-    )
+        )
+    return g.And(*claims)
 
 
 @prop("aura-sees-permanent-leave", clauses=["603.2", "603.6c", "603.10a"])
@@ -813,5 +818,6 @@ def reflexive_counts(g, t):
         )
         n = g.actions_by_effect(t)
         expected = g.If(g.And(creator_resolving, n >= 1), g.If(g.pay_any(r), 1, n), 0)
-        claims.append(g.triggers(t, a) == expected)
+        # ... and never when the creator did nothing (e.g. its "may" was declined).
+        claims.append(g.And(g.triggers(t, a) == expected, g.Implies(g.triggers(t, a) >= 1, g.acts(t))))
     return g.And(*claims)

@@ -31,9 +31,10 @@ from ..game import (
     ENTERS_SELF,
     GRAVEYARD,
     GRAVEYARD_FROM_ANYWHERE,
-    HIDDEN_ZONES,
+    HAND,
     LEAVES_KINDS,
     LEAVES_SELF,
+    LIBRARY,
     LOSE_CONTROL,
     NO_CARDS_IN_HAND,
     PHASES_OUT,
@@ -440,10 +441,12 @@ def _object_lost(g, t):
     lost = []
     for c, a in _printed(g):
         res = g.And(m.resolving_ability(g, t, a), m.is_kind(g, a, ZONE_CHANGE_SELF_KINDS))
+        hidden = g.Or(
+            g.zone(t - 1, c) == LIBRARY,
+            g.And(g.zone(t - 1, c) == HAND, g.owner(c) != _top(g, t, "slot_controller")),  # an opponent's hand
+        )
         found = g.And(
-            g.zone(t - 1, c) == _top(g, t, "slot_zone"),
-            g.since(t - 1, c) == _top(g, t, "slot_moment"),
-            *[g.zone(t - 1, c) != z for z in HIDDEN_ZONES],
+            g.zone(t - 1, c) == _top(g, t, "slot_zone"), g.since(t - 1, c) == _top(g, t, "slot_moment"), g.Not(hidden)
         )
         lost.append(g.And(res, g.Not(found)))
     return g.Or(*lost)
@@ -581,14 +584,13 @@ def _aura_not_found(g, t):
     "an Aura's trigger on its permanent leaving can find the Aura card in the graveyard after SBAs",
     text_hash="f84690b70ff2",
     overrides={"608.2": _aura_not_found},
-    scope="the Aura card part",
+    scope="the Aura card part: found in its owner's graveyard, and only there",
 )
 def aura_leaves(g, t: int) -> Iterator[Rule]:
-    if t == 0:
-        return
-    for c, a in _printed(g):
-        res = g.And(m.resolving_ability(g, t, a), g.kind(c) == ENCHANTED_LEAVES)
-        yield R(res, g.acts(t) == (g.zone(t - 1, c) == GRAVEYARD), f"card {c}")
+    # "Can find" is a permission: where the Aura card is in the graveyard, the general
+    # resolution rule (and 603.4 / 603.5) decide; elsewhere the card can't be found.
+    not_found = _aura_not_found(g, t)
+    yield R(not_found, g.Not(g.acts(t)), "resolving Aura ability")
 
 
 # --- 603.7 -------------------------------------------------------------------------
