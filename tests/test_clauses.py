@@ -330,18 +330,18 @@ def case_603_6d(bad: bool) -> TraceBuilder:
     return b.from_(1, "tapped", not bad, 0)
 
 
-@case("603.6e", moment=2, about="card 0")
+@case("603.6e", moment=2, about="resolving Aura ability")
 def case_603_6e(bad: bool) -> TraceBuilder:
     # An Aura with "when enchanted permanent leaves the battlefield, return this card to its
-    # owner's hand": the creature dies, the Aura goes to the graveyard, and the ability finds it there.
+    # owner's hand": the creature dies and the ability goes on the stack. The Aura card can be
+    # found in the graveyard; here it was exiled instead, so the ability can't act on it.
     b = TraceBuilder(moments=3)
     b.const("kind", "enchanted_leaves", 0).move(0, 0, "battlefield").at(0, "attached_to", 1, 0)
     b.const("creature_card", True, 1).move(0, 1, "battlefield")
-    for c in (0, 1):
-        b.move(1, c, "graveyard")
+    b.move(1, 0, "exile").move(1, 1, "graveyard")
     b.from_(1, "look_back", True, 0)
-    triggered(b, 1, 0).at(1, "placed", 1, 0).stack(1, b.ability(0), moment=1, zone="graveyard")
-    return b.at(2, "leave", "resolve").at(2, "acts", not bad)
+    triggered(b, 1, 0).at(1, "placed", 1, 0).stack(1, b.ability(0), moment=1, zone="exile")
+    return b.at(2, "leave", "resolve").at(2, "acts", bad)
 
 
 # --- 603.7 ---------------------------------------------------------------------------

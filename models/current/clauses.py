@@ -704,7 +704,7 @@ def delayed_once(g, t: int) -> Iterator[Rule]:
             over,
             g.And(g.Not(g.registered(t, d)), g.base_triggers(t, a) == 0),
             f"delayed {d}",
-            witness=g.And(over, g.registered(t - 1, d)),
+            witness=g.And(over, g.registered(t - 1, d)) if t > 0 else False,
         )
 
 

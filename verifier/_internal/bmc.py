@@ -13,7 +13,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidDefinition
 from . import smt
 from .expr import CONCRETE, Expr
 from .registry import ClauseEncoding, Edition, Property
@@ -26,6 +25,9 @@ class Violation:
     moment: int
     clause: str
     about: str
+
+
+MAX_MOMENTS = 64  # symbolic moments are created on demand; this only catches nonsense such as -1
 
 
 class Encoding:
@@ -49,17 +51,7 @@ class Encoding:
         key = (name, index)
         var = self._vars.get(key)
         if var is None:
-            spec = self.schema.spec(name)
-            if not all(isinstance(i, int) for i in index):
-                raise InvalidDefinition(
-                    f"{name}{list(index)}: indices must be Python ints; select a value by a symbolic index "
-                    "with the model's select()/card_value() instead."
-                )
-            if len(index) != len(spec.dims) + spec.per_moment:
-                raise InvalidDefinition(
-                    f"{name}{list(index)}: expected {'a moment and ' if spec.per_moment else ''}"
-                    f"{len(spec.dims)} index(es) {spec.dims}."
-                )
+            spec = self.schema.check_index(name, index, self.universe, MAX_MOMENTS)
             var = self._make(spec, index)
         return var
 
@@ -161,7 +153,8 @@ def concrete_game(edition: Edition, trace: Trace, enabled: Iterable[str]) -> Gam
     on = frozenset(enabled)
 
     def lookup(name: str, index: tuple[int, ...]) -> Any:
-        return trace.value(name, index, schema.spec(name).per_moment)
+        spec = schema.check_index(name, index, trace.universe, trace.length)
+        return trace.value(name, index, spec.per_moment)
 
     g = Game(CONCRETE, schema, trace.universe, lookup, lambda n: n in on, trace.length)
     g.edition = edition

@@ -80,6 +80,23 @@ class Schema:
         except KeyError:
             raise InvalidArgument(f"Unknown trace variable {name!r}.") from None
 
+    def check_index(self, name: str, index: tuple, universe: Universe, moments: int) -> VarSpec:
+        """The spec of ``name``, after checking that ``index`` addresses one of its values."""
+        spec = self.spec(name)
+        if not all(isinstance(i, int) and not isinstance(i, bool) for i in index):
+            raise InvalidDefinition(
+                f"{name}{list(index)}: indices must be Python ints; to pick a value by a symbolic index, "
+                "use the model's select() or card_value()."
+            )
+        dims = (("moment",) if spec.per_moment else ()) + spec.dims
+        if len(index) != len(dims):
+            raise InvalidDefinition(f"{name}{list(index)}: expected {len(dims)} index(es) {dims}.")
+        for dim, i in zip(dims, index, strict=True):
+            size = moments if dim == "moment" else universe.size(dim)
+            if not 0 <= i < size:
+                raise InvalidDefinition(f"{name}{list(index)}: {dim} index {i} is outside 0..{size - 1}.")
+        return spec
+
     def max_value(self, spec: VarSpec, universe: Universe) -> int:
         if spec.kind == "bool":
             return 1
@@ -158,7 +175,7 @@ class Game:
             raise AttributeError(name)
         if name not in accessors:
             if name not in self.schema.by_name:
-                raise AttributeError(f"The trace has no variable {name!r}.")
+                raise InvalidDefinition(f"The trace has no variable {name!r}; see VARIABLES in the game model.")
             lookup = self._lookup
             accessors[name] = lambda *index: lookup(name, index)
         return accessors[name]
