@@ -90,6 +90,22 @@ def universe(**sizes: int) -> Universe:
     return Universe(merged)
 
 
+def check_universe(given: Universe, source: str) -> None:
+    """A trace's sizes must be a universe this model can make (``ability`` is derived)."""
+    from rule603 import TraceFormatError
+
+    base = {k: v for k, v in given.sizes.items() if k in DEFAULTS}
+    expected = universe(**base).sizes
+    for dim, size in expected.items():
+        if given.sizes.get(dim) != size:
+            why = "cards + delayed + reflexive" if dim == "ability" else "a size"
+            raise TraceFormatError(
+                source, f"/#meta/universe/{dim}", f"expected {size} ({why}), got {given.sizes.get(dim)!r}"
+            )
+    if expected["player"] < 1:
+        raise TraceFormatError(source, "/#meta/universe/player", "a game has at least one player")
+
+
 def _const(name: str, dims: tuple[str, ...], doc: str, **kw: object) -> VarSpec:
     return VarSpec(name, dims, per_moment=False, role=ENV, doc=doc, **kw)  # type: ignore[arg-type]
 

@@ -62,6 +62,9 @@ def test_verify_markdown(capsys):
         (["verify", "--edition", "1999"], "--edition 1999: unknown edition"),
         (["verify", "--property-file", "does/not/exist.py"], "--property-file does/not/exist.py: no such file"),
         (["frobnicate"], "invalid choice"),
+        (["verify", "--timeout", "nan"], "--timeout nan: must be a positive number"),
+        (["verify", "--rlimit", "-1"], "--rlimit -1"),
+        (["verify", "--no-builtin"], "--no-builtin: nothing left to check"),
         (["bench", "--bounds", "4,x"], "--bounds 4,x"),
     ],
 )
@@ -199,3 +202,58 @@ def test_adequacy_json_totals(capsys):
 def test_properties_listing(capsys, catalogue):
     code, out, _ = run(capsys, "properties", "--format", "json")
     assert code == 0 and [r["id"] for r in json.loads(out)] == [p.id for p in catalogue]
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("return (g.turn(0) == 1) and (g.triggers(t, 0) == 99)", "is False on a concrete trace but True to the solver"),
+        ("return 1 / 0", "its claim raised ZeroDivisionError"),
+        ("return None", "must be a boolean"),
+        ("return g.zone(t, 5) == 0", "card index 5 is outside 0..2"),
+        ("return g.no_such_variable(t) == 0", "no variable 'no_such_variable'"),
+    ],
+)
+def test_broken_claims_are_definition_errors(capsys, tmp_path, body, message):
+    """A claim that would mean different things concretely and symbolically never gets a verdict."""
+    path = write(
+        tmp_path,
+        "claims.py",
+        f"""\
+        from rule603 import prop
+
+        @prop("broken", clauses=["603.2c"])
+        def broken(g, t):
+            {body}
+        """,
+    )
+    code, out, err = run(capsys, "verify", "--property-file", str(path), "--no-builtin", "--bound", "3")
+    assert code == ExitCode.USAGE and message in err and out == ""
+    assert f"property broken ({path}:3)" in err  # where its definition starts
+
+
+def test_property_file_that_exits_is_reported(capsys, tmp_path):
+    path = write(tmp_path, "exits.py", "import sys\nsys.exit(5)\n")
+    code, _, err = run(capsys, "verify", "--property-file", str(path))
+    assert code == ExitCode.USAGE and "SystemExit" in err
+
+
+def test_save_traces_bad_path_fails_before_the_run(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    code, out, err = run(capsys, "verify", "--save-traces", str(blocker / "sub"))
+    assert code == ExitCode.USAGE and "cannot create it" in err and out == ""
+
+
+def test_show_rejects_an_inconsistent_universe(capsys, tmp_path):
+    path = write(tmp_path, "mine.py", VIOLATED_FILE)
+    out_dir = tmp_path / "t"
+    run(capsys, "verify", "--property-file", str(path), "--no-builtin", "--bound", "3", "--save-traces", str(out_dir))
+    saved = out_dir / "dies-at-most-once.itf.json"
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    data["#meta"]["universe"]["ability"] = 9
+    saved.write_text(json.dumps(data), encoding="utf-8")
+    code, _, err = run(capsys, "show", str(saved))
+    # Either the size check or the first list of the wrong length names the problem.
+    assert code == ExitCode.USAGE and ("/#meta/universe/ability" in err or "(one per ability)" in err)
+    assert err.count("\n") == 1

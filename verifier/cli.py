@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import enum
 import json
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -141,13 +142,19 @@ def _universe(edition: Edition, args: argparse.Namespace):
 def _options(args: argparse.Namespace) -> Options:
     if not 1 <= args.bound <= MAX_BOUND:
         raise _UsageError(f"--bound {args.bound}: must be between 1 and {MAX_BOUND}")
-    if args.timeout <= 0:
-        raise _UsageError(f"--timeout {args.timeout}: must be positive")
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        raise _UsageError(f"--timeout {args.timeout}: must be a positive number of seconds")
+    if args.rlimit < 0:
+        raise _UsageError(f"--rlimit {args.rlimit}: must be 0 (no limit) or positive")
+    if args.seed < 0:
+        raise _UsageError(f"--seed {args.seed}: must be 0 or positive")
     limits = smt.SolverLimits(timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit, seed=args.seed)
     return Options(bound=args.bound, limits=limits, minimise=not getattr(args, "no_minimise", False))
 
 
 def _load_properties(args: argparse.Namespace, edition: Edition) -> list[Property]:
+    if getattr(args, "no_builtin", False) and not args.property_file:
+        raise _UsageError("--no-builtin: nothing left to check; add --property-file FILE")
     props = [] if getattr(args, "no_builtin", False) else builtin_properties()
     for file in args.property_file:
         props += load_property_file(file)
@@ -219,6 +226,10 @@ def _prepare_save_dir(args: argparse.Namespace, props: Sequence[Property]) -> Pa
             raise _UsageError(
                 f"--save-traces {directory}: {clash[0]}.itf.json already exists (add --overwrite to replace)"
             )
+    try:  # before the run, so that a bad path is not found out after it
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _UsageError(f"--save-traces {directory}: cannot create it ({e.strerror})") from None
     return directory
 
 
@@ -432,6 +443,7 @@ def cmd_properties(args: argparse.Namespace) -> ExitCode:
 def cmd_show(args: argparse.Namespace) -> ExitCode:
     edition = load_edition(args.edition)
     trace = load(Path(args.trace), Schema(tuple(edition.model.VARIABLES)))
+    edition.model.check_universe(trace.universe, args.trace)
     print(render_trace(edition, trace))
     return ExitCode.OK
 
@@ -454,6 +466,8 @@ def _print_rows(rows: list[dict], fmt: str, title: str = "") -> None:
 
 def cmd_report(args: argparse.Namespace) -> ExitCode:
     """Clauses, precedence, property verdicts and adequacy as Markdown: what ``reports/`` holds."""
+    if args.output and Path(args.output).is_dir():
+        raise _UsageError(f"--output {args.output}: is a directory; give a file name")
     if args.output and Path(args.output).exists() and not args.overwrite:
         raise _UsageError(f"--output {args.output}: already exists (add --overwrite to replace it)")
     edition = load_edition(args.edition)

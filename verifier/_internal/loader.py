@@ -30,7 +30,9 @@ def load_property_file(path: str | Path) -> list[Property]:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as e:  # the user's code may raise anything; report it as their mistake
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # the user's code may raise anything, even SystemExit: report it as their mistake
         del sys.modules[name]
         where = _user_line(e, file)
         raise InvalidArgument(

@@ -91,7 +91,7 @@ class Property:
     summary: str
     clauses: tuple[str, ...]
     claim: Callable[[Any, int], Expr]
-    source: str = ""  # file the property was defined in
+    source: str = ""  # file and line where the property was defined
 
     def __call__(self, g: Any, t: int) -> Expr:
         return self.claim(g, t)
@@ -113,7 +113,9 @@ def prop(id: str, *, clauses: Sequence[str], summary: str = "") -> Callable[[Cal
 
     def wrap(fn: Callable[[Any, int], Expr]) -> Property:
         text = summary or _first_paragraph(fn.__doc__) or id
-        return Property(id, text, tuple(clauses), fn, getattr(fn, "__module__", ""))
+        code = getattr(fn, "__code__", None)
+        where = f"{code.co_filename}:{code.co_firstlineno}" if code else getattr(fn, "__module__", "")
+        return Property(id, text, tuple(clauses), fn, where)
 
     return wrap
 

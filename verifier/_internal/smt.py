@@ -75,6 +75,9 @@ class Z3Backend(Backend):
             return z3.BitVecVal(x, WIDTH, self.ctx)
         return x
 
+    def is_boolean(self, x: Expr) -> bool:
+        return isinstance(x, bool) or z3.is_bool(x)
+
     def int_var(self, name: str) -> Expr:
         return z3.BitVec(name, WIDTH, self.ctx)
 
@@ -164,6 +167,11 @@ class Solver:
         if z3.is_bool(value):
             return z3.is_true(value)
         return value.as_long()
+
+    def model_evaluator(self):
+        """A function evaluating Boolean terms in the current model; it stays valid after later checks."""
+        model = self._solver.model()
+        return lambda term: term if isinstance(term, bool) else z3.is_true(model.eval(term, model_completion=True))
 
     def unsat_core_names(self) -> list[str]:
         names = {str(lit): name for name, lit in self._literals.items()}

@@ -62,7 +62,13 @@ def _encode_value(spec: VarSpec, value: Any) -> Any:
 
 
 def _decode_value(
-    spec: VarSpec, value: Any, universe: Universe, dims: tuple[str, ...], where: str, source: str, top: int = -1
+    spec: VarSpec,
+    value: Any,
+    universe: Universe,
+    dims: tuple[str, ...],
+    where: str,
+    source: str,
+    top: int | None = None,
 ) -> Any:
     if dims:
         size = universe.size(dims[0])
@@ -84,8 +90,8 @@ def _decode_value(
             value = int(value["#bigint"])
         except ValueError:
             raise TraceFormatError(source, where, f"#bigint must hold digits, got {value['#bigint']!r}") from None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (top >= 0 and value > top):
-        limit = f" at most {top}" if top >= 0 else ""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (top is not None and value > top):
+        limit = f" at most {top}" if top is not None else ""
         raise TraceFormatError(source, where, f"expected a non-negative integer{limit}, got {value!r}")
     return value
 
@@ -151,7 +157,7 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
             spec.dims,
             f"/constants/{spec.name}",
             source,
-            schema.max_value(spec, universe) if spec.kind == "int" else -1,
+            schema.max_value(spec, universe) if spec.kind == "int" else None,
         )
     states_in = data.get("states")
     if not isinstance(states_in, list) or not states_in:
@@ -167,7 +173,7 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
             where = f"/states/{t}/{spec.name}"
             if spec.name not in state:
                 raise TraceFormatError(source, where, "missing")
-            top = schema.max_value(spec, universe) if spec.kind == "int" else -1
+            top = schema.max_value(spec, universe) if spec.kind == "int" else None
             decoded[spec.name] = _decode_value(spec, state[spec.name], universe, spec.dims, where, source, top)
         states.append(decoded)
     extra = {

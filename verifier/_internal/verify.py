@@ -11,14 +11,15 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ..errors import InvalidDefinition, Rule603Error
 from . import smt
 from .bmc import Encoding, claim_fails_at, concrete_game, violations
 from .registry import Edition, Property
 from .schema import Universe
 from .trace import Trace
 
-MINIMISE_TIMEOUT_MS = 5_000  # each probe while shrinking a counterexample
-MINIMISE_BUDGET_S = 20.0  # all probes for one counterexample together
+MINIMISE_TIMEOUT_MS = 10_000  # each probe while shrinking a counterexample (a safety net, rarely reached)
+MINIMISE_PROBES = 24  # probes for one counterexample: a count, so that the result does not depend on speed
 
 HOLDS = "holds"
 VIOLATED = "violated"
@@ -91,6 +92,25 @@ def _quiet(_: str) -> None:
     pass
 
 
+def claim_at(prop: Property, g, t: int, is_boolean: Callable[[object], bool]):
+    """``prop``'s claim at moment ``t``; a claim that raises or is not a boolean is a definition error."""
+    try:
+        value = prop.claim(g, t)
+    except Rule603Error as e:
+        raise InvalidDefinition(f"property {prop.id} ({prop.source}): {e}") from e
+    except Exception as e:  # the user's code may raise anything: report it as their definition's problem
+        raise InvalidDefinition(
+            f"property {prop.id} ({prop.source}): its claim raised {type(e).__name__}: {e} at moment {t}. "
+            "Hint: use g.And/g.Or/g.Not/g.If on trace values, never Python and/or/not/if."
+        ) from e
+    if not is_boolean(value):
+        raise InvalidDefinition(
+            f"property {prop.id} ({prop.source}): its claim must be a boolean (e.g. g.And(...), x == y) but "
+            f"returned {type(value).__name__} at moment {t}."
+        )
+    return value
+
+
 class Verifier:
     """Checks properties against one edition with one incremental encoding."""
 
@@ -101,6 +121,8 @@ class Verifier:
         self.encoding = Encoding(edition, universe, options.limits)
         self.all_clauses = [enc.number for enc in edition.encodings]
         self._labels = 0
+        self._guarded: set[str] = set()
+        self._sample: tuple[Trace, Callable] | None = None
 
     def _label(self, what: str) -> str:
         self._labels += 1
@@ -108,7 +130,37 @@ class Verifier:
 
     def _violation_goal(self, prop: Property, moments: Iterable[int]):
         g = self.encoding.g
-        return g.Or(*[g.Not(prop.claim(g, t)) for t in moments])
+        self._guard(prop)
+        return g.Or(*[g.Not(claim_at(prop, g, t, self.encoding.backend.is_boolean)) for t in moments])
+
+    def _guard(self, prop: Property) -> None:
+        """Evaluate the claim concretely and symbolically on one sample trace; they must agree.
+
+        A definition that applies Python's ``and``/``or``/``not``/``if`` to trace values
+        works on concrete values but silently means something else to z3; this catches
+        such claims before they produce a wrong verdict.
+        """
+        if prop.id in self._guarded:
+            return
+        if self._sample is None:
+            k = self.options.bound
+            if self.encoding.check(k, self.all_clauses, True, self._label("sample")) != smt.Verdict.SAT:
+                self._guarded.add(prop.id)  # no trace to compare on; the solver answers alone
+                return
+            self._sample = (self.encoding.extract(k), self.encoding.solver.model_evaluator())
+        trace, evaluate = self._sample
+        concrete = concrete_game(self.edition, trace, self.all_clauses)
+        g = self.encoding.g
+        for t in range(trace.length):
+            symbolic_value = evaluate(claim_at(prop, g, t, self.encoding.backend.is_boolean))
+            concrete_value = claim_at(prop, concrete, t, lambda x: isinstance(x, bool))
+            if bool(symbolic_value) != bool(concrete_value):
+                raise InvalidDefinition(
+                    f"property {prop.id} ({prop.source}): its claim at moment {t} is {bool(concrete_value)} on a "
+                    f"concrete trace but {bool(symbolic_value)} to the solver. Hint: it probably applies Python "
+                    "and/or/not/if to trace values; use g.And/g.Or/g.Not/g.If."
+                )
+        self._guarded.add(prop.id)
 
     def check(self, prop: Property, enabled: Sequence[str] | None = None) -> CheckResult:
         """Verdict for ``prop`` up to the bound; a violation comes with the shortest trace."""
@@ -146,10 +198,11 @@ class Verifier:
         lit_goal = enc.solver.fresh_literal(self._label("min-goal"))
         enc.solver.add(enc.g.Implies(lit_goal, goal))
         fixed = [lit_goal]
-        deadline = time.perf_counter() + MINIMISE_BUDGET_S
+        probes = MINIMISE_PROBES
         for index, (name, bools) in enumerate(self.edition.model.measures(enc.g, depth)):
             low, high = 0, self._measure(best, enabled, depth, index)
-            while low < high and time.perf_counter() < deadline:  # binary search on "at most n"
+            while low < high and probes > 0:  # binary search on "at most n"
+                probes -= 1
                 mid = (low + high) // 2
                 lit = enc.solver.fresh_literal(self._label(f"min-{name}-{mid}"))
                 enc.solver.add(enc.g.Implies(lit, enc.solver.at_most(bools, mid)))
