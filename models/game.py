@@ -535,7 +535,7 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
     for t in range(1, moments):
         for c in cards(g):
             events += [
-                g.zone(t, c) != g.zone(t - 1, c),
+                entered(g, t, c),  # a zone change, or leaving and coming back (400.7)
                 g.tapped(t, c) != g.tapped(t - 1, c),
                 g.damage(t, c),
                 g.controller(t, c) != g.controller(t - 1, c),
@@ -543,7 +543,7 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
             ]
         events += [g.leave(t) != NO_LEAVE, begins(g, t)]
         events += [g.leaves_game(t, p) for p in players(g)]
-    circumstances = [g.var(f, c) for f in CARD_FLAGS for c in cards(g)]
+    circumstances = [g.kind(c) != NONE for c in cards(g)] + [g.var(f, c) for f in CARD_FLAGS for c in cards(g)]
     circumstances += [
         x for t in range(moments) for x in (g.lands_are_creatures(t), g.creatures_lose_abilities(t), g.grant_ability(t))
     ]

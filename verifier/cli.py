@@ -110,6 +110,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="z3 random seed (default 0)")
     p.add_argument("--players", type=int, default=2, help="number of players (default 2)")
     p.add_argument("--cards", type=int, default=3, help="number of cards (default 3)")
+    p.add_argument("--slots", type=int, default=3, help="stack slots (default 3)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -136,7 +137,9 @@ def _universe(edition: Edition, args: argparse.Namespace):
         raise _UsageError(f"--players {args.players}: must be between 2 and 4")
     if not 1 <= args.cards <= 6:
         raise _UsageError(f"--cards {args.cards}: must be between 1 and 6")
-    return edition.model.universe(player=args.players, card=args.cards)
+    if not 1 <= args.slots <= 6:
+        raise _UsageError(f"--slots {args.slots}: must be between 1 and 6")
+    return edition.model.universe(player=args.players, card=args.cards, slot=args.slots)
 
 
 def _options(args: argparse.Namespace) -> Options:

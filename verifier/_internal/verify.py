@@ -18,8 +18,8 @@ from .registry import Edition, Property
 from .schema import Universe
 from .trace import Trace
 
-MINIMISE_TIMEOUT_MS = 10_000  # each probe while shrinking a counterexample (a safety net, rarely reached)
-MINIMISE_PROBES = 24  # probes for one counterexample: a count, so that the result does not depend on speed
+MINIMISE_TIMEOUT_MS = 5_000  # each probe while shrinking a counterexample (a safety net, rarely reached)
+MINIMISE_PROBES = 16  # probes for one counterexample: a count, so that the result does not depend on speed
 
 HOLDS = "holds"
 VIOLATED = "violated"
