@@ -327,23 +327,26 @@ def dies_seen_by_dying(g, t):
 
 @prop("prevented-damage-triggers-nothing", clauses=["603.2h"])
 def prevented_damage(g, t):
-    """An ability that triggers on its permanent being dealt damage doesn't trigger if all that damage is prevented."""
-    return g.And(
-        *[
-            g.Implies(g.And(g.kind(c) == m.DEALT_DAMAGE, g.damage_prevented(t, c)), g.triggers(t, c) == 0)
-            for c in m.cards(g)
-        ]
-    )
+    """Over a whole game, a 'whenever this is dealt damage' ability never has more instances put on the stack than
+    times damage was actually dealt to its permanent: prevented damage adds none."""
+    claims = []
+    for c in m.cards(g):
+        a = m.printed(g, c)
+        stacked = g.Sum(g.placed(u, a) + g.removed(u, a) for u in range(t + 1))
+        dealt = g.count(g.And(g.damage(u, c), g.Not(g.damage_prevented(u, c))) for u in range(t + 1))
+        claims.append(g.Implies(g.kind(c) == m.DEALT_DAMAGE, stacked <= dealt))
+    return g.And(*claims)
 
 
 @prop("hidden-card-never-triggers", clauses=["603.2g"])
 def hidden_never_triggers(g, t):
-    """An ability of a card that stays hidden from some player (unrevealed, in hand or library) doesn't trigger."""
-    if t == 0:
-        return True
-    return g.And(
-        *[g.Implies(g.Not(g.Or(m.visible(g, t - 1, c), m.visible(g, t, c))), g.triggers(t, c) == 0) for c in m.cards(g)]
-    )
+    """A card that has stayed hidden from some player all game (unrevealed, in a hand or library) never has an
+    instance of its ability waiting or on the stack."""
+    claims = []
+    for c in m.cards(g):
+        hidden_so_far = g.And(*[g.Not(m.visible(g, u, c)) for u in range(t + 1)])
+        claims.append(g.Implies(hidden_so_far, m.outstanding(g, t, m.printed(g, c)) == 0))
+    return g.And(*claims)
 
 
 @prop("once-each-turn-stops-triggering", clauses=["603.2i"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from rule603 import prop
 from rule603._internal import smt
 from rule603._internal.bmc import claim_fails_at, violations
@@ -26,8 +27,13 @@ def names_an_unneeded_clause(g, t):
     )
 
 
-def test_a_false_claim_gets_a_shortest_rechecked_counterexample(verifier, edition):
-    result = verifier.check(too_strong)
+@pytest.fixture(scope="module")
+def too_strong_result(verifier):
+    return verifier.check(too_strong)
+
+
+def test_a_false_claim_gets_a_shortest_rechecked_counterexample(verifier, edition, too_strong_result):
+    result = too_strong_result
     assert result.verdict == VIOLATED
     trace = result.trace
     assert trace.length == 2  # a death needs a moment before and after: nothing shorter exists
@@ -36,8 +42,8 @@ def test_a_false_claim_gets_a_shortest_rechecked_counterexample(verifier, editio
     assert claim_fails_at(edition, trace, too_strong, verifier.all_clauses) == [1]
 
 
-def test_counterexamples_are_minimised(verifier, edition):
-    trace = verifier.check(too_strong).trace
+def test_counterexamples_are_minimised(verifier, edition, too_strong_result):
+    trace = too_strong_result.trace
     objects = verifier._measure(trace, verifier.all_clauses, trace.length, 0)
     assert objects == 2  # two creatures die; any third card would be noise
 
