@@ -122,6 +122,7 @@ class Verifier:
         self.all_clauses = [enc.number for enc in edition.encodings]
         self._labels = 0
         self._guarded: set[str] = set()
+        self._claim_terms: dict[tuple[str, int], object] = {}
         self._sample: tuple[Trace, Callable] | None = None
 
     def _label(self, what: str) -> str:
@@ -131,7 +132,14 @@ class Verifier:
     def _violation_goal(self, prop: Property, moments: Iterable[int]):
         g = self.encoding.g
         self._guard(prop)
-        return g.Or(*[g.Not(claim_at(prop, g, t, self.encoding.backend.is_boolean)) for t in moments])
+        return g.Or(*[g.Not(self._claim_term(prop, t)) for t in moments])
+
+    def _claim_term(self, prop: Property, t: int):
+        """The symbolic claim at ``t``, built once per property and moment."""
+        key = (prop.id, t)
+        if key not in self._claim_terms:
+            self._claim_terms[key] = claim_at(prop, self.encoding.g, t, self.encoding.backend.is_boolean)
+        return self._claim_terms[key]
 
     def _guard(self, prop: Property) -> None:
         """Evaluate the claim concretely and symbolically on one sample trace; they must agree.
@@ -150,9 +158,8 @@ class Verifier:
             self._sample = (self.encoding.extract(k), self.encoding.solver.model_evaluator())
         trace, evaluate = self._sample
         concrete = concrete_game(self.edition, trace, self.all_clauses)
-        g = self.encoding.g
         for t in range(trace.length):
-            symbolic_value = evaluate(claim_at(prop, g, t, self.encoding.backend.is_boolean))
+            symbolic_value = evaluate(self._claim_term(prop, t))
             concrete_value = claim_at(prop, concrete, t, lambda x: isinstance(x, bool))
             if bool(symbolic_value) != bool(concrete_value):
                 raise InvalidDefinition(
