@@ -280,7 +280,7 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
         if t == 0:
             yield R(True, g.Not(g.registered(t, d)))
             continue
-        created = g.And(g.registered(t, d), g.Not(g.registered(t - 1, d)))
+        created = m.delayed_created(g, t, d)
         # Model bound: a delayed-ability slot is reused only once its earlier instances are gone.
         yield R(created, m.outstanding(g, t - 1, m.delayed(g, d)) == 0, f"delayed {d}")
         # What a delayed ability refers to is fixed when it is created, and stays with its instances.

@@ -500,6 +500,13 @@ def new_slot(g, t: int, s: int):
     return g.And(s >= kept(g, t), s < stack_size(g, t))
 
 
+def delayed_created(g, t: int, d: int):
+    """Delayed ability slot ``d`` holds a newly created ability at moment ``t``."""
+    if t == 0:
+        return g.registered(t, d)
+    return g.And(g.registered(t, d), g.Not(g.registered(t - 1, d)))
+
+
 def on_stack_count(g, t: int, a: int):
     return g.count(g.var("slot_src", t, s) == ability_code(a) for s in slots(g))
 
@@ -612,7 +619,7 @@ def describe(g, t: int) -> dict[str, str]:
             + (" (does its effect)" if g.acts(t) else "")
         )
     for d in g.range("delayed"):
-        if g.registered(t, d) and (t == 0 or not g.registered(t - 1, d)):
+        if delayed_created(g, t, d):
             changes.append(f"d{d} created [P{g.d_controller(t, d)}]")
     if g.lands_are_creatures(t):
         changes.append("effect: lands are creatures")

@@ -69,11 +69,6 @@ def present(g, t: int, c: int):
 # --- delayed triggered abilities (603.7) --------------------------------------------
 
 
-def created_at(g, u: int, d: int):
-    """Delayed ability slot ``d`` holds a newly created ability at moment ``u``."""
-    return g.And(g.registered(u, d), g.Not(g.registered(u - 1, d)) if u > 0 else True)
-
-
 @prop("delayed-fires-once", clauses=["603.7a", "603.7b"])
 def delayed_fires_once(g, t):
     """A delayed triggered ability without a duration triggers at most once, and only for an event after its
@@ -84,7 +79,10 @@ def delayed_fires_once(g, t):
         fired = g.triggers(t, a) >= 1
         # Each earlier firing must be followed by a new creation before this one.
         once = g.And(
-            *[g.Implies(g.triggers(u, a) >= 1, g.Or(*[created_at(g, w, d) for w in range(u + 1, t)])) for u in range(t)]
+            *[
+                g.Implies(g.triggers(u, a) >= 1, g.Or(*[m.delayed_created(g, w, d) for w in range(u + 1, t)]))
+                for u in range(t)
+            ]
         )
         after_creation = g.registered(t - 1, d) if t > 0 else False
         claims.append(g.Implies(g.And(g.Not(g.d_duration(d)), fired), g.And(g.triggers(t, a) == 1, once)))
@@ -111,7 +109,7 @@ def delayed_duration_ends(g, t):
     claims = []
     for d in g.range("delayed"):
         a = m.delayed(g, d)
-        created_this_turn = g.Or(*[g.And(created_at(g, u, d), g.turn(u) == g.turn(t)) for u in range(t)])
+        created_this_turn = g.Or(*[g.And(m.delayed_created(g, u, d), g.turn(u) == g.turn(t)) for u in range(t)])
         claims.append(g.Implies(g.And(g.d_duration(d), g.triggers(t, a) >= 1), created_this_turn))
     return g.And(*claims)
 
@@ -125,7 +123,7 @@ def delayed_waits(g, t):
     for d in g.range("delayed"):
         a = m.delayed(g, d)
         ends_between = [g.And(m.begins(g, u), g.step(u) == END) for u in range(1, t)]
-        waiting = [g.And(created_at(g, u, d), g.Not(g.Or(*ends_between[u:]))) for u in range(t)]
+        waiting = [g.And(m.delayed_created(g, u, d), g.Not(g.Or(*ends_between[u:]))) for u in range(t)]
         fires = g.And(g.Not(g.d_duration(d)), g.d_kind(d) == END_STEP, g.Or(*waiting), m.begins(g, t), g.step(t) == END)
         claims.append(g.Implies(fires, g.triggers(t, a) == 1))
     return g.And(*claims)
@@ -141,7 +139,10 @@ def delayed_object_changed_zones(g, t):
         a = m.delayed(g, d)
         obj = g.d_object(d)
         # The resolving instance comes from the latest creation (a slot is reused only when empty).
-        latest = [g.And(created_at(g, u, d), *[g.Not(created_at(g, w, d)) for w in range(u + 1, t)]) for u in range(t)]
+        latest = [
+            g.And(m.delayed_created(g, u, d), *[g.Not(m.delayed_created(g, w, d)) for w in range(u + 1, t)])
+            for u in range(t)
+        ]
         moved_after_creation = g.Or(*[g.And(latest[u], m.card_value(g, "since", t - 1, obj) > u) for u in range(t)])
         claims.append(g.Implies(g.And(m.resolving_ability(g, t, a), moved_after_creation), g.Not(g.acts(t))))
     return g.And(*claims)
@@ -152,7 +153,7 @@ def delayed_created_once(g, t):
     """A delayed ability waiting for an ability's Nth resolution is created at most once each turn."""
     claims = []
     for d in g.range("delayed"):
-        creations = [g.And(created_at(g, u, d), g.turn(u) == g.turn(t)) for u in range(t + 1)]
+        creations = [g.And(m.delayed_created(g, u, d), g.turn(u) == g.turn(t)) for u in range(t + 1)]
         claims.append(g.Implies(g.And(g.d_nth(d), g.d_cause(d) == ABILITY_CAUSE), g.count(creations) <= 1))
     return g.And(*claims)
 
@@ -163,11 +164,7 @@ def _delayed_controller_prop(cause):
         for d in g.range("delayed"):
             a = m.delayed(g, d)
             resolver = [
-                g.And(
-                    g.registered(u, d),
-                    g.Not(g.registered(u - 1, d)),
-                    g.trigger_controller(t, a) == m.top(g, u - 1, "slot_controller"),
-                )
+                g.And(m.delayed_created(g, u, d), g.trigger_controller(t, a) == m.top(g, u - 1, "slot_controller"))
                 for u in range(1, t)
             ]
             claims.append(g.Implies(g.And(g.d_cause(d) == cause, g.triggers(t, a) >= 1), g.Or(*resolver)))
@@ -184,7 +181,8 @@ def _delayed_static_controller_prop():
             static = g.Or(g.d_cause(d) == REPLACEMENT_CAUSE, g.d_cause(d) == ACTION_CAUSE)
             at_creation = [
                 g.And(
-                    created_at(g, u, d), g.trigger_controller(t, a) == m.card_value(g, "controller", u, g.d_source(d))
+                    m.delayed_created(g, u, d),
+                    g.trigger_controller(t, a) == m.card_value(g, "controller", u, g.d_source(d)),
                 )
                 for u in range(t)
             ]

@@ -596,12 +596,6 @@ def aura_leaves(g, t: int) -> Iterator[Rule]:
 # --- 603.7 -------------------------------------------------------------------------
 
 
-def created(g, t, d):
-    if t == 0:
-        return g.registered(t, d)
-    return g.And(g.registered(t, d), g.Not(g.registered(t - 1, d)))
-
-
 def _fired(g, t, d):
     return g.base_triggers(t, m.delayed(g, d)) >= 1
 
@@ -665,10 +659,13 @@ def _just_created(g, t, a):
 )
 def delayed_creation(g, t: int) -> Iterator[Rule]:
     for d, a in _delayed(g):
-        yield R(created(g, t, d), _creation_cause(g, t, d), f"delayed {d}")
+        yield R(m.delayed_created(g, t, d), _creation_cause(g, t, d), f"delayed {d}")
         fresh = _just_created(g, t, a)
         yield R(
-            fresh, g.base_triggers(t, a) == 0, f"delayed {d}", witness=g.And(created(g, t, d), g.matches(t, a) >= 1)
+            fresh,
+            g.base_triggers(t, a) == 0,
+            f"delayed {d}",
+            witness=g.And(m.delayed_created(g, t, d), g.matches(t, a) >= 1),
         )
 
 
@@ -708,18 +705,19 @@ def delayed_once(g, t: int) -> Iterator[Rule]:
         )
 
 
+def _delayed_object_found(g, t, d):
+    """As delayed ability ``d`` resolves in batch ``t``, the object it refers to is still that object, where it was."""
+    obj = g.d_object(d)
+    return g.And(
+        m.card_value(g, "since", t - 1, obj) == g.d_stamp(t - 1, d),
+        m.card_value(g, "zone", t - 1, obj) == g.d_zone(t - 1, d),
+    )
+
+
 def _delayed_object_gone(g, t):
     if t == 0:
         return False
-    gone = []
-    for d, a in _delayed(g):
-        obj = g.d_object(d)
-        found = g.And(
-            m.card_value(g, "since", t - 1, obj) == g.d_stamp(t - 1, d),
-            m.card_value(g, "zone", t - 1, obj) == g.d_zone(t - 1, d),
-        )
-        gone.append(g.And(m.resolving_ability(g, t, a), g.Not(found)))
-    return g.Or(*gone)
+    return g.Or(*[g.And(m.resolving_ability(g, t, a), g.Not(_delayed_object_found(g, t, d))) for d, a in _delayed(g)])
 
 
 @clause(
@@ -732,11 +730,7 @@ def delayed_object(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
     for d, a in _delayed(g):
-        obj = g.d_object(d)
-        found = g.And(
-            m.card_value(g, "since", t - 1, obj) == g.d_stamp(t - 1, d),
-            m.card_value(g, "zone", t - 1, obj) == g.d_zone(t - 1, d),
-        )
+        found = _delayed_object_found(g, t, d)
         res = m.resolving_ability(g, t, a)
         yield R(res, g.acts(t) == found, f"delayed {d}", witness=g.And(res, g.Not(found)))
 
@@ -745,7 +739,7 @@ def _controller_rule(cause, who):
     def encode(g, t: int) -> Iterator[Rule]:
         for d, a in _delayed(g):
             mine = g.d_cause(d) == cause
-            yield R(g.And(created(g, t, d), mine), g.d_controller(t, d) == who(g, t, d), f"delayed {d}")
+            yield R(g.And(m.delayed_created(g, t, d), mine), g.d_controller(t, d) == who(g, t, d), f"delayed {d}")
             yield R(
                 g.And(mine, g.base_triggers(t, a) >= 1),
                 g.trigger_controller(t, a) == g.d_controller(t, d),
@@ -805,7 +799,7 @@ clause_603_7g = clause(
 )
 def created_on_nth(g, t: int) -> Iterator[Rule]:
     for d, _ in _delayed(g):
-        new = g.And(created(g, t, d), g.d_nth(d), g.d_cause(d) == ABILITY_CAUSE)
+        new = g.And(m.delayed_created(g, t, d), g.d_nth(d), g.d_cause(d) == ABILITY_CAUSE)
         yield R(new, m.card_value(g, "resolutions", t, g.d_source(d)) == 2, f"delayed {d}")
 
 
