@@ -306,9 +306,13 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
 @_axiom("113.3", "what each trigger condition means, for conditions rule 603 does not define")
 def trigger_conditions(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
-        for kind, (actual, attempted) in ((k, plain_occurrences(g, t, a, k)) for k in PLAIN_KINDS):
+        for kind in PLAIN_KINDS:
+            has_kind = m.ability_kind(g, a) == kind
+            if g.known_false(has_kind):
+                continue
+            actual, attempted = plain_occurrences(g, t, a, kind)
             yield R(
-                m.ability_kind(g, a) == kind,
+                has_kind,
                 g.And(g.matches(t, a) == actual, g.attempts(t, a) == attempted),
                 f"ability {a}",
             )
@@ -371,7 +375,7 @@ def in_view(g, t: int, a: int, fn):
     """``fn(view_moment)`` judged after the batch, or before it for a look-back trigger."""
     if t == 0:
         return fn(t)
-    return g.If(g.look_back(t, a), fn(t - 1), fn(t))
+    return g.lazy_if(g.look_back(t, a), lambda: fn(t - 1), lambda: fn(t))
 
 
 def plain_occurrences(g, t: int, a: int, kind: int):

@@ -433,9 +433,11 @@ def source_controller(g, t: int, a: int):
 
 
 def select(g, values: list, index):
-    """``values[index]`` for a symbolic index."""
+    """``values[index]`` for a symbolic index; out of range, the last value (as the If-chain gives)."""
     if isinstance(index, int):
-        return values[index]
+        # An engine's trace may hold an index out of range (a stack larger than its slots,
+        # say); the axioms report that, and reading must not crash before they can.
+        return values[index] if 0 <= index < len(values) else values[-1]
     out = values[-1]
     for i in range(len(values) - 2, -1, -1):
         out = g.If(index == i, values[i], out)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from ._internal.registry import ClauseEncoding, NotModelled, Property, Rule, clause, exempt, prop
 from ._internal.schema import ENV, RULE, Universe, VarSpec
+from ._internal.trace import FORMAT as TRACE_FORMAT
+from ._internal.trace import Trace
 from .errors import InvalidArgument, InvalidDefinition, Rule603Error, RuleTextError, TraceFormatError
 
 __all__ = [
@@ -30,6 +32,8 @@ __all__ = [
     "Rule",
     "Rule603Error",
     "RuleTextError",
+    "TRACE_FORMAT",
+    "Trace",
     "TraceFormatError",
     "Universe",
     "VarSpec",

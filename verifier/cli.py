@@ -93,6 +93,24 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--output", metavar="FILE", help="file to write (default: print to standard output)")
     report.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
 
+    check = sub.add_parser(
+        "check", help="check engine traces (files, directories, JSON Lines streams, '-' for stdin) against the rules"
+    )
+    check.add_argument("traces", nargs="+", metavar="TRACE")
+    check.add_argument(
+        "--edition", default=None, help="check against this edition (default: the edition each trace names)"
+    )
+    check.add_argument("--all", action="store_true", help="list every violation, not only each trace's first")
+    check.add_argument("--format", choices=("table", "json", "junit"), default="table")
+    check.add_argument("--jobs", type=int, default=0, help="worker processes (default: 2 for large batches, else 1)")
+    check.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    check.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
+
+    schema = sub.add_parser("schema", help="print (or write) the JSON Schema of the trace format")
+    schema.add_argument("--edition", default="current")
+    schema.add_argument("--output", metavar="FILE", help="file to write (default: print to standard output)")
+    schema.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
+
     bench = sub.add_parser("bench", help="time the catalogue at several bounds; print a table and write JSON")
     bench.add_argument("--bounds", default="4,6,8,10,12", help="comma-separated bounds (default 4,6,8,10,12)")
     bench.add_argument("--output", metavar="FILE", help="JSON file to write (default rule603-out/bench-<time>.json)")
@@ -551,6 +569,89 @@ def render_report(edition: Edition, options: Options, results: Sequence[CheckRes
     return "\n".join(lines)
 
 
+def cmd_schema(args: argparse.Namespace) -> ExitCode:
+    from ._internal.trace_schema import schema_text
+
+    edition = load_edition(args.edition)
+    text = schema_text(Schema(tuple(edition.model.VARIABLES)))
+    if not args.output:
+        sys.stdout.write(text)
+        return ExitCode.OK
+    if Path(args.output).exists() and not args.overwrite:
+        raise _UsageError(f"--output {args.output}: already exists; add --overwrite to replace it")
+    Path(args.output).write_text(text, encoding="utf-8")
+    return ExitCode.OK
+
+
+# --- check -------------------------------------------------------------------------
+
+CHECK_LIST_ALL_UP_TO = 20  # larger batches list only the traces that break a clause
+
+
+def cmd_check(args: argparse.Namespace) -> ExitCode:
+    from ._internal import conformance
+
+    if args.jobs < 0:
+        raise _UsageError(f"--jobs {args.jobs}: must be 0 (automatic) or positive")
+    if args.output and Path(args.output).exists() and not args.overwrite:
+        raise _UsageError(f"--output {args.output}: already exists; add --overwrite to replace it")
+    items = list(conformance.inputs(args.traces))
+    progress = _Progress(len(items))
+    started = time.perf_counter()
+
+    def show(done: int) -> None:
+        progress.done = done
+        if done % 50 == 0 or done == len(items):
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            progress(f"traces checked ({rate:.0f}/s)")
+
+    try:
+        batch = conformance.check_all(
+            items, edition=args.edition, all_violations=args.all, jobs=args.jobs, progress=show
+        )
+    finally:
+        progress.close()
+    if args.format == "json":
+        text = json.dumps(conformance.to_json(batch, args.edition), indent=1, ensure_ascii=False)
+    elif args.format == "junit":
+        text = conformance.to_junit(batch)
+    else:
+        text = _check_table(batch)
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return ExitCode.OK if batch.conforming == len(batch.results) else ExitCode.VIOLATED
+
+
+def _check_table(batch) -> str:
+    listed = [r for r in batch.results if not r.conforms or len(batch.results) <= CHECK_LIST_ALL_UP_TO]
+    rows = []
+    for r in listed:
+        if r.conforms:
+            rows.append([r.file, "conforms", "", "", "", ""])
+        for v in r.violations:
+            values = ", ".join(f"{k}={val}" for k, val in list(v.values.items())[:8])
+            more = len(v.values) - 8
+            values += f", … (+{more})" if more > 0 else ""
+            rows.append([r.file, f"moment {v.moment}", v.clause, v.summary, v.about, values])
+    headers = ["trace", "verdict", "clause", "summary", "objects", "values read"]
+    out = [tabulate(rows, headers=headers, maxcolwidths=[40, None, None, 50, 20, 60])] if rows else []
+    hidden = len(batch.results) - len(listed)
+    if hidden:
+        out.append(f"({hidden} conforming traces not listed; --format json lists every trace)")
+    counts = ", ".join(f"{c} ×{n}" for c, n in batch.clause_counts().items())
+    total, broken = len(batch.results), len(batch.results) - batch.conforming
+    rate = total / batch.seconds if batch.seconds else 0.0
+    out.append(
+        f"\n{total} trace{'s' if total != 1 else ''}, {batch.conforming} conform, {broken} "
+        f"break{'s' if broken == 1 else ''} a clause{f' ({counts})' if counts else ''}; "
+        f"{batch.moments} moments in {batch.seconds:.2f} s "
+        f"({rate:.0f} traces/s, {batch.jobs} process{'es' if batch.jobs > 1 else ''})"
+    )
+    return "\n".join(out)
+
+
 def cmd_bench(args: argparse.Namespace) -> ExitCode:
     from ._internal.bench import run_bench
 
@@ -572,6 +673,8 @@ _COMMANDS = {
     "properties": cmd_properties,
     "show": cmd_show,
     "report": cmd_report,
+    "check": cmd_check,
+    "schema": cmd_schema,
     "bench": cmd_bench,
 }
 

@@ -64,15 +64,18 @@ def _reflexive(g):
 
 def _defines(g, t, a, kind, count_in_view, attempts_in_view=None):
     """``matches``/``attempts`` of ability ``a`` when it has trigger condition ``kind``."""
+    has_kind = m.ability_kind(g, a) == kind
+    if g.known_false(has_kind):
+        return R(False, True)
     if t == 0:
-        return R(m.ability_kind(g, a) == kind, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0), f"ability {a}")
+        return R(has_kind, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0), f"ability {a}")
     n = in_view(g, t, a, count_in_view)
     n_att = n if attempts_in_view is None else in_view(g, t, a, attempts_in_view)
     return R(
-        m.ability_kind(g, a) == kind,
+        has_kind,
         g.And(g.matches(t, a) == n, g.attempts(t, a) == n_att),
         f"ability {a}",
-        witness=g.And(m.ability_kind(g, a) == kind, n >= 1),
+        witness=g.And(has_kind, n >= 1),
     )
 
 

@@ -151,10 +151,15 @@ def _nest(spec: VarSpec, universe: Universe, read, prefix: tuple[int, ...]) -> A
 def concrete_game(edition: Edition, trace: Trace, enabled: Iterable[str]) -> Game:
     schema = Schema(tuple(edition.model.VARIABLES))
     on = frozenset(enabled)
+    table = trace.flat_values()
 
     def lookup(name: str, index: tuple[int, ...]) -> Any:
-        spec = schema.check_index(name, index, trace.universe, trace.length)
-        return trace.value(name, index, spec.per_moment)
+        try:
+            return table[name, index]
+        except (KeyError, TypeError):
+            # Not a value of the trace: let the schema say precisely what is wrong.
+            schema.check_index(name, index, trace.universe, trace.length)
+            raise
 
     g = Game(CONCRETE, schema, trace.universe, lookup, lambda n: n in on, trace.length)
     g.edition = edition
@@ -167,9 +172,11 @@ def violations(
     """Every (moment, clause) whose rule instance the trace breaks, in moment order."""
     enabled = list(enabled)
     g = concrete_game(edition, trace, enabled)
-    families: list[ClauseEncoding] = (list(edition.axioms) if include_axioms else []) + [
-        edition.by_number[n] for n in enabled
-    ]
+    # Rule 603's clauses first: at a moment where an engine breaks both a clause and a rule of
+    # the game model, the clause is the finding that names the bug.
+    families: list[ClauseEncoding] = [edition.by_number[n] for n in enabled] + (
+        list(edition.axioms) if include_axioms else []
+    )
     found: list[Violation] = []
     for t in range(trace.length):
         for fam in families:

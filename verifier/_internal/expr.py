@@ -59,11 +59,25 @@ class ConcreteBackend(Backend):
 
     symbolic = False
 
+    # And/Or short-circuit without building a flattened list: checking engine traces
+    # evaluates them hundreds of thousands of times.
     def And(self, *xs: Expr) -> bool:  # noqa: N802
-        return all(_flat(xs))
+        for x in xs:
+            if isinstance(x, (list, tuple)):
+                if not all(x):
+                    return False
+            elif not x:
+                return False
+        return True
 
     def Or(self, *xs: Expr) -> bool:  # noqa: N802
-        return any(_flat(xs))
+        for x in xs:
+            if isinstance(x, (list, tuple)):
+                if any(x):
+                    return True
+            elif x:
+                return True
+        return False
 
     def Not(self, x: Expr) -> bool:  # noqa: N802
         return not x

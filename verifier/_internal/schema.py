@@ -132,22 +132,27 @@ class Game:
         self._lookup = lookup
         self._enabled = enabled
         self._accessors: dict[str, Callable[..., Expr]] = {}
+        # The logic operators, re-exported so definitions read g.And(...), g.If(...); bound
+        # directly to the backend because concrete checking calls them in its inner loop.
+        self.And: Callable[..., Expr] = backend.And
+        self.Or: Callable[..., Expr] = backend.Or
+        self.Not: Callable[[Expr], Expr] = backend.Not
+        self.Implies: Callable[[Expr, Expr], Expr] = backend.Implies
+        self.If: Callable[[Expr, Expr, Expr], Expr] = backend.If
 
-    # The logic operators, re-exported so definitions read g.And(...), g.If(...).
-    def And(self, *xs: Expr) -> Expr:  # noqa: N802
-        return self.b.And(*xs)
+    def known_false(self, x: Expr) -> bool:
+        """True when ``x`` is false before any solving (always, for a false concrete value).
 
-    def Or(self, *xs: Expr) -> Expr:  # noqa: N802
-        return self.b.Or(*xs)
+        A definition may skip building a rule whose ``applies`` is known false: such a rule
+        requires nothing.  Concrete checking skips most rules this way.
+        """
+        return x is False or (not self.b.symbolic and not x)
 
-    def Not(self, x: Expr) -> Expr:  # noqa: N802
-        return self.b.Not(x)
-
-    def Implies(self, a: Expr, c: Expr) -> Expr:  # noqa: N802
-        return self.b.Implies(a, c)
-
-    def If(self, c: Expr, x: Expr, y: Expr) -> Expr:  # noqa: N802
-        return self.b.If(c, x, y)
+    def lazy_if(self, c: Expr, then: Callable[[], Expr], otherwise: Callable[[], Expr]) -> Expr:
+        """``If(c, then(), otherwise())``, building only the branch taken when ``c`` is concrete."""
+        if not self.b.symbolic:
+            return then() if c else otherwise()
+        return self.b.If(c, then(), otherwise())
 
     def count(self, xs: Any) -> Expr:
         return self.b.count(list(xs))
@@ -178,4 +183,6 @@ class Game:
                 raise InvalidDefinition(f"The trace has no variable {name!r}; see VARIABLES in the game model.")
             lookup = self._lookup
             accessors[name] = lambda *index: lookup(name, index)
+        # Cached on the instance: later reads skip __getattr__ (checking traces is hot).
+        self.__dict__[name] = accessors[name]
         return accessors[name]

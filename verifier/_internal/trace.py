@@ -50,6 +50,27 @@ class Trace:
             value = value[i]
         return value
 
+    def flat_values(self) -> dict[tuple[str, tuple[int, ...]], Any]:
+        """Every value keyed by ``(name, index)``, the moment first for per-moment variables.
+
+        Built once per trace, so that checking a trace reads values with one dict lookup.
+        """
+        table: dict[tuple[str, tuple[int, ...]], Any] = {}
+
+        def walk(name: str, value: Any, index: tuple[int, ...]) -> None:
+            if isinstance(value, list):
+                for i, v in enumerate(value):
+                    walk(name, v, index + (i,))
+            else:
+                table[name, index] = value
+
+        for name, value in self.params.items():
+            walk(name, value, ())
+        for t, state in enumerate(self.states):
+            for name, value in state.items():
+                walk(name, value, (t,))
+        return table
+
 
 def _encode_value(spec: VarSpec, value: Any) -> Any:
     if isinstance(value, list):

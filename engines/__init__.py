@@ -1,0 +1,1 @@
+"""Game engines that emit rule603 traces: the reference engine, its mutants, adapters."""

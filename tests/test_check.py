@@ -1,0 +1,175 @@
+"""`rule603 check`: engine traces in, the first broken clause out."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from rule603._internal import conformance
+from rule603._internal.schema import Schema
+from rule603._internal.trace import to_json
+from rule603.cli import main
+from test_clauses import CASES, ED
+
+SCHEMA = Schema(tuple(ED.model.VARIABLES))
+CLEAN = ("603.2h", "603.3b", "603.6d")  # their accepted traces obey every clause and axiom
+
+
+def _trace_json(number: str, bad: bool) -> dict:
+    return to_json(CASES[number].build(bad).build(), SCHEMA)
+
+
+@pytest.fixture
+def traces(tmp_path: Path) -> Path:
+    folder = tmp_path / "traces"
+    (folder / "sub").mkdir(parents=True)
+    for number in CLEAN:
+        (folder / f"{number}-good.json").write_text(json.dumps(_trace_json(number, False)))
+    (folder / "sub" / "603.2h-bad.json").write_text(json.dumps(_trace_json("603.2h", True)))
+    (folder / "notes.txt").write_text("not a trace; ignored")
+    return folder
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["check", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_accepted_traces_conform(capsys, traces: Path):
+    files = [str(traces / f"{n}-good.json") for n in CLEAN]
+    code, out, _ = _run(capsys, *files, "--format", "json")
+    report = json.loads(out)
+    assert code == 0
+    assert [t["conforms"] for t in report["traces"]] == [True] * len(CLEAN)
+    assert report["summary"]["conforming"] == len(CLEAN)
+
+
+def test_directory_is_searched_and_the_broken_clause_named(capsys, traces: Path):
+    code, out, _ = _run(capsys, str(traces), "--format", "json")
+    report = json.loads(out)
+    assert code == 1
+    assert len(report["traces"]) == len(CLEAN) + 1
+    (bad,) = [t for t in report["traces"] if not t["conforms"]]
+    assert bad["file"].endswith("603.2h-bad.json")
+    (violation,) = bad["violations"]
+    assert (violation["clause"], violation["moment"], violation["kind"]) == ("603.2h", CASES["603.2h"].moment, "clause")
+    assert violation["about"] == CASES["603.2h"].about
+    assert violation["summary"] and violation["values"]
+
+
+def test_all_lists_every_violation(capsys, traces: Path):
+    broken = {"603.2h": _trace_json("603.2h", True)}
+    broken["603.2h"]["states"][-1]["turn"] = 9  # also breaks the game model's turn structure
+    path = traces / "two.json"
+    path.write_text(json.dumps(broken["603.2h"]))
+    _, first, _ = _run(capsys, str(path), "--format", "json")
+    _, every, _ = _run(capsys, str(path), "--format", "json", "--all")
+    assert len(json.loads(first)["traces"][0]["violations"]) == 1
+    assert len(json.loads(every)["traces"][0]["violations"]) > 1
+
+
+def test_json_lines_stream_names_the_line(capsys, tmp_path: Path):
+    stream = tmp_path / "engine.jsonl"
+    lines = [json.dumps(_trace_json("603.3b", False)), "", json.dumps(_trace_json("603.3b", True))]
+    stream.write_text("\n".join(lines) + "\n")
+    code, out, _ = _run(capsys, str(stream), "--format", "json")
+    report = json.loads(out)
+    assert code == 1
+    assert [(t["file"], t["conforms"]) for t in report["traces"]] == [
+        (f"{stream}:1", True),
+        (f"{stream}:3", False),
+    ]
+
+
+def test_stdin_stream(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(_trace_json("603.6d", False)) + "\n"))
+    code, out, _ = _run(capsys, "-")
+    assert code == 0
+    assert "<stdin>:1" in out and "conforms" in out
+
+
+def test_junit_is_valid_xml_with_one_failure_per_broken_clause(capsys, traces: Path):
+    code, out, _ = _run(capsys, str(traces), "--format", "junit")
+    root = ET.fromstring(out)
+    cases = root.findall(".//testcase")
+    failures = root.findall(".//failure")
+    assert code == 1
+    assert len(cases) == len(CLEAN) + 1
+    assert [f.get("type") for f in failures] == ["603.2h"]
+    assert root.get("failures") == "1"
+
+
+def test_table_lists_the_violation(capsys, traces: Path):
+    code, out, _ = _run(capsys, str(traces / "sub"))
+    assert code == 1
+    assert "603.2h" in out and f"moment {CASES['603.2h'].moment}" in out
+    assert "1 trace, 0 conform, 1 breaks a clause" in out
+
+
+def test_parallel_workers_give_the_same_results(traces: Path):
+    items = list(conformance.inputs([str(traces)]))
+    serial = conformance.check_all(items, all_violations=True, jobs=1)
+    parallel = conformance.check_all(items * 3, all_violations=True, jobs=2)
+    assert [r.to_json() for r in parallel.results] == [r.to_json() for r in serial.results] * 3
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("{not json", "bad.json: at /: not JSON"),
+        ('{"#meta": {"edition": "current", "rule603": "rule603-trace/0"}}', "bad.json: at /#meta/rule603"),
+        ('{"#meta": {"rule603": "rule603-trace/1"}}', "bad.json: at /#meta/edition: missing"),
+    ],
+)
+def test_bad_trace_is_one_line_and_exit_2(capsys, tmp_path: Path, content: str, expected: str):
+    (tmp_path / "bad.json").write_text(content)
+    code, out, err = _run(capsys, str(tmp_path / "bad.json"))
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and expected in err
+
+
+def test_wrong_value_names_the_json_pointer(capsys, tmp_path: Path):
+    data = _trace_json("603.6d", False)
+    data["states"][1]["zone"][0] = "sideboard"
+    (tmp_path / "bad.json").write_text(json.dumps(data))
+    code, _, err = _run(capsys, str(tmp_path / "bad.json"))
+    assert code == 2
+    assert "at /states/1/zone/0: expected one of" in err
+
+
+def test_bad_line_of_a_stream_names_file_and_line(capsys, tmp_path: Path):
+    stream = tmp_path / "engine.jsonl"
+    stream.write_text(json.dumps(_trace_json("603.6d", False)) + "\n{oops\n")
+    code, _, err = _run(capsys, str(stream))
+    assert code == 2
+    assert f"{stream}:2: at /: not JSON" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["/no/such/file.json"], "/no/such/file.json: no such file or directory"),
+        (["--edition", "1999", "X"], "--edition 1999: unknown edition"),
+        (["--jobs", "-1", "X"], "--jobs -1: must be 0"),
+    ],
+)
+def test_usage_errors(capsys, tmp_path: Path, argv: list[str], expected: str):
+    target = tmp_path / "x.json"
+    target.write_text(json.dumps(_trace_json("603.6d", False)))
+    argv = [str(target) if a == "X" else a for a in argv]
+    code, _, err = _run(capsys, *argv)
+    assert code == 2 and expected in err
+
+
+def test_output_is_never_overwritten_without_asking(capsys, tmp_path: Path, traces: Path):
+    out = tmp_path / "report.xml"
+    out.write_text("keep me")
+    code, _, err = _run(capsys, str(traces), "--format", "junit", "--output", str(out))
+    assert code == 2 and "already exists" in err and out.read_text() == "keep me"
+    code, _, _ = _run(capsys, str(traces), "--format", "junit", "--output", str(out), "--overwrite")
+    assert code == 1 and out.read_text().startswith("<?xml")

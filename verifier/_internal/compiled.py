@@ -1,0 +1,411 @@
+"""Fast concrete checking: the clause definitions compiled to straight-line Python.
+
+Checking an engine's traces evaluates every clause instance at every moment.  Run
+through the concrete backend, that is hundreds of thousands of small Python calls per
+trace.  Here the *same* definitions are instead run once per moment against a third
+backend that records an expression graph (hash-consed, so shared subterms are computed
+once, and constant-folded, so disabled clauses and impossible cases disappear).  The
+graph is emitted as one Python function per moment that reads the trace's values from a
+flat list.  The function is compiled once per universe, moment and clause selection
+and reused for every trace of that shape.
+
+The interpreted path (:func:`bmc.violations`) stays the reference semantics; the tests
+check that both report the same violations on every trace they see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .expr import Backend, Expr, _flat
+from .registry import ClauseEncoding, Edition
+from .schema import Game, Schema, Universe, VarSpec
+from .trace import Trace
+
+
+class _Node:
+    """A recorded operation; ``kind`` is ``"bool"`` or ``"int"``."""
+
+    __slots__ = ("id", "op", "args", "kind", "rec")
+
+    def __init__(self, rec: _Recorder, op: str, args: tuple, kind: str) -> None:
+        self.rec, self.op, self.args, self.kind = rec, op, args, kind
+        self.id = -1
+
+    # Python operators record nodes, exactly as z3 terms overload them.
+    def __eq__(self, other: object) -> Any:  # type: ignore[override]
+        return self.rec.compare("==", self, other)
+
+    def __ne__(self, other: object) -> Any:  # type: ignore[override]
+        return self.rec.compare("!=", self, other)
+
+    def __lt__(self, other: Any) -> Any:
+        return self.rec.compare("<", self, other)
+
+    def __le__(self, other: Any) -> Any:
+        return self.rec.compare("<=", self, other)
+
+    def __gt__(self, other: Any) -> Any:
+        return self.rec.compare(">", self, other)
+
+    def __ge__(self, other: Any) -> Any:
+        return self.rec.compare(">=", self, other)
+
+    def __add__(self, other: Any) -> Any:
+        return self.rec.arith("+", self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        return self.rec.arith("+", other, self)
+
+    def __sub__(self, other: Any) -> Any:
+        return self.rec.arith("-", self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return self.rec.arith("-", other, self)
+
+    def __mul__(self, other: Any) -> Any:
+        return self.rec.arith("*", self, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return self.rec.arith("*", other, self)
+
+    def __bool__(self) -> bool:
+        raise TypeError("a trace value was used in Python 'if'/'and'/'or'; use g.If/g.And/g.Or")
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _key(x: Any) -> Any:
+    if isinstance(x, _Node):
+        return x.id
+    return (type(x).__name__, x)  # True and 1 are different constants here
+
+
+_FOLD = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+}
+
+
+class _Recorder(Backend):
+    """The backend that builds the graph; every node is created once (hash-consing)."""
+
+    symbolic = True
+
+    def __init__(self) -> None:
+        self.nodes: list[_Node] = []
+        self._memo: dict[Any, _Node] = {}
+
+    def node(self, op: str, args: tuple, kind: str) -> _Node:
+        key = (op, tuple(_key(a) for a in args))
+        found = self._memo.get(key)
+        if found is None:
+            found = _Node(self, op, args, kind)
+            found.id = len(self.nodes)
+            self.nodes.append(found)
+            self._memo[key] = found
+        return found
+
+    def var(self, slot: int, kind: str) -> _Node:
+        return self.node("var", (slot,), kind)
+
+    def compare(self, op: str, a: Any, b: Any) -> Any:
+        if not isinstance(a, _Node) and not isinstance(b, _Node):
+            return _FOLD[op](a, b)
+        return self.node(op, (a, b), "bool")
+
+    def arith(self, op: str, a: Any, b: Any) -> Any:
+        if not isinstance(a, _Node) and not isinstance(b, _Node):
+            return _FOLD[op](a, b)
+        return self.node(op, (a, b), "int")
+
+    def And(self, *xs: Expr) -> Expr:  # noqa: N802
+        items = []
+        for x in _flat(xs):
+            if isinstance(x, _Node):
+                items.append(x)
+            elif not x:
+                return False
+        if not items:
+            return True
+        return items[0] if len(items) == 1 and items[0].kind == "bool" else self.node("and", tuple(items), "bool")
+
+    def Or(self, *xs: Expr) -> Expr:  # noqa: N802
+        items = []
+        for x in _flat(xs):
+            if isinstance(x, _Node):
+                items.append(x)
+            elif x:
+                return True
+        if not items:
+            return False
+        return items[0] if len(items) == 1 and items[0].kind == "bool" else self.node("or", tuple(items), "bool")
+
+    def Not(self, x: Expr) -> Expr:  # noqa: N802
+        if not isinstance(x, _Node):
+            return not x
+        return self.node("not", (x,), "bool")
+
+    def If(self, c: Expr, x: Expr, y: Expr) -> Expr:  # noqa: N802
+        if not isinstance(c, _Node):
+            return x if c else y
+        kind = "bool" if all(_kind(v) == "bool" for v in (x, y)) else "int"
+        return self.node("if", (c, x, y), kind)
+
+    def count(self, xs: Iterable[Expr]) -> Expr:
+        return self.Sum([self.If(x, 1, 0) for x in xs])
+
+    def Sum(self, xs: Iterable[Expr]) -> Expr:  # noqa: N802
+        total: Any = 0
+        terms = []
+        for x in xs:
+            if isinstance(x, _Node):
+                terms.append(x)
+            else:
+                total += int(x)
+        if not terms:
+            return total
+        if total:
+            terms.append(total)
+        return terms[0] if len(terms) == 1 and terms[0].kind == "int" else self.node("sum", tuple(terms), "int")
+
+
+def _kind(x: Any) -> str:
+    if isinstance(x, _Node):
+        return x.kind
+    return "bool" if isinstance(x, bool) else "int"
+
+
+# --- layout of a trace's values in one flat list ---------------------------------------
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where each value of a trace of this universe sits in the flat list."""
+
+    constants: dict[tuple[str, tuple[int, ...]], int]
+    per_moment: dict[tuple[str, tuple[int, ...]], int]  # offset within one moment's block
+    block: int  # values per moment
+    inverse_constants: list[tuple[str, tuple[int, ...]]]  # slot -> (name, index): dicts keep insertion order
+    inverse_per_moment: list[tuple[str, tuple[int, ...]]]
+
+    @classmethod
+    def of(cls, schema: Schema, universe: Universe) -> _Layout:
+        constants: dict[tuple[str, tuple[int, ...]], int] = {}
+        per_moment: dict[tuple[str, tuple[int, ...]], int] = {}
+        for spec in schema.specs:
+            target = per_moment if spec.per_moment else constants
+            for idx in universe.indices(spec.dims):
+                target[spec.name, idx] = len(target)
+        return cls(constants, per_moment, len(per_moment), list(constants), list(per_moment))
+
+    def slot(self, spec: VarSpec, index: tuple[int, ...]) -> int:
+        if spec.per_moment:
+            t, *rest = index
+            return len(self.constants) + t * self.block + self.per_moment[spec.name, tuple(rest)]
+        return self.constants[spec.name, index]
+
+    def name_of(self, slot: int) -> tuple[str, tuple[int, ...]]:
+        """The ``(name, index)`` at a slot; per-moment indices start with the moment."""
+        if slot < len(self.constants):
+            return self.inverse_constants[slot]
+        t, offset = divmod(slot - len(self.constants), self.block)
+        name, index = self.inverse_per_moment[offset]
+        return name, (t, *index)
+
+    def flatten(self, trace: Trace, schema: Schema) -> list[Any]:
+        values: list[Any] = []
+        for spec in schema.specs:
+            if not spec.per_moment:
+                _append_leaves(values, trace.params[spec.name])
+        for state in trace.states:
+            for spec in schema.specs:
+                if spec.per_moment:
+                    _append_leaves(values, state[spec.name])
+        return values
+
+
+def _append_leaves(out: list[Any], value: Any) -> None:
+    if isinstance(value, list):
+        for v in value:
+            _append_leaves(out, v)
+    else:
+        out.append(value)
+
+
+# --- code generation -----------------------------------------------------------------
+
+
+def _operand(x: Any) -> str:
+    if isinstance(x, _Node):
+        return f"v[{x.args[0]}]" if x.op == "var" else f"n{x.id}"
+    return repr(x)
+
+
+def _as_bool(x: Any) -> str:
+    """Python truth of an operand, as a bool (the concrete backend returns bools from And/Or/Not)."""
+    text = _operand(x)
+    return text if _kind(x) == "bool" else f"bool({text})"
+
+
+def _emit(node: _Node) -> str:
+    op, args = node.op, node.args
+    if op in _FOLD:
+        return f"{_operand(args[0])} {op} {_operand(args[1])}"
+    if op == "and":
+        return "(" + " and ".join(_as_bool(a) for a in args) + ")"
+    if op == "or":
+        return "(" + " or ".join(_as_bool(a) for a in args) + ")"
+    if op == "not":
+        return f"not {_operand(args[0])}"
+    if op == "if":
+        return f"({_operand(args[1])} if {_operand(args[0])} else {_operand(args[2])})"
+    if op == "sum":
+        return " + ".join(_operand(a) for a in args)
+    raise AssertionError(op)
+
+
+def _needed(roots: Sequence[Any]) -> list[_Node]:
+    """The non-variable nodes the roots depend on, in dependency order."""
+    seen: set[int] = set()
+    order: list[_Node] = []
+    stack = [(r, False) for r in roots if isinstance(r, _Node)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if node.id in seen or node.op == "var":
+            continue
+        seen.add(node.id)
+        stack.append((node, True))
+        stack.extend((a, False) for a in node.args if isinstance(a, _Node) and a.id not in seen)
+    return order
+
+
+@dataclass(frozen=True)
+class _Instance:
+    family: str
+    about: str
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A clause instance a trace breaks, with the values it reads (``(name, index)`` keys)."""
+
+    moment: int
+    clause: str
+    about: str
+    reads: tuple[tuple[str, tuple[int, ...]], ...]
+
+
+@dataclass
+class _MomentCheck:
+    """The compiled check of one moment: ``run(values)`` gives the indices of broken instances."""
+
+    instances: list[_Instance]
+    roots: list[tuple[Any, Any]]  # (applies, requires) of each instance, to explain a violation
+    run: Any
+
+    def reads(self, i: int) -> list[int]:
+        """The value slots instance ``i`` reads."""
+        slots: set[int] = set()
+        seen: set[int] = set()
+        stack = [x for x in self.roots[i] if isinstance(x, _Node)]
+        while stack:
+            node = stack.pop()
+            if node.id in seen:
+                continue
+            seen.add(node.id)
+            if node.op == "var":
+                slots.add(node.args[0])
+            else:
+                stack.extend(a for a in node.args if isinstance(a, _Node))
+        return sorted(slots)
+
+
+def _compile_moment(rules: list[tuple[_Instance, Any, Any]]) -> _MomentCheck:
+    live = [(inst, a, r) for inst, a, r in rules if not (a is False or r is True)]
+    order = _needed([x for _, a, r in live for x in (a, r)])
+    lines = ["def check(v):", "    broken = []"]
+    lines += [f"    n{node.id} = {_emit(node)}" for node in order]
+    for i, (_, applies, requires) in enumerate(live):
+        lines.append(f"    if {_as_bool(applies)} and not {_operand(requires)}: broken.append({i})")
+    lines.append("    return broken")
+    namespace: dict[str, Any] = {}
+    exec(compile("\n".join(lines), "<rule603 compiled check>", "exec"), namespace)  # noqa: S102 - generated above
+    return _MomentCheck([inst for inst, _, _ in live], [(a, r) for _, a, r in live], namespace["check"])
+
+
+@dataclass
+class CompiledChecker:
+    """Checks traces of one edition against a fixed set of clauses (plus the game-model axioms).
+
+    Compiled moment functions are cached per universe and moment, so a batch of traces of
+    the same shape pays the compilation once.
+    """
+
+    edition: Edition
+    enabled: tuple[str, ...]
+    include_axioms: bool = True
+    schema: Schema = field(init=False)
+    _cache: dict[tuple[tuple[tuple[str, int], ...], int], _MomentCheck] = field(init=False, default_factory=dict)
+    _layouts: dict[tuple[tuple[str, int], ...], _Layout] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.schema = Schema(tuple(self.edition.model.VARIABLES))
+
+    def families(self) -> list[ClauseEncoding]:
+        axioms = list(self.edition.axioms) if self.include_axioms else []
+        return [self.edition.by_number[n] for n in self.enabled] + axioms  # as bmc.violations orders them
+
+    def violations(self, trace: Trace, *, first_only: bool = False) -> list[Broken]:
+        """Every broken clause instance, in moment order (as :func:`bmc.violations` orders them)."""
+        key = tuple(sorted(trace.universe.sizes.items()))
+        layout = self._layouts.get(key)
+        if layout is None:
+            layout = self._layouts[key] = _Layout.of(self.schema, trace.universe)
+        values = layout.flatten(trace, self.schema)
+        found: list[Broken] = []
+        for t in range(trace.length):
+            check = self._moment(key, trace.universe, layout, t)
+            for i in check.run(values):
+                inst = check.instances[i]
+                reads = tuple(layout.name_of(slot) for slot in check.reads(i))
+                found.append(Broken(t, inst.family, inst.about, reads))
+                if first_only:
+                    return found
+        return found
+
+    def _moment(self, key, universe: Universe, layout: _Layout, t: int) -> _MomentCheck:
+        check = self._cache.get((key, t))
+        if check is None:
+            check = self._cache[(key, t)] = self._build(universe, layout, t)
+        return check
+
+    def _build(self, universe: Universe, layout: _Layout, t: int) -> _MomentCheck:
+        rec = _Recorder()
+        schema = self.schema
+        on = frozenset(self.enabled)
+
+        def lookup(name: str, index: tuple[int, ...]) -> Any:
+            spec = schema.check_index(name, index, universe, t + 1)
+            return rec.var(layout.slot(spec, index), spec.kind if spec.kind == "bool" else "int")
+
+        g = Game(rec, schema, universe, lookup, lambda n: n in on, t + 1)
+        g.edition = self.edition
+        rules = [
+            (_Instance(fam.number, rule.about), rule.applies, rule.requires)
+            for fam in self.families()
+            for rule in fam.rules(g, t)
+        ]
+        return _compile_moment(rules)
