@@ -55,8 +55,10 @@ def turn_structure(g, t: int) -> Iterator[Rule]:
     yield R(g.step(t - 1) == UNTAP, g.step(t) != UNTAP)  # the untap step is one moment: nothing waits in it
     yield R(new_turn, g.And(g.step(t) == UNTAP, g.active(t) == g.If(g.active(t - 1) == n - 1, 0, g.active(t - 1) + 1)))
     yield R(g.Not(new_turn), g.And(g.active(t) == g.active(t - 1), g.step(t) >= g.step(t - 1)))
-    # A step ends only when the stack is empty and nothing waits to go on it.
-    idle = g.And(m.stack_size(g, t - 1) == 0, *[g.pending(t - 1, a) == 0 for a in m.abilities(g)])
+    # A step ends only when the stack is empty and nothing waits to go on it; in the untap step
+    # nobody receives priority, so what triggers there waits for the upkeep (502.4).
+    nothing_waits = g.And(*[g.pending(t - 1, a) == 0 for a in m.abilities(g)])
+    idle = g.And(m.stack_size(g, t - 1) == 0, g.Or(nothing_waits, g.step(t - 1) == UNTAP))
     yield R(m.begins(g, t), idle)
 
 
@@ -388,7 +390,7 @@ def plain_occurrences(g, t: int, a: int, kind: int):
         return 0, 0
 
     def exists_in(v):
-        return m.exists(g, v, a)
+        return m.can_trigger(g, t, v, a)
 
     def mine(name):  # the source card's variable at t-1 and t
         return m.card_value(g, name, t - 1, src), m.card_value(g, name, t, src)
@@ -445,7 +447,8 @@ def plain_occurrences(g, t: int, a: int, kind: int):
         none = m.attached_none(g)
         a0, a1 = mine("attached_to")
         n = g.If(
-            g.And(a0 != none, g.Or(a1 == none, m.card_value(g, "since", t, src) == t), in_view(g, t, a, exists_in)),
+            # Moved to another permanent, it became unattached from the first (Grafted Exoskeleton's ruling).
+            g.And(a0 != none, g.Or(a1 != a0, m.card_value(g, "since", t, src) == t), in_view(g, t, a, exists_in)),
             1,
             0,
         )

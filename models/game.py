@@ -378,9 +378,19 @@ def entered_battlefield(g, t: int, c: int):
 
 
 def left_battlefield(g, t: int, c: int):
+    """A permanent left the battlefield in batch ``t`` (603.6c).
+
+    A phased-out permanent is treated as though it does not exist (702.26b): when it leaves
+    the game with its owner, that is not a permanent leaving the battlefield (603.6c says
+    "a phased-in permanent"), and nothing else can move it.
+    """
     if t == 0:
         return False
-    return g.And(on_battlefield(g, t - 1, c), g.Or(g.zone(t, c) != BATTLEFIELD, entered(g, t, c)))
+    return g.And(
+        on_battlefield(g, t - 1, c),
+        g.Not(g.phased_out(t - 1, c)),
+        g.Or(g.zone(t, c) != BATTLEFIELD, entered(g, t, c)),
+    )
 
 
 def dies(g, t: int, c: int):
@@ -411,6 +421,21 @@ def exists(g, t: int, a: int):
     if cls == "delayed":
         return g.registered(t, i)
     return False
+
+
+def can_trigger(g, t: int, view: int, a: int):
+    """Ability ``a`` is there to trigger on the events of batch ``t``, judged in ``view`` (``t-1`` or ``t``).
+
+    A printed ability must function in the view.  A delayed ability is there if it existed
+    before the batch or exists after it, whatever the view: the event that makes it fire
+    also uses it up (603.7b), so its existence after the batch alone cannot decide.  That
+    it was created only in this batch (603.7a) or that its duration ended with the turn
+    (603.7b) is for those clauses to say: they stop it from triggering.
+    """
+    cls, i = ability_class(g, a)
+    if cls == "delayed":
+        return g.registered(t, i) if t == 0 else g.Or(g.registered(t - 1, i), g.registered(t, i))
+    return exists(g, view, a)
 
 
 def source_card(g, a: int):

@@ -212,12 +212,30 @@ delayed_controller_static = prop(
 # --- state triggers (603.8) ---------------------------------------------------------
 
 
+def _own_instances(g, t, c):
+    """Instances of card ``c``'s ability made by the object it is now (400.7), pending or on the stack."""
+    a = m.printed(g, c)
+    since = g.since(t, c)
+    on_stack = g.count(
+        g.And(g.var("slot_src", t, s) == m.ability_code(a), g.slot_moment(t, s) >= since) for s in m.slots(g)
+    )
+    # What waits was made by this object unless it arrived in this batch: then only what triggered now is its own.
+    waiting = g.If(
+        since == t, g.If(g.pending(t, a) <= g.triggers(t, a), g.pending(t, a), g.triggers(t, a)), g.pending(t, a)
+    )
+    return on_stack + waiting
+
+
 @prop("state-trigger-single-instance", clauses=["603.8"])
 def state_trigger_single(g, t):
-    """A state trigger never has two instances pending or on the stack at once."""
-    return g.And(
-        *[g.Implies(m.ability_kind(g, a) == NO_CARDS_IN_HAND, m.outstanding(g, t, a) <= 1) for a in m.abilities(g)]
-    )
+    """A state trigger of an object never has two instances pending or on the stack at once (a permanent that
+    left and came back is a new object, 400.7, with an ability of its own)."""
+    printed = [g.Implies(g.kind(c) == NO_CARDS_IN_HAND, _own_instances(g, t, c) <= 1) for c in m.cards(g)]
+    delayed = [
+        g.Implies(m.ability_kind(g, a) == NO_CARDS_IN_HAND, m.outstanding(g, t, a) <= 1)
+        for a in (m.delayed(g, d) for d in g.range("delayed"))
+    ]
+    return g.And(*printed, *delayed)
 
 
 @prop("state-trigger-retriggers", clauses=["603.2", "603.8", "603.10"])
@@ -382,7 +400,11 @@ def additional_trigger_counts_once(g, t):
         # Counted here from the cards, independently of the 603.2d encoding.
         effects = g.count(
             g.And(
-                g.doubler(x), m.on_battlefield(g, t, x), g.eff_ability(t, x), g.controller(t, x) == g.controller(t, c)
+                g.doubler(x),
+                m.on_battlefield(g, t, x),
+                g.Not(g.phased_out(t, x)),  # a phased-out permanent is treated as though it doesn't exist (702.26b)
+                g.eff_ability(t, x),
+                g.controller(t, x) == g.controller(t, c),
             )
             for x in m.cards(g)
         )

@@ -90,3 +90,34 @@ def test_a_violation_names_the_values_it_reads():
     names = {name for name, _ in broken.reads}
     assert {"triggers", "base_triggers"} & names, broken.reads
     assert all(index[0] <= broken.moment for name, index in broken.reads if name in ("triggers", "zone"))
+
+
+# --- long traces: the generic code, compiled once for every moment from 1 on ----------------
+
+
+@st.composite
+def engine_traces(draw) -> Trace:
+    """A reference-engine trace (up to 16 moments), sometimes with a few values changed."""
+    from rule603.engines.reference import run
+    from rule603.engines.strategies import scenarios
+
+    trace = run(draw(scenarios(max_actions=15)))
+    if trace.length < 2 or not draw(st.booleans()):
+        return trace
+    states = copy.deepcopy([dict(s) for s in trace.states])
+    for _ in range(draw(st.integers(1, 4))):
+        t = draw(st.integers(1, trace.length - 1))
+        name = draw(st.sampled_from(["zone", "tapped", "triggers", "pending", "since", "stack_size", "slot_moment"]))
+        value = states[t][name]
+        if isinstance(value, list):
+            i = draw(st.integers(0, len(value) - 1))
+            value[i] = (not value[i]) if isinstance(value[i], bool) else draw(st.integers(0, 3))
+        else:
+            states[t][name] = draw(st.integers(0, 3))
+    return Trace(trace.edition, trace.universe, trace.params, tuple(states))
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(engine_traces())
+def test_same_violations_on_long_engine_traces(trace: Trace):
+    assert _compiled(CHECKER, trace) == _interpreted(trace)

@@ -15,6 +15,7 @@ and run ``rule603 verify --property-file my_props.py``.
 
 from __future__ import annotations
 
+from ._internal.conformance import Finding, TraceChecker, TraceResult
 from ._internal.registry import ClauseEncoding, NotModelled, Property, Rule, clause, exempt, prop
 from ._internal.schema import ENV, RULE, Universe, VarSpec
 from ._internal.trace import FORMAT as TRACE_FORMAT
@@ -23,6 +24,7 @@ from .errors import InvalidArgument, InvalidDefinition, Rule603Error, RuleTextEr
 
 __all__ = [
     "ENV",
+    "Finding",
     "RULE",
     "ClauseEncoding",
     "InvalidArgument",
@@ -34,6 +36,8 @@ __all__ = [
     "RuleTextError",
     "TRACE_FORMAT",
     "Trace",
+    "TraceChecker",
+    "TraceResult",
     "TraceFormatError",
     "Universe",
     "VarSpec",

@@ -100,7 +100,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--edition", default=None, help="check against this edition (default: the edition each trace names)"
     )
-    check.add_argument("--all", action="store_true", help="list every violation, not only each trace's first")
+    check.add_argument(
+        "--all", action="store_true", help="list every violation, not only those at each trace's first broken moment"
+    )
     check.add_argument("--format", choices=("table", "json", "junit"), default="table")
     check.add_argument("--jobs", type=int, default=0, help="worker processes (default: 2 for large batches, else 1)")
     check.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
@@ -116,6 +118,12 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--output", metavar="FILE", help="JSON file to write (default rule603-out/bench-<time>.json)")
     bench.add_argument("--property", action="append", default=[], metavar="ID")
     bench.add_argument("--timeout", type=float, default=120.0, help="seconds per solver call (default 120)")
+    bench.add_argument(
+        "--check",
+        type=int,
+        metavar="N",
+        help="instead: time 'rule603 check' on N reference-engine traces of 20 moments (1 and 2 processes)",
+    )
     return parser
 
 
@@ -653,7 +661,14 @@ def _check_table(batch) -> str:
 
 
 def cmd_bench(args: argparse.Namespace) -> ExitCode:
-    from ._internal.bench import run_bench
+    from ._internal.bench import run_bench, run_check_bench
+
+    if args.output and Path(args.output).exists():
+        raise _UsageError(f"--output {args.output}: already exists; choose another file")
+    if args.check is not None:
+        if not 1 <= args.check <= 1_000_000:
+            raise _UsageError(f"--check {args.check}: must be between 1 and 1000000")
+        return run_check_bench(args.check, args.output)
 
     try:
         bounds = [int(b) for b in args.bounds.split(",") if b.strip()]

@@ -130,7 +130,7 @@ def _beginning_of(step):
         def n(v):
             you = m.source_controller(g, v, a)
             mine = (g.active(t) == you) if step == UPKEEP else True
-            return g.If(g.And(m.begins(g, t), g.step(t) == step, mine, m.exists(g, v, a)), 1, 0)
+            return g.If(g.And(m.begins(g, t), g.step(t) == step, mine, m.can_trigger(g, t, v, a)), 1, 0)
 
         return n
 
@@ -166,7 +166,13 @@ def additional_times(g, t: int, a: int):
     """How many 'triggers an additional time' effects apply to ``a``'s triggering at ``t``."""
     you = m.source_controller(g, t, a)
     return g.count(
-        g.And(g.doubler(x), m.on_battlefield(g, t, x), g.eff_ability(t, x), g.controller(t, x) == you)
+        g.And(
+            g.doubler(x),
+            m.on_battlefield(g, t, x),
+            g.Not(g.phased_out(t, x)),  # a phased-out permanent is treated as though it does not exist (702.26b)
+            g.eff_ability(t, x),
+            g.controller(t, x) == you,
+        )
         for x in m.cards(g)
     )
 
@@ -220,7 +226,7 @@ def becomes_triggers(g, t: int) -> Iterator[Rule]:
                 m.card_value(g, "since", t, src) != t,
             )
             change = g.And(g.Not(m.card_value(g, "tapped", t - 1, src)), m.card_value(g, "tapped", t, src))
-            return g.If(g.And(was_there, change, m.exists(g, v, a)), 1, 0)
+            return g.If(g.And(was_there, change, m.can_trigger(g, t, v, a)), 1, 0)
 
         yield _defines(g, t, a, BECOMES_TAPPED, n)
 
@@ -469,11 +475,11 @@ def zone_change_object(g, t: int) -> Iterator[Rule]:
 def _enters_self(g, t, a):
     src = m.source_card(g, a)
     arrived = m.for_card(g, src, lambda c: m.entered_battlefield(g, t, c))
-    return lambda v: g.If(g.And(arrived, m.exists(g, v, a)), 1, 0)
+    return lambda v: g.If(g.And(arrived, m.can_trigger(g, t, v, a)), 1, 0)
 
 
 def _creature_enters(g, t, a):
-    return lambda v: g.If(m.exists(g, v, a), m.creature_enters_count(g, t, v), 0)
+    return lambda v: g.If(m.can_trigger(g, t, v, a), m.creature_enters_count(g, t, v), 0)
 
 
 @clause(
@@ -510,11 +516,13 @@ def _leaves(g, t, a, kind):
     if kind == CREATURE_DIES:
 
         def n(v):
-            return g.If(m.exists(g, v, a), g.count(g.And(m.dies(g, t, c), g.eff_creature(v, c)) for c in m.cards(g)), 0)
+            return g.If(
+                m.can_trigger(g, t, v, a), g.count(g.And(m.dies(g, t, c), g.eff_creature(v, c)) for c in m.cards(g)), 0
+            )
 
         def att(v):
             return g.If(
-                m.exists(g, v, a),
+                m.can_trigger(g, t, v, a),
                 g.count(g.And(g.Or(m.dies(g, t, c), g.dies_replaced(t, c)), g.eff_creature(v, c)) for c in m.cards(g)),
                 0,
             )
@@ -524,13 +532,13 @@ def _leaves(g, t, a, kind):
         left = m.for_card(g, src, lambda c: m.left_battlefield(g, t, c))
 
         def n(v):
-            return g.If(g.And(left, m.exists(g, v, a)), 1, 0)
+            return g.If(g.And(left, m.can_trigger(g, t, v, a)), 1, 0)
 
         return n, None
 
     def n(v):  # enchanted permanent leaves
         return g.If(
-            m.exists(g, v, a),
+            m.can_trigger(g, t, v, a),
             g.count(
                 g.And(m.card_value(g, "attached_to", t - 1, src) == x, m.left_battlefield(g, t, x)) for x in m.cards(g)
             ),
@@ -810,13 +818,26 @@ def created_on_nth(g, t: int) -> Iterator[Rule]:
 
 
 def _still_outstanding(g, t, a):
-    """An instance is pending or on the stack and did not leave it during batch ``t``."""
+    """An instance of this object's ability is pending or on the stack and did not leave it during batch ``t``.
+
+    For a printed ability, only instances of the *current* object count: a permanent that left
+    and came back is a new object (400.7) whose ability is a new one, free to trigger.
+    """
     if t == 0:
         return False
-    left_now = g.If(
-        g.And(m.popped(g, t), m.stack_size(g, t - 1) >= 1, m.top(g, t - 1, "slot_src") == m.ability_code(a)), 1, 0
+    is_state = m.ability_kind(g, a) == NO_CARDS_IN_HAND
+    if m.ability_class(g, a)[0] != "printed":
+        left_now = g.If(
+            g.And(m.popped(g, t), m.stack_size(g, t - 1) >= 1, m.top(g, t - 1, "slot_src") == m.ability_code(a)), 1, 0
+        )
+        return g.And(is_state, m.outstanding(g, t - 1, a) - left_now >= 1)
+    since = g.since(t, m.source_card(g, a))
+    kept = m.kept(g, t)
+    on_stack = g.count(
+        g.And(s < kept, g.slot_src(t - 1, s) == m.ability_code(a), g.slot_moment(t - 1, s) >= since) for s in m.slots(g)
     )
-    return g.And(m.ability_kind(g, a) == NO_CARDS_IN_HAND, m.outstanding(g, t - 1, a) - left_now >= 1)
+    waiting = g.If(since < t, g.pending(t - 1, a), 0)
+    return g.And(is_state, on_stack + waiting >= 1)
 
 
 @clause(
@@ -829,7 +850,7 @@ def state_triggers(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
 
         def n(v, a=a):
-            return g.If(g.And(m.exists(g, v, a), m.hand_empty(g, v, m.source_controller(g, v, a))), 1, 0)
+            return g.If(g.And(m.can_trigger(g, t, v, a), m.hand_empty(g, v, m.source_controller(g, v, a))), 1, 0)
 
         if t == 0:
             yield R(m.ability_kind(g, a) == NO_CARDS_IN_HAND, g.And(g.matches(t, a) == n(0), g.attempts(t, a) == n(0)))
@@ -852,7 +873,9 @@ def player_loses(g, t: int) -> Iterator[Rule]:
 
         def n(v, a=a):
             return g.If(
-                m.exists(g, v, a), g.count(g.And(g.leaves_game(t, p), g.Not(g.by_draw(t, p))) for p in m.players(g)), 0
+                m.can_trigger(g, t, v, a),
+                g.count(g.And(g.leaves_game(t, p), g.Not(g.by_draw(t, p))) for p in m.players(g)),
+                0,
             )
 
         yield _defines(g, t, a, PLAYER_LOSES, n)

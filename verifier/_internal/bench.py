@@ -87,3 +87,113 @@ def run_bench(bounds: list[int], ids: list[str], timeout: float, output: str | N
     path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     print(f"\nwrote {path}")
     return 0
+
+
+# --- rule603 check throughput ----------------------------------------------------------------
+
+CHECK_MOMENTS = 20  # the issue's yardstick: traces of 20 moments
+
+
+def _engine_traces(unique: int, moments: int) -> list[str]:
+    """``unique`` JSON traces of exactly ``moments`` moments, played by the reference engine.
+
+    Scenarios come from the Hypothesis strategy (derandomized, so the set is the same on
+    every run); scripts shorter than needed are padded with batches in which nothing
+    happens (or the next step begins, where a step must).
+    """
+    import importlib
+    from dataclasses import replace
+
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from .schema import Schema
+    from .trace import to_json
+
+    reference = importlib.import_module("rule603.engines.reference")
+    scenario_module = importlib.import_module("rule603.engines.scenario")
+    strategies = importlib.import_module("rule603.engines.strategies")
+    Action = scenario_module.Action  # noqa: N806 - a class
+    schema = Schema(tuple(importlib.import_module("rule603.models.game").VARIABLES))
+    out: list[str] = []
+
+    @settings(
+        max_examples=unique * 4,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategies.scenarios(max_actions=moments - 1))
+    def collect(scenario) -> None:
+        if len(out) >= unique:
+            return
+        game = reference.ReferenceGame(replace(scenario, actions=()))
+        for action in scenario.actions:
+            game.apply(action)
+        while len(game.moments) < moments and not game.game_over:
+            for filler in (Action(), Action(step="upkeep"), Action(step="main")):
+                try:
+                    game.apply(filler)
+                    break
+                except Exception:  # noqa: BLE001 - the engine refuses it: try the next filler
+                    continue
+            else:
+                return
+        if len(game.moments) == moments:
+            out.append(json.dumps(to_json(game.trace(), schema)))
+
+    collect()
+    return out
+
+
+def run_check_bench(traces: int, output: str | None) -> int:
+    from .conformance import _Input, check_all
+
+    unique = min(traces, 200)
+    print(f"generating {unique} distinct {CHECK_MOMENTS}-moment traces with the reference engine ...", file=sys.stderr)
+    started = time.perf_counter()
+    texts = _engine_traces(unique, CHECK_MOMENTS)
+    generate_seconds = time.perf_counter() - started
+    if not texts:
+        print("rule603: error: the engine produced no trace of the required length", file=sys.stderr)
+        return 2
+    items = [_Input(f"trace-{i}", texts[i % len(texts)]) for i in range(traces)]
+    runs = []
+    for jobs in (1, 2):
+        print(f"checking {len(items)} traces with {jobs} process(es) ...", file=sys.stderr, flush=True)
+        started = time.perf_counter()
+        batch = check_all(items, jobs=jobs)
+        seconds = time.perf_counter() - started
+        runs.append(
+            {
+                "jobs": jobs,
+                "traces": len(items),
+                "moments_per_trace": CHECK_MOMENTS,
+                "seconds": round(seconds, 3),
+                "traces_per_second": round(len(items) / seconds, 1),
+                "conforming": batch.conforming,
+            }
+        )
+    print(
+        tabulate(
+            [[r["jobs"], r["traces"], r["seconds"], r["traces_per_second"], r["conforming"]] for r in runs],
+            headers=["processes", "traces", "seconds", "traces/s", "conforming"],
+        )
+    )
+    report = {
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": multiprocessing.cpu_count(),
+        },
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "distinct_traces": len(texts),
+        "generate_seconds": round(generate_seconds, 3),
+        "check_runs": runs,
+    }
+    path = Path(output) if output else Path("rule603-out") / f"bench-check-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(f"\nwrote {path}")
+    return 0

@@ -77,9 +77,52 @@ class _Node:
     __hash__ = None  # type: ignore[assignment]
 
 
+class _NotGeneric(Exception):
+    """A definition used the moment in a way generic code cannot follow (compile per moment instead)."""
+
+
+class _Moment(int):
+    """The moment being checked, in code compiled once for every moment: ``T + delta``.
+
+    It behaves as its representative value in Python-level decisions (``if t == 0``), and
+    as the runtime argument ``T`` plus ``delta`` wherever it reaches a trace value.  Any
+    arithmetic other than adding or subtracting a constant is refused.
+    """
+
+    delta: int
+
+    def __new__(cls, value: int, delta: int) -> _Moment:
+        obj = int.__new__(cls, value)
+        obj.delta = delta
+        return obj
+
+    def __add__(self, k: Any) -> Any:
+        if type(k) is int:
+            return _Moment(int(self) + k, self.delta + k)
+        if isinstance(k, int):
+            raise _NotGeneric(f"moment + {k!r}")
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __sub__(self, k: Any) -> Any:
+        if type(k) is int:
+            return _Moment(int(self) - k, self.delta - k)
+        if isinstance(k, int):
+            raise _NotGeneric(f"moment - {k!r}")
+        return NotImplemented
+
+    def _refuse(self, *_: Any) -> Any:
+        raise _NotGeneric("moment used in arithmetic beyond +/- a constant")
+
+    __rsub__ = __mul__ = __rmul__ = __floordiv__ = __mod__ = __neg__ = __truediv__ = _refuse
+
+
 def _key(x: Any) -> Any:
     if isinstance(x, _Node):
         return x.id
+    if isinstance(x, _Moment):
+        return ("moment", x.delta)
     return (type(x).__name__, x)  # True and 1 are different constants here
 
 
@@ -115,7 +158,7 @@ class _Recorder(Backend):
             self._memo[key] = found
         return found
 
-    def var(self, slot: int, kind: str) -> _Node:
+    def var(self, slot: tuple, kind: str) -> _Node:
         return self.node("var", (slot,), kind)
 
     def compare(self, op: str, a: Any, b: Any) -> Any:
@@ -208,11 +251,24 @@ class _Layout:
                 target[spec.name, idx] = len(target)
         return cls(constants, per_moment, len(per_moment), list(constants), list(per_moment))
 
-    def slot(self, spec: VarSpec, index: tuple[int, ...]) -> int:
-        if spec.per_moment:
-            t, *rest = index
-            return len(self.constants) + t * self.block + self.per_moment[spec.name, tuple(rest)]
-        return self.constants[spec.name, index]
+    def slot(self, spec: VarSpec, index: tuple[int, ...]) -> tuple:
+        """Where a value sits: ``("abs", i)``, or ``("rel", delta, offset)`` in moment ``T + delta``'s block."""
+        if not spec.per_moment:
+            return ("abs", self.constants[spec.name, index])
+        t, *rest = index
+        offset = self.per_moment[spec.name, tuple(rest)]
+        if isinstance(t, _Moment):
+            return ("rel", t.delta, offset)
+        return ("abs", len(self.constants) + t * self.block + offset)
+
+    def resolve(self, tag: tuple, moment: int) -> int:
+        """The list index of a slot tag when the code runs for ``moment``."""
+        if tag[0] == "abs":
+            return tag[1]
+        return len(self.constants) + (moment + tag[1]) * self.block + tag[2]
+
+    def base(self, moment: int) -> int:
+        return len(self.constants) + moment * self.block
 
     def name_of(self, slot: int) -> tuple[str, tuple[int, ...]]:
         """The ``(name, index)`` at a slot; per-moment indices start with the moment."""
@@ -245,33 +301,42 @@ def _append_leaves(out: list[Any], value: Any) -> None:
 # --- code generation -----------------------------------------------------------------
 
 
-def _operand(x: Any) -> str:
-    if isinstance(x, _Node):
-        return f"v[{x.args[0]}]" if x.op == "var" else f"n{x.id}"
-    return repr(x)
+@dataclass(frozen=True)
+class _Emitter:
+    """Python source for nodes; ``block`` is the number of values per moment."""
 
+    block: int
 
-def _as_bool(x: Any) -> str:
-    """Python truth of an operand, as a bool (the concrete backend returns bools from And/Or/Not)."""
-    text = _operand(x)
-    return text if _kind(x) == "bool" else f"bool({text})"
+    def operand(self, x: Any) -> str:
+        if isinstance(x, _Node):
+            if x.op != "var":
+                return f"n{x.id}"
+            tag = x.args[0]
+            return f"v[{tag[1]}]" if tag[0] == "abs" else f"v[B + {tag[1] * self.block + tag[2]}]"
+        if isinstance(x, _Moment):
+            return f"(T + {x.delta})"
+        return repr(int(x)) if isinstance(x, int) and not isinstance(x, bool) else repr(x)
 
+    def as_bool(self, x: Any) -> str:
+        """Python truth of an operand, as a bool (the concrete backend returns bools from And/Or/Not)."""
+        text = self.operand(x)
+        return text if _kind(x) == "bool" else f"bool({text})"
 
-def _emit(node: _Node) -> str:
-    op, args = node.op, node.args
-    if op in _FOLD:
-        return f"{_operand(args[0])} {op} {_operand(args[1])}"
-    if op == "and":
-        return "(" + " and ".join(_as_bool(a) for a in args) + ")"
-    if op == "or":
-        return "(" + " or ".join(_as_bool(a) for a in args) + ")"
-    if op == "not":
-        return f"not {_operand(args[0])}"
-    if op == "if":
-        return f"({_operand(args[1])} if {_operand(args[0])} else {_operand(args[2])})"
-    if op == "sum":
-        return " + ".join(_operand(a) for a in args)
-    raise AssertionError(op)
+    def node(self, node: _Node) -> str:
+        op, args = node.op, node.args
+        if op in _FOLD:
+            return f"{self.operand(args[0])} {op} {self.operand(args[1])}"
+        if op == "and":
+            return "(" + " and ".join(self.as_bool(a) for a in args) + ")"
+        if op == "or":
+            return "(" + " or ".join(self.as_bool(a) for a in args) + ")"
+        if op == "not":
+            return f"not {self.operand(args[0])}"
+        if op == "if":
+            return f"({self.operand(args[1])} if {self.operand(args[0])} else {self.operand(args[2])})"
+        if op == "sum":
+            return " + ".join(self.operand(a) for a in args)
+        raise AssertionError(op)
 
 
 def _needed(roots: Sequence[Any]) -> list[_Node]:
@@ -310,15 +375,20 @@ class Broken:
 
 @dataclass
 class _MomentCheck:
-    """The compiled check of one moment: ``run(values)`` gives the indices of broken instances."""
+    """Compiled checks: ``run(values, T, B)`` gives the indices of the instances broken at moment ``T``.
+
+    ``B`` is where moment ``T``'s values start.  Generic checks serve every moment from
+    ``first`` on; the others serve one moment.
+    """
 
     instances: list[_Instance]
     roots: list[tuple[Any, Any]]  # (applies, requires) of each instance, to explain a violation
     run: Any
+    first: int  # the earliest moment this code may run for (it reads moment T + min_delta >= 0)
 
-    def reads(self, i: int) -> list[int]:
-        """The value slots instance ``i`` reads."""
-        slots: set[int] = set()
+    def reads(self, i: int) -> list[tuple]:
+        """The slot tags instance ``i`` reads."""
+        tags: set[tuple] = set()
         seen: set[int] = set()
         stack = [x for x in self.roots[i] if isinstance(x, _Node)]
         while stack:
@@ -327,23 +397,37 @@ class _MomentCheck:
                 continue
             seen.add(node.id)
             if node.op == "var":
-                slots.add(node.args[0])
+                tags.add(node.args[0])
             else:
                 stack.extend(a for a in node.args if isinstance(a, _Node))
-        return sorted(slots)
+        return sorted(tags)
 
 
-def _compile_moment(rules: list[tuple[_Instance, Any, Any]]) -> _MomentCheck:
+def _compile_moment(rules: list[tuple[_Instance, Any, Any]], block: int) -> _MomentCheck:
     live = [(inst, a, r) for inst, a, r in rules if not (a is False or r is True)]
     order = _needed([x for _, a, r in live for x in (a, r)])
-    lines = ["def check(v):", "    broken = []"]
-    lines += [f"    n{node.id} = {_emit(node)}" for node in order]
+    emit = _Emitter(block)
+    lines = ["def check(v, T, B):", "    broken = []"]
+    lines += [f"    n{node.id} = {emit.node(node)}" for node in order]
     for i, (_, applies, requires) in enumerate(live):
-        lines.append(f"    if {_as_bool(applies)} and not {_operand(requires)}: broken.append({i})")
+        lines.append(f"    if {emit.as_bool(applies)} and not {emit.operand(requires)}: broken.append({i})")
     lines.append("    return broken")
     namespace: dict[str, Any] = {}
     exec(compile("\n".join(lines), "<rule603 compiled check>", "exec"), namespace)  # noqa: S102 - generated above
-    return _MomentCheck([inst for inst, _, _ in live], [(a, r) for _, a, r in live], namespace["check"])
+    deltas = [
+        a.args[0][1]
+        for node in order
+        for a in node.args
+        if isinstance(a, _Node) and a.op == "var" and a.args[0][0] == "rel"
+    ]
+    deltas += [
+        x.args[0][1]
+        for _, a, r in live
+        for x in (a, r)
+        if isinstance(x, _Node) and x.op == "var" and x.args[0][0] == "rel"
+    ]
+    first = -min(deltas, default=0)
+    return _MomentCheck([inst for inst, _, _ in live], [(a, r) for _, a, r in live], namespace["check"], first)
 
 
 @dataclass
@@ -358,7 +442,7 @@ class CompiledChecker:
     enabled: tuple[str, ...]
     include_axioms: bool = True
     schema: Schema = field(init=False)
-    _cache: dict[tuple[tuple[tuple[str, int], ...], int], _MomentCheck] = field(init=False, default_factory=dict)
+    _cache: dict[tuple[Any, Any], _MomentCheck] = field(init=False, default_factory=dict)
     _layouts: dict[tuple[tuple[str, int], ...], _Layout] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -368,8 +452,13 @@ class CompiledChecker:
         axioms = list(self.edition.axioms) if self.include_axioms else []
         return [self.edition.by_number[n] for n in self.enabled] + axioms  # as bmc.violations orders them
 
-    def violations(self, trace: Trace, *, first_only: bool = False) -> list[Broken]:
-        """Every broken clause instance, in moment order (as :func:`bmc.violations` orders them)."""
+    def violations(self, trace: Trace, *, first_only: bool = False, first_moment: bool = False) -> list[Broken]:
+        """Every broken clause instance, in moment order (as :func:`bmc.violations` orders them).
+
+        ``first_only`` stops at the first one; ``first_moment`` gives every instance broken at the
+        first moment that breaks any (several clauses often fail together there, and the most
+        telling one need not come first).
+        """
         key = tuple(sorted(trace.universe.sizes.items()))
         layout = self._layouts.get(key)
         if layout is None:
@@ -377,16 +466,29 @@ class CompiledChecker:
         values = layout.flatten(trace, self.schema)
         found: list[Broken] = []
         for t in range(trace.length):
-            check = self._moment(key, trace.universe, layout, t)
-            for i in check.run(values):
+            check = self._check_for(key, trace.universe, layout, t)
+            for i in check.run(values, t, layout.base(t)):
                 inst = check.instances[i]
-                reads = tuple(layout.name_of(slot) for slot in check.reads(i))
+                reads = tuple(layout.name_of(layout.resolve(tag, t)) for tag in check.reads(i))
                 found.append(Broken(t, inst.family, inst.about, reads))
                 if first_only:
                     return found
+            if first_moment and found:
+                return found
         return found
 
-    def _moment(self, key, universe: Universe, layout: _Layout, t: int) -> _MomentCheck:
+    def _check_for(self, key, universe: Universe, layout: _Layout, t: int) -> _MomentCheck:
+        """The compiled check for moment ``t``: the generic one where it applies, else one of its own."""
+        if t >= 1:
+            generic = self._cache.get((key, "generic"))
+            if generic is None:
+                try:
+                    generic = self._build(universe, layout, _Moment(GENERIC_MOMENT, 0))
+                except _NotGeneric:
+                    generic = _MomentCheck([], [], None, -1)  # remembered: this edition needs one per moment
+                self._cache[(key, "generic")] = generic
+            if generic.run is not None and t >= generic.first:
+                return generic
         check = self._cache.get((key, t))
         if check is None:
             check = self._cache[(key, t)] = self._build(universe, layout, t)
@@ -408,4 +510,9 @@ class CompiledChecker:
             for fam in self.families()
             for rule in fam.rules(g, t)
         ]
-        return _compile_moment(rules)
+        return _compile_moment(rules, layout.block)
+
+
+#: The moment the generic code is recorded at.  Python-level decisions in definitions see
+#: this value (so ``t == 0`` is false); anything else about the moment stays symbolic.
+GENERIC_MOMENT = 9

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,13 +127,19 @@ def _stream(name: str, handle: Iterable[str]) -> Iterator[_Input]:
 # --- checking --------------------------------------------------------------------------
 
 
-class _Worker:
-    """Reads and checks traces; one per process, so each compiles its checks once."""
+class TraceChecker:
+    """Checks traces against every encoded clause of an edition and the game-model axioms.
 
-    def __init__(self, edition_name: str | None, all_violations: bool) -> None:
-        self.edition_name = edition_name
+    Keep one for many traces: the compiled checks are built once per trace shape.
+    ``edition=None`` checks each trace against the edition it names in ``#meta``.
+    """
+
+    def __init__(self, edition: str | None = None, *, all_violations: bool = False) -> None:
+        self.edition_name = edition
         self.all_violations = all_violations
         self._editions: dict[str, tuple[Edition, Schema, CompiledChecker]] = {}
+        if edition is not None:
+            self._edition(edition)  # an unknown edition is a usage error before any trace is read
 
     def _edition(self, name: str) -> tuple[Edition, Schema, CompiledChecker]:
         if name not in self._editions:
@@ -142,24 +148,29 @@ class _Worker:
             self._editions[name] = (edition, Schema(tuple(edition.model.VARIABLES)), CompiledChecker(edition, enabled))
         return self._editions[name]
 
-    def check(self, item: _Input) -> TraceResult | str:
-        """The result, or the one-line message of a bad input."""
+    def check(self, trace: Trace | Mapping[str, Any], source: str = "<trace>") -> TraceResult:
+        """Check a :class:`Trace` or a JSON trace (as parsed); a malformed one raises TraceFormatError."""
+        if isinstance(trace, Trace):
+            edition, schema, checker = self._edition(self.edition_name or trace.edition)
+        else:
+            edition, schema, checker = self._edition(self.edition_name or _declared_edition(trace, source))
+            trace = from_json(trace, schema, source)
+        edition.model.check_universe(trace.universe, source)
+        broken = checker.violations(trace, first_moment=not self.all_violations)
+        return TraceResult(source, trace.length, tuple(_finding(edition, schema, trace, b) for b in broken))
+
+    def check_input(self, item: _Input) -> TraceResult | str:
+        """The result, or the one-line message of a bad input (so that worker processes can return it)."""
         try:
-            return self._check(item)
+            try:
+                data = json.loads(item.text)
+            except json.JSONDecodeError as e:
+                raise TraceFormatError(
+                    item.source, "", f"not JSON: {e.msg} at line {e.lineno} column {e.colno}"
+                ) from None
+            return self.check(data, item.source)
         except Rule603Error as e:
             return " ".join(str(e).split())
-
-    def _check(self, item: _Input) -> TraceResult:
-        try:
-            data = json.loads(item.text)
-        except json.JSONDecodeError as e:
-            raise TraceFormatError(item.source, "", f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-        name = self.edition_name or _declared_edition(data, item.source)
-        edition, schema, checker = self._edition(name)
-        trace = from_json(data, schema, item.source)
-        edition.model.check_universe(trace.universe, item.source)
-        broken = checker.violations(trace, first_only=not self.all_violations)
-        return TraceResult(item.source, trace.length, tuple(_finding(edition, schema, trace, b) for b in broken))
 
 
 def _declared_edition(data: Any, source: str) -> str:
@@ -183,17 +194,17 @@ def _finding(edition: Edition, schema: Schema, trace: Trace, broken) -> Finding:
     return Finding(broken.moment, broken.clause, kind, summary, broken.about, values)
 
 
-_PROCESS_WORKER: _Worker | None = None  # one per worker process, set by its initializer
+_PROCESS_CHECKER: TraceChecker | None = None  # one per worker process, set by the pool's initializer
 
 
 def _init_process(edition_name: str | None, all_violations: bool) -> None:
-    global _PROCESS_WORKER
-    _PROCESS_WORKER = _Worker(edition_name, all_violations)
+    global _PROCESS_CHECKER
+    _PROCESS_CHECKER = TraceChecker(edition_name, all_violations=all_violations)
 
 
 def _check_in_process(item: _Input) -> TraceResult | str:
-    assert _PROCESS_WORKER is not None
-    return _PROCESS_WORKER.check(item)
+    assert _PROCESS_CHECKER is not None
+    return _PROCESS_CHECKER.check_input(item)
 
 
 @dataclass
@@ -246,9 +257,9 @@ def check_all(
 
 
 def _run(items: list[_Input], edition: str | None, all_violations: bool, jobs: int) -> Iterator[TraceResult | str]:
+    checker = TraceChecker(edition, all_violations=all_violations)  # also rejects an unknown edition early
     if jobs <= 1:
-        worker = _Worker(edition, all_violations)
-        yield from map(worker.check, items)
+        yield from map(checker.check_input, items)
         return
     import multiprocessing
 
