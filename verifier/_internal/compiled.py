@@ -291,11 +291,13 @@ class _Layout:
 
 
 def _append_leaves(out: list[Any], value: Any) -> None:
-    if isinstance(value, list):
+    if not isinstance(value, list):
+        out.append(value)
+    elif not value or not isinstance(value[0], list):
+        out.extend(value)  # one dimension: the common case
+    else:
         for v in value:
             _append_leaves(out, v)
-    else:
-        out.append(value)
 
 
 # --- code generation -----------------------------------------------------------------

@@ -36,6 +36,10 @@ class VarSpec:
     role: str = ENV
     doc: str = ""
 
+    def codes(self) -> dict[str, int]:
+        """Enum name to code."""
+        return {name: i for i, name in enumerate(self.values)}
+
     def __post_init__(self) -> None:
         if self.kind not in ("bool", "int", "enum"):
             raise InvalidDefinition(f"VarSpec {self.name!r}: kind={self.kind!r} is not bool, int or enum.")

@@ -23,6 +23,7 @@ from ..errors import TraceFormatError
 from .schema import Schema, Universe, VarSpec
 
 FORMAT = "rule603-trace/1"
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,23 @@ def _encode_value(spec: VarSpec, value: Any) -> Any:
     return int(value)
 
 
+def _decode_leaves_fast(spec: VarSpec, values: list, top: int | None) -> list | None:
+    """The codes of a list of plain, valid leaves; None if any needs the careful path (which names the problem).
+
+    Checking engine traces reads thousands of such lists per trace.
+    """
+    if spec.kind == "bool":
+        return values if all(type(v) is bool for v in values) else None
+    if spec.kind == "enum":
+        codes = spec.codes()
+        try:
+            return [codes[v] for v in values]
+        except (KeyError, TypeError):
+            return None
+    limit = top if top is not None else float("inf")
+    return values if all(type(v) is int and 0 <= v <= limit for v in values) else None
+
+
 def _decode_value(
     spec: VarSpec,
     value: Any,
@@ -97,6 +115,10 @@ def _decode_value(
             raise TraceFormatError(
                 source, where, f"expected a list of {size} values (one per {dims[0]}), got {value!r}"
             )
+        if len(dims) == 1:
+            fast = _decode_leaves_fast(spec, value, top)
+            if fast is not None:
+                return fast
         return [_decode_value(spec, v, universe, dims[1:], f"{where}/{i}", source, top) for i, v in enumerate(value)]
     if spec.kind == "enum":
         if value not in spec.values:
@@ -183,19 +205,26 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
     states_in = data.get("states")
     if not isinstance(states_in, list) or not states_in:
         raise TraceFormatError(source, "/states", "expected a non-empty list of states")
+    per_moment = [
+        (spec, schema.max_value(spec, universe) if spec.kind == "int" else None)
+        for spec in schema.specs
+        if spec.per_moment
+    ]
     states = []
     for t, state in enumerate(states_in):
         if not isinstance(state, dict):
             raise TraceFormatError(source, f"/states/{t}", "expected an object")
         decoded = {}
-        for spec in schema.specs:
-            if not spec.per_moment:
-                continue
+        for spec, top in per_moment:
+            value = state.get(spec.name, _MISSING)
+            if value is _MISSING:
+                raise TraceFormatError(source, f"/states/{t}/{spec.name}", "missing")
+            if not spec.dims and type(value) is (bool if spec.kind == "bool" else int) and spec.kind != "enum":
+                if spec.kind == "bool" or 0 <= value <= top:  # the common case, without building a pointer
+                    decoded[spec.name] = value
+                    continue
             where = f"/states/{t}/{spec.name}"
-            if spec.name not in state:
-                raise TraceFormatError(source, where, "missing")
-            top = schema.max_value(spec, universe) if spec.kind == "int" else None
-            decoded[spec.name] = _decode_value(spec, state[spec.name], universe, spec.dims, where, source, top)
+            decoded[spec.name] = _decode_value(spec, value, universe, spec.dims, where, source, top)
         states.append(decoded)
     extra = {
         k: v for k, v in meta.items() if k not in ("format", "format-description", "rule603", "edition", "universe")
