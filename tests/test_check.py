@@ -180,3 +180,28 @@ def test_output_is_never_overwritten_without_asking(capsys, tmp_path: Path, trac
     assert code == 2 and "already exists" in err and out.read_text() == "keep me"
     code, _, _ = _run(capsys, str(traces), "--format", "junit", "--output", str(out), "--overwrite")
     assert code == 1 and out.read_text().startswith("<?xml")
+
+
+# --- the published example traces ---------------------------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "traces"
+
+
+def test_example_traces_are_current():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("generate_examples", EXAMPLES / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name, data in module.examples().items():
+        committed = (EXAMPLES / name).read_text(encoding="utf-8")
+        assert committed == module.render(data), f"{name} is stale: run python examples/traces/generate.py"
+
+
+def test_example_traces_give_the_documented_verdicts(capsys):
+    code, out, _ = _run(capsys, str(EXAMPLES), "--format", "json")
+    verdicts = {Path(t["file"]).name: [v["clause"] for v in t["violations"]] for t in json.loads(out)["traces"]}
+    assert code == 1
+    assert verdicts["board-wipe.json"] == []
+    assert verdicts["delayed-fires-twice.json"][0] == "603.7b"
+    assert verdicts["apnap-reversed.json"][0] == "603.3b"

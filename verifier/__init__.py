@@ -15,11 +15,12 @@ and run ``rule603 verify --property-file my_props.py``.
 
 from __future__ import annotations
 
+from ._internal.catalogue import load_edition
 from ._internal.conformance import Finding, TraceChecker, TraceResult
 from ._internal.registry import ClauseEncoding, NotModelled, Property, Rule, clause, exempt, prop
 from ._internal.schema import ENV, RULE, Universe, VarSpec
 from ._internal.trace import FORMAT as TRACE_FORMAT
-from ._internal.trace import Trace
+from ._internal.trace import Trace, trace_to_json
 from .errors import InvalidArgument, InvalidDefinition, Rule603Error, RuleTextError, TraceFormatError
 
 __all__ = [
@@ -43,6 +44,8 @@ __all__ = [
     "VarSpec",
     "clause",
     "exempt",
+    "load_edition",
     "prop",
+    "trace_to_json",
 ]
 __version__ = "0.1.0"

@@ -108,6 +108,13 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
     check.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
 
+    mutants = sub.add_parser(
+        "mutants", help="mutation study: play generated scenarios through buggy copies of the reference engine"
+    )
+    mutants.add_argument("--scenarios", type=int, default=10000, help="most scenarios to generate (default 10000)")
+    mutants.add_argument("--mutant", action="append", default=[], metavar="ID", help="study only this mutant")
+    mutants.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+
     schema = sub.add_parser("schema", help="print (or write) the JSON Schema of the trace format")
     schema.add_argument("--edition", default="current")
     schema.add_argument("--output", metavar="FILE", help="file to write (default: print to standard output)")
@@ -577,6 +584,58 @@ def render_report(edition: Edition, options: Options, results: Sequence[CheckRes
     return "\n".join(lines)
 
 
+def cmd_mutants(args: argparse.Namespace) -> ExitCode:
+    import importlib
+
+    engines = importlib.import_module("rule603.engines.mutants")  # engines depend on rule603, not the reverse
+    if not 1 <= args.scenarios <= 1_000_000:
+        raise _UsageError(f"--scenarios {args.scenarios}: must be between 1 and 1000000")
+    known = {m.id: m for m in engines.MUTANTS}
+    for wanted in args.mutant:
+        if wanted not in known:
+            raise _UsageError(f"--mutant {wanted}: no such mutant; known: {', '.join(known)}")
+    chosen = [m for m in engines.MUTANTS if not args.mutant or m.id in args.mutant]
+    progress = _Progress(args.scenarios)
+
+    def show(done: int, killed: int) -> None:
+        progress.done = done
+        progress(f"scenarios; {killed}/{len(chosen)} mutants killed")
+
+    try:
+        result = engines.study(args.scenarios, chosen, show)
+    finally:
+        progress.close()
+    outcomes = [o.to_json() for o in result.outcomes]
+    killed = sum(o["killed"] for o in outcomes)
+    right = sum(o["killed"] and o["right_clause"] for o in outcomes)
+    if args.format == "json":
+        summary = {"mutants_total": len(outcomes), "killed": killed, "killed_by_expected_clause": right}
+        report = {"mutants": outcomes, "scenarios": result.scenarios, "seconds": round(result.seconds, 2), **summary}
+        report["reference_violations"] = result.reference_violations
+        print(json.dumps(report, indent=1, ensure_ascii=False))
+    else:
+        rows = [
+            {
+                "mutant": o["id"],
+                "bug": o["bug"],
+                "killed": "yes" if o["killed"] else "NO",
+                "clause": o["clause"] or "",
+                "expected": ", ".join(o["expected_clauses"][:2]) + ("…" if len(o["expected_clauses"]) > 2 else ""),
+                "right clause": ("yes" if o["right_clause"] else "NO") if o["killed"] else "",
+                "scenarios": o["scenarios"],
+            }
+            for o in outcomes
+        ]
+        _print_rows(rows, args.format)
+        print(
+            f"\n{killed}/{len(outcomes)} mutants killed, {right} by the clause the bug breaks; "
+            f"{result.scenarios} scenarios in {result.seconds:.1f} s"
+        )
+    if result.reference_violations:
+        print(f"rule603: the reference engine itself broke a clause in {len(result.reference_violations)} scenarios")
+    return ExitCode.OK if killed == len(outcomes) and right == killed else ExitCode.VIOLATED
+
+
 def cmd_schema(args: argparse.Namespace) -> ExitCode:
     from ._internal.trace_schema import schema_text
 
@@ -689,6 +748,7 @@ _COMMANDS = {
     "show": cmd_show,
     "report": cmd_report,
     "check": cmd_check,
+    "mutants": cmd_mutants,
     "schema": cmd_schema,
     "bench": cmd_bench,
 }

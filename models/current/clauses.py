@@ -858,6 +858,14 @@ def state_triggers(g, t: int) -> Iterator[Rule]:
             yield _defines(g, t, a, NO_CARDS_IN_HAND, n)
         busy = _still_outstanding(g, t, a)
         yield R(busy, g.base_triggers(t, a) == 0, f"ability {a}", witness=g.And(busy, g.matches(t, a) >= 1))
+        # "Then, if ... the game state still matches its trigger condition, the ability will trigger again."
+        again = g.And(
+            m.ability_kind(g, a) == NO_CARDS_IN_HAND,
+            g.Not(busy),
+            g.matches(t, a) >= 1,
+            g.Not(exempt(g, "603.2", t, a)),
+        )
+        yield R(again, g.base_triggers(t, a) >= 1, f"ability {a}")
 
 
 # --- 603.9 -------------------------------------------------------------------------

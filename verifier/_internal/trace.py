@@ -248,3 +248,11 @@ def load(path: Path, schema: Schema) -> Trace:
     except json.JSONDecodeError as e:
         raise TraceFormatError(str(path), "", f"not JSON: {e.msg} at line {e.lineno}") from e
     return from_json(data, schema, str(path))
+
+
+def trace_to_json(trace: Trace, extra_meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A trace as the JSON object of the published format, with its edition's variables."""
+    from .catalogue import load_edition
+
+    schema = Schema(tuple(load_edition(trace.edition).model.VARIABLES))
+    return to_json(trace, schema, extra_meta)

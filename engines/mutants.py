@@ -1,0 +1,400 @@
+"""Mutants of the reference engine: each one a bug that real engines have had with triggered abilities.
+
+Every mutant is a subclass of :class:`~rule603.engines.reference.ReferenceGame` that changes
+one decision, and names the clause of rule 603 the bug breaks.  The mutation study
+(:func:`study`, ``rule603 mutants``) plays generated scenarios through the reference engine
+and every mutant; a mutant is *killed* when ``rule603 check`` rejects its trace, and killed
+*by the right clause* when that clause is among those broken at the first broken moment.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rule603 import InvalidArgument, Trace, TraceChecker
+from rule603.models.game import (
+    BATTLEFIELD,
+    BECOMES_TAPPED,
+    CREATURE_ENTERS,
+    DEALT_DAMAGE,
+)
+
+from .reference import Moment, ReferenceGame, Triggering
+from .scenario import Action, Scenario
+
+# --- the bugs ------------------------------------------------------------------------------------
+
+
+class DelayedNotRemoved(ReferenceGame):
+    def _delayed_abilities_used_up(self, after: Moment) -> None:
+        pass  # the delayed trigger stays registered after it fires
+
+
+class ThisTurnLingers(ReferenceGame):
+    def _delayed_abilities_end_or_begin(self, before: Moment, after: Moment, action: Action) -> None:
+        for d in action.create_delayed:  # "this turn" never ends
+            self._create_delayed(before, after, d)
+
+
+class DelayedBeforeCreation(ReferenceGame):
+    def _why_it_does_not_trigger(self, a, before, after, tr) -> str:
+        why = super()._why_it_does_not_trigger(a, before, after, tr)
+        return "" if why == "603.7a" else why  # fires for an event of the batch that created it
+
+
+class DelayedForEachEvent(ReferenceGame):
+    def _triggering(self, a, before, after, action, found) -> Triggering:
+        tr = super()._triggering(a, before, after, action, found)
+        cls, i = self.ability_class(a)
+        if cls == "delayed" and not self.scenario.delayed[i].duration and tr.base_triggers:
+            tr.base_triggers = tr.triggers = tr.matches  # once per simultaneous event, not once
+        return tr
+
+
+class StateTriggerRetriggers(ReferenceGame):
+    def _still_on_its_way(self, a, before, after) -> bool:
+        return False  # triggers again while its instance is on the stack
+
+
+class StateTriggerOnlyOnce(ReferenceGame):
+    def _still_on_its_way(self, a, before, after) -> bool:
+        # Never triggers again once it has triggered at all (even after the instance resolved).
+        return any(m.abilities and m.abilities[a].triggers for m in self.moments)
+
+
+class EntersBeforeEffects(ReferenceGame):
+    def _characteristics(self, m: Moment) -> None:
+        super()._characteristics(m)
+        for c, card in enumerate(m.cards):
+            if card.zone == BATTLEFIELD and card.since == m.t and m.t > 0:  # a newcomer: printed values, wrongly
+                card.eff_creature = self.flag(c, "creature_card")
+                card.eff_ability = not self.flag(c, "granted")
+
+
+class NoLookBack(ReferenceGame):
+    def looks_back(self, kind: int) -> bool:
+        return False  # leaves-the-battlefield and the rest judged after the event
+
+
+class IfNotRechecked(ReferenceGame):
+    def _does_what_it_says(self, before: Moment, top, action: Action) -> bool:
+        cls, c = self.ability_class(top.code - 1)
+        if cls == "printed" and self.flag(c, "has_if"):
+            cards = list(before.cards)
+            cards[c] = replace(cards[c], cond=True)  # the condition is not checked again on resolution
+            before = replace(before, cards=cards)
+        return super()._does_what_it_says(before, top, action)
+
+
+class IfNotAtTrigger(ReferenceGame):
+    def _why_it_does_not_trigger(self, a, before, after, tr) -> str:
+        why = super()._why_it_does_not_trigger(a, before, after, tr)
+        return "" if why == "603.4" else why  # triggers whether or not the condition holds
+
+
+class ApnapReversed(ReferenceGame):
+    def _apnap_rank(self, m: Moment, player: int) -> int:
+        return -super()._apnap_rank(m, player)  # the nonactive player's abilities go on the stack first
+
+
+class TwoPartsIgnored(ReferenceGame):
+    def _part(self, a: int) -> int:
+        return 1  # "whenever an ability triggers" abilities mixed in with the others
+
+
+class EntersTappedBecomesTapped(ReferenceGame):
+    def _occurrences(self, a, kind, before, after, view, found) -> tuple[int, int]:
+        n = super()._occurrences(a, kind, before, after, view, found)
+        if kind == BECOMES_TAPPED and before is not None and self._exists(a, view):
+            x = self.subject(a)
+            if self._entered_battlefield(after, x) and after.cards[x].tapped:
+                return 1, 1  # entering tapped counted as becoming tapped
+        return n
+
+
+class PreventedDamageTriggers(ReferenceGame):
+    def _triggering(self, a, before, after, action, found) -> Triggering:
+        tr = super()._triggering(a, before, after, action, found)
+        if self.ability_kind(a) == DEALT_DAMAGE and tr.attempts > tr.matches and not tr.stopped_by:
+            tr.base_triggers = tr.triggers = tr.attempts  # the damage was prevented, and it triggers anyway
+        return tr
+
+
+class HiddenObjectTriggers(ReferenceGame):
+    def _never_visible(self, c, before, after, look_back) -> bool:
+        return False  # an object nobody can see triggers
+
+
+class ReflexiveUnrelatedAction(ReferenceGame):
+    def _reflexive_occurrences(self, r: int, after: Moment) -> int:
+        n = super()._reflexive_occurrences(r, after)
+        resolving = after.resolving
+        if resolving is not None and resolving.code == self.ability_code(self.scenario.reflexive[r].created_by):
+            n += after.actions_other  # the same action taken for other reasons counted too
+        return n
+
+
+class PayAnyPerPayment(ReferenceGame):
+    def _triggering(self, a, before, after, action, found) -> Triggering:
+        tr = super()._triggering(a, before, after, action, found)
+        cls, i = self.ability_class(a)
+        if cls == "reflexive" and self.scenario.reflexive[i].pay_any and tr.base_triggers:
+            tr.base_triggers = tr.triggers = tr.matches  # "one or more times" triggering once per payment
+        return tr
+
+
+class DelayedControllerFromSource(ReferenceGame):
+    def _controller(self, a: int, view: Moment, after: Moment) -> int:
+        cls, i = self.ability_class(a)
+        if cls == "delayed":
+            return after.cards[self.scenario.delayed[i].source].controller  # its source's current controller
+        return super()._controller(a, view, after)
+
+
+class DoublerAppliesToDelayed(ReferenceGame):
+    def _counts_additional(self, a: int, after: Moment) -> bool:
+        cls, i = self.ability_class(a)
+        if cls == "delayed" and self.d_kind[i] == CREATURE_ENTERS:
+            return True  # "triggers an additional time" applied to a delayed ability
+        return super()._counts_additional(a, after)
+
+
+class DoublerAppliesToItself(ReferenceGame):
+    def _additional_times(self, a: int, after: Moment) -> int:
+        n = super()._additional_times(a, after)
+        return 2 * n  # each additional instance is itself made to trigger again
+
+
+class OnceEachTurnIgnored(ReferenceGame):
+    def _why_it_does_not_trigger(self, a, before, after, tr) -> str:
+        why = super()._why_it_does_not_trigger(a, before, after, tr)
+        return "" if why == "603.2i" else why  # "do this only once each turn" ignored
+
+
+# --- the catalogue -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mutant:
+    id: str
+    bug: str  # the bug, as an engine author would describe it
+    clauses: tuple[str, ...]  # the clause(s) of rule 603 the bug breaks
+    engine: type[ReferenceGame]
+
+    def run(self, scenario: Scenario) -> Trace:
+        played = self.engine(scenario)
+        for action in scenario.actions:
+            played.apply(action)
+        return played.trace()
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("delayed-not-removed", "a delayed trigger is not removed after it fires", ("603.7b",), DelayedNotRemoved),
+    Mutant("this-turn-lingers", "a 'this turn' delayed trigger still fires next turn", ("603.7b",), ThisTurnLingers),
+    Mutant(
+        "delayed-before-creation",
+        "a delayed trigger fires for an event before it was created",
+        ("603.7a",),
+        DelayedBeforeCreation,
+    ),
+    Mutant(
+        "delayed-each-event",
+        "a delayed trigger without a duration fires once per simultaneous event",
+        ("603.7b",),
+        DelayedForEachEvent,
+    ),
+    Mutant(
+        "state-retriggers-on-stack",
+        "a state trigger retriggers while its instance is on the stack",
+        ("603.8",),
+        StateTriggerRetriggers,
+    ),
+    Mutant(
+        "state-never-retriggers",
+        "a state trigger never triggers again after its instance resolves",
+        ("603.8",),
+        StateTriggerOnlyOnce,
+    ),
+    Mutant(
+        "enters-before-effects",
+        "enters triggers are checked before continuous effects apply to the new permanent",
+        ("603.6b",),
+        EntersBeforeEffects,
+    ),
+    Mutant(
+        "no-look-back",
+        "leaves-the-battlefield (and other look-back) triggers judged after the event",
+        ("603.10", "603.10a", "603.10b", "603.10c", "603.10d", "603.10e", "603.10f"),
+        NoLookBack,
+    ),
+    Mutant("if-not-rechecked", "the intervening 'if' is not checked again on resolution", ("603.4",), IfNotRechecked),
+    Mutant(
+        "if-not-at-trigger", "the intervening 'if' is not checked when the event happens", ("603.4",), IfNotAtTrigger
+    ),
+    Mutant("apnap-reversed", "APNAP order reversed", ("603.3b",), ApnapReversed),
+    Mutant(
+        "two-parts-ignored",
+        "the two-part process of 603.3b ignored ('whenever an ability triggers' mixed in)",
+        ("603.3b",),
+        TwoPartsIgnored,
+    ),
+    Mutant(
+        "enters-tapped-becomes-tapped",
+        "'becomes tapped' fires for a permanent that enters tapped",
+        ("603.2f",),
+        EntersTappedBecomesTapped,
+    ),
+    Mutant(
+        "prevented-damage-triggers", "prevented damage triggers 'is dealt damage'", ("603.2h",), PreventedDamageTriggers
+    ),
+    Mutant("hidden-object-triggers", "an object nobody can see triggers", ("603.2g",), HiddenObjectTriggers),
+    Mutant(
+        "reflexive-unrelated-action",
+        "a reflexive trigger fires for the same action taken for another reason",
+        ("603.12",),
+        ReflexiveUnrelatedAction,
+    ),
+    Mutant(
+        "pay-any-per-payment",
+        "'when you pay one or more times' triggers once per payment",
+        ("603.12a",),
+        PayAnyPerPayment,
+    ),
+    Mutant(
+        "delayed-controller-from-source",
+        "a delayed trigger's controller taken from its source's current controller",
+        ("603.3a", "603.7d", "603.7e", "603.7f", "603.7g"),
+        DelayedControllerFromSource,
+    ),
+    Mutant(
+        "doubler-applies-to-delayed",
+        "an additional-trigger effect applies to delayed triggers",
+        ("603.2e",),
+        DoublerAppliesToDelayed,
+    ),
+    Mutant(
+        "doubler-applies-to-itself",
+        "an additional-trigger effect applies to the additional instances too",
+        ("603.2d",),
+        DoublerAppliesToItself,
+    ),
+    Mutant("once-each-turn-ignored", "'do this only once each turn' ignored", ("603.2i",), OnceEachTurnIgnored),
+)
+
+
+# --- the study -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    mutant: Mutant
+    killed: bool = False
+    scenarios: int = 0  # scenarios played until it was killed (or in all, if it survived)
+    moment: int | None = None
+    broken: tuple[str, ...] = ()  # the clauses broken at the first broken moment
+    example: Scenario | None = None
+
+    @property
+    def right_clause(self) -> bool:
+        return bool(set(self.broken) & set(self.mutant.clauses))
+
+    @property
+    def clause(self) -> str | None:
+        """The clause that killed it: the expected one if it is among those broken, else the first broken."""
+        if not self.broken:
+            return None
+        expected = [c for c in self.broken if c in self.mutant.clauses]
+        return expected[0] if expected else self.broken[0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.mutant.id,
+            "bug": self.mutant.bug,
+            "expected_clauses": list(self.mutant.clauses),
+            "killed": self.killed,
+            "clause": self.clause,
+            "right_clause": self.right_clause,
+            "broken_at_first_moment": list(self.broken),
+            "moment": self.moment,
+            "scenarios": self.scenarios,
+            "example": repr(self.example) if self.example is not None else None,
+        }
+
+
+@dataclass
+class Study:
+    outcomes: list[Outcome]
+    scenarios: int  # scenarios generated
+    seconds: float = 0.0
+    reference_violations: list[str] = field(default_factory=list)  # would mean the reference engine is wrong
+
+
+def study(
+    max_scenarios: int = 10000,
+    mutants: Sequence[Mutant] = MUTANTS,
+    progress: Callable[[int, int], None] | None = None,
+) -> Study:
+    """Play generated scenarios through the reference engine and every mutant until all are killed."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from .reference import run
+    from .strategies import scenarios
+
+    checker = TraceChecker("current")
+    outcomes = [Outcome(m) for m in mutants]
+    seen = [0]
+    result = Study(outcomes, 0)
+    started = time.perf_counter()
+
+    class _AllKilled(Exception):
+        pass
+
+    @settings(
+        max_examples=max_scenarios,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(scenarios())
+    def play(scenario: Scenario) -> None:
+        seen[0] += 1
+        reference = run(scenario)
+        ref_check = None
+        for outcome in outcomes:
+            if outcome.killed:
+                continue
+            outcome.scenarios = seen[0]
+            try:
+                trace = outcome.mutant.run(scenario)
+            except InvalidArgument:
+                continue  # the mutant refuses the script: no verdict from this scenario
+            if trace.states == reference.states:
+                continue  # the bug made no difference here
+            if ref_check is None:
+                ref_check = checker.check(reference)
+                if not ref_check.conforms:
+                    result.reference_violations.append(repr(scenario))
+            found = checker.check(trace)
+            if found.conforms:
+                continue
+            outcome.killed = True
+            outcome.moment = found.violations[0].moment
+            outcome.broken = tuple(dict.fromkeys(v.clause for v in found.violations))
+            outcome.example = scenario
+        if progress:
+            progress(seen[0], sum(o.killed for o in outcomes))
+        if all(o.killed for o in outcomes):
+            raise _AllKilled
+
+    try:
+        play()
+    except _AllKilled:
+        pass
+    result.scenarios = seen[0]
+    result.seconds = time.perf_counter() - started
+    return result

@@ -1,0 +1,1182 @@
+"""The reference engine: plays a :class:`~rule603.engines.scenario.Scenario` by rule 603 and records the trace.
+
+It is written from the rule text (``models/current/rule603.txt``), the variable docs
+(``VARIABLES`` in ``models/game.py``) and the game outside 603 (``models/axioms.py``), in
+plain Python, without the clause encodings: the two are meant to check each other.
+
+One action is one batch of simultaneous events and makes one new moment.
+:meth:`ReferenceGame.apply` follows a batch through these stages, in order:
+
+1. the turn structure: a step or a turn begins (500.1; the untap step's turn-based actions, 502);
+2. circumstances: continuous effects, prohibitions, intervening-'if' conditions, revealed cards;
+3. the top of the stack resolves or is countered, and whether a resolving ability does what
+   it says (608.2, with 603.4, 603.5, 603.6, 603.6e, 603.7c);
+4. zone changes (each makes a new object, 400.7), then events on permanents that stay
+   (tapping, damage, control, phasing, attachments), then players leaving the game (800.4a);
+5. what the permanents look like now (613.1, 603.6b), and resolution bookkeeping (603.2i, 603.7h);
+6. delayed triggered abilities that end or are created (603.7, 603.7a-h);
+7. what triggered and how many times (603.2-603.2i, 603.6, 603.8-603.10, 603.12);
+8. delayed abilities used up by triggering (603.7b);
+9. if a player would receive priority, the waiting abilities go on the stack (603.3, 603.3b-d).
+
+Simplifications of the game, each stated where it is made: one printed triggered ability
+per card; attachments behave like Equipment (an attached card stays on the battlefield,
+unattached, when its permanent leaves: an Aura's state-based trip to the graveyard is a
+separate ``destroy``); no indirect phasing; players choose the order of their own
+triggered abilities by ability number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from rule603 import InvalidArgument, Trace
+from rule603.models import game
+from rule603.models.game import (
+    ABILITY_CAUSE,
+    ABILITY_TRIGGERS,
+    BATTLEFIELD,
+    BECOMES_TAPPED,
+    COMMAND,
+    COUNTER,
+    COUNTERED_SELF,
+    CREATURE_DIES,
+    CREATURE_ENTERS,
+    DEALT_DAMAGE,
+    ENCHANTED_LEAVES,
+    END,
+    END_STEP,
+    ENTERS_SELF,
+    EXILE,
+    GRAVEYARD,
+    GRAVEYARD_FROM_ANYWHERE,
+    HAND,
+    LEAVES_SELF,
+    LIBRARY,
+    LOSE_CONTROL,
+    MAIN,
+    MAX_COUNT,
+    NO_CARDS_IN_HAND,
+    NO_LEAVE,
+    NONE,
+    OUTSIDE,
+    PHASES_OUT,
+    PLAYER_LOSES,
+    REPLACEMENT_CAUSE,
+    RESOLVE,
+    SPELL_CAUSE,
+    STACK,
+    UNATTACHED,
+    UNTAP,
+    UPKEEP,
+    YOUR_UPKEEP,
+)
+
+from .scenario import Action, BeyondModelBounds, Scenario, check_action_names, check_scenario
+
+#: 603.10a-f: the triggers judged on the game as it was just before the event ("look back in time").
+LOOK_BACK_KINDS = frozenset(
+    {
+        CREATURE_DIES,  # 603.10a: leaves-the-battlefield abilities
+        LEAVES_SELF,
+        ENCHANTED_LEAVES,
+        PHASES_OUT,  # 603.10b
+        UNATTACHED,  # 603.10c
+        LOSE_CONTROL,  # 603.10d
+        COUNTERED_SELF,  # 603.10e
+        PLAYER_LOSES,  # 603.10f
+    }
+)
+#: 603.6c: leaves-the-battlefield abilities ("from anywhere" ones are never such).
+LEAVES_THE_BATTLEFIELD_KINDS = frozenset({CREATURE_DIES, LEAVES_SELF, ENCHANTED_LEAVES})
+#: 603.6: zone-change abilities that try to do something to the object that moved.
+ZONE_CHANGE_SELF_KINDS = frozenset({ENTERS_SELF, LEAVES_SELF})
+HIDDEN_ZONES = frozenset({LIBRARY, HAND})
+MAX_STACK = 7  # the trace model's stack_size bound
+
+
+# ---------------------------------------------------------------------------------------
+# The state of the game at one moment.
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class CardState:
+    """One card at one moment: the object it is (zone + since, 400.7) and its status."""
+
+    zone: int
+    since: int = 0  # the moment it entered its zone: with the card, the object's identity
+    controller: int = 0
+    tapped: bool = False
+    revealed: bool = False
+    phased_out: bool = False
+    attached_to: int | None = None
+    prohibited: bool = False  # an effect precludes activating its abilities
+    cond: bool = True  # its intervening-'if' condition is true
+    eff_creature: bool = False  # is a creature, continuous effects applied
+    eff_ability: bool = False  # has its triggered ability, continuous effects applied
+    damage: bool = False  # events of the batch that made this moment
+    damage_prevented: bool = False
+    dies_replaced: bool = False
+    resolutions: int = 0  # resolutions of its triggered ability this turn
+    done_this_turn: bool = False  # its ability did what it says this turn (603.2i)
+
+
+@dataclass(frozen=True)
+class StackObject:
+    """A spell or a triggered ability on the stack (a slot of the trace)."""
+
+    code: int  # slot_src: 1 + ability for an ability, 1 + abilities + card for a spell
+    controller: int
+    moment: int = 0  # for an ability: the moment it triggered
+    zone: int = 0  # for a printed ability: the zone its card was in when it triggered (603.6)
+
+
+@dataclass(frozen=True)
+class WaitingAbility:
+    """A triggered instance that will go on the stack the next time a player would receive priority (603.3)."""
+
+    ability: int
+    controller: int
+    moment: int
+    zone: int
+
+
+@dataclass
+class Triggering:
+    """What happened to one triggered ability at one moment."""
+
+    look_back: bool = False
+    matches: int = 0
+    attempts: int = 0
+    base_triggers: int = 0
+    triggers: int = 0
+    controller: int = 0
+    placed: int = 0
+    removed: int = 0
+    counts_additional: bool = False
+    no_legal_choice: bool = False
+    stopped_by: str = ""  # why it didn't trigger though its event happened (for people reading the engine)
+
+
+@dataclass
+class DelayedState:
+    registered: bool = False  # exists: created and not yet used up or ended
+    controller: int = 0
+    stamp: int = 0  # since-stamp of the object it refers to, at creation
+    zone: int = 0  # zone of that object at creation
+    replacement_applied: bool = False  # events of the batch
+    action_taken: bool = False
+
+
+@dataclass
+class Moment:
+    t: int
+    turn: int
+    active: int
+    step: int
+    priority: bool
+    cards: list[CardState]
+    delayed: list[DelayedState]
+    effects: dict[str, bool]
+    in_game: list[bool]
+    stack: list[StackObject] = field(default_factory=list)
+    waiting: list[WaitingAbility] = field(default_factory=list)
+    abilities: list[Triggering] = field(default_factory=list)
+    leaves_game: list[bool] = field(default_factory=list)
+    by_draw: list[bool] = field(default_factory=list)
+    leave: int = NO_LEAVE
+    may_use: bool = True
+    actions_by_effect: int = 0
+    actions_other: int = 0
+    countered_now: bool = False
+    instruction_works: bool = False
+    acts: bool = False
+    resolving: StackObject | None = None  # the object that resolved in this batch
+
+    def successor(self) -> Moment:
+        """The next moment before anything happens: lasting state copied, the batch's events cleared."""
+        cards = [replace(c, damage=False, damage_prevented=False, dies_replaced=False) for c in self.cards]
+        delayed = [replace(d, replacement_applied=False, action_taken=False) for d in self.delayed]
+        return Moment(
+            t=self.t + 1,
+            turn=self.turn,
+            active=self.active,
+            step=self.step,
+            priority=True,
+            cards=cards,
+            delayed=delayed,
+            effects=dict(self.effects),
+            in_game=list(self.in_game),
+            stack=list(self.stack),
+            waiting=[],
+            leaves_game=[False] * len(self.in_game),
+            by_draw=[False] * len(self.in_game),
+        )
+
+
+def _fail(message: str) -> None:
+    raise InvalidArgument(message)
+
+
+# ---------------------------------------------------------------------------------------
+# The game.
+# ---------------------------------------------------------------------------------------
+
+
+class ReferenceGame:
+    """A game being played: ``apply`` one action (one batch) at a time, then read ``trace()``."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        check_scenario(scenario)
+        self.scenario = scenario
+        self.n_players = scenario.players
+        self.n_cards = len(scenario.cards)
+        self.n_delayed = len(scenario.delayed)
+        self.n_reflexive = len(scenario.reflexive)
+        self.n_abilities = self.n_cards + self.n_delayed + self.n_reflexive
+        self.kind = [game.KINDS.index(card.trigger) for card in scenario.cards]
+        self.d_kind = [game.KINDS.index(d.trigger) for d in scenario.delayed]
+        self.d_cause = [game.CAUSES.index(d.cause) for d in scenario.delayed]
+        self.moments: list[Moment] = [self._first_moment()]
+
+    # --- the cards' text and the abilities ----------------------------------------------
+    def flag(self, c: int, name: str) -> bool:
+        return self.scenario.cards[c].has(name)
+
+    def ability_class(self, a: int) -> tuple[str, int]:
+        """('printed', card), ('delayed', d) or ('reflexive', r): abilities are numbered in that order."""
+        if a < self.n_cards:
+            return "printed", a
+        if a < self.n_cards + self.n_delayed:
+            return "delayed", a - self.n_cards
+        return "reflexive", a - self.n_cards - self.n_delayed
+
+    def ability_kind(self, a: int) -> int:
+        cls, i = self.ability_class(a)
+        if cls == "printed":
+            return self.kind[i]
+        return self.d_kind[i] if cls == "delayed" else NONE
+
+    def subject(self, a: int) -> int:
+        """The card the ability's trigger condition calls "this": its own card, or a delayed ability's source."""
+        cls, i = self.ability_class(a)
+        if cls == "printed":
+            return i
+        if cls == "delayed":
+            return self.scenario.delayed[i].source
+        return self.scenario.reflexive[i].created_by
+
+    def spell_code(self, c: int) -> int:
+        return 1 + self.n_abilities + c
+
+    @staticmethod
+    def ability_code(a: int) -> int:
+        return 1 + a
+
+    def spell_card(self, code: int) -> int | None:
+        """The card of a spell's stack code, None for an ability."""
+        return code - 1 - self.n_abilities if code > self.n_abilities else None
+
+    # --- reading a moment -----------------------------------------------------------------
+    @property
+    def now(self) -> Moment:
+        return self.moments[-1]
+
+    @property
+    def game_over(self) -> bool:
+        remaining = sum(self.now.in_game)
+        return remaining == 0 or (self.n_players >= 2 and remaining < 2)
+
+    @staticmethod
+    def visible(m: Moment, c: int) -> bool:
+        """Visible to all players: revealed, or not in a hidden zone (603.2g)."""
+        return m.cards[c].revealed or m.cards[c].zone not in HIDDEN_ZONES
+
+    def has_ability(self, m: Moment, c: int) -> bool:
+        """Card ``c``'s triggered ability exists at ``m``: it functions where the card is (113.6)."""
+        card = m.cards[c]
+        if self.kind[c] == NONE or not card.eff_ability:
+            return False
+        if self.kind[c] == COUNTERED_SELF:  # "When this spell is countered" works on the stack
+            return card.zone == STACK
+        if card.zone == BATTLEFIELD:
+            return not card.phased_out  # phased-out permanents are treated as though they don't exist (702.26b)
+        return card.zone == HAND and self.flag(c, "from_hand")
+
+    def hand_is_empty(self, m: Moment, player: int) -> bool:
+        return not any(card.zone == HAND and self.scenario.cards[c].owner == player for c, card in enumerate(m.cards))
+
+    # --- moment 0 -------------------------------------------------------------------------
+    def _first_moment(self) -> Moment:
+        s = self.scenario
+        cards = []
+        for c, card in enumerate(s.cards):
+            on_battlefield = card.zone == "battlefield"
+            cards.append(
+                CardState(
+                    zone=game.ZONES.index(card.zone),
+                    controller=card.controller if on_battlefield and card.controller is not None else card.owner,
+                    tapped=card.tapped,
+                    revealed=card.revealed,
+                    attached_to=card.attached_to,
+                    prohibited=c in s.prohibited,
+                    cond=card.condition,
+                )
+            )
+        m = Moment(
+            t=0,
+            turn=1,
+            active=0,
+            step=game.STEPS.index(s.step),
+            priority=True,
+            cards=cards,
+            delayed=[DelayedState() for _ in s.delayed],
+            effects={
+                name: name in s.effects for name in ("lands_are_creatures", "creatures_lose_abilities", "grant_ability")
+            },
+            in_game=[True] * self.n_players,
+            leaves_game=[False] * self.n_players,
+            by_draw=[False] * self.n_players,
+        )
+        self._characteristics(m)
+        m.abilities = self._what_triggered(None, m, Action())
+        for a, tr in enumerate(m.abilities):
+            if tr.base_triggers:  # only a state trigger can match before anything happens (603.8)
+                _fail(
+                    f"the starting position would trigger ability {a} (a state trigger, 603.8) before the game "
+                    "begins; give its controller a card in hand"
+                )
+        return m
+
+    # --- one batch --------------------------------------------------------------------------
+    def apply(self, action: Action) -> None:
+        """Play one batch of simultaneous events; raise InvalidArgument (nothing changes) if it can't happen."""
+        number = len(self.moments)  # the action that makes moment ``number``
+        check_action_names(f"action {number}", action, self.scenario)
+        try:
+            self._apply(action)
+        except InvalidArgument as e:
+            raise type(e)(f"action {number}: {e}") from None
+
+    def _apply(self, action: Action) -> None:
+        if self.game_over:
+            _fail("the game is over: no player is left to act")
+        before = self.now
+        after = before.successor()
+        if after.t >= 32:
+            raise BeyondModelBounds("a trace holds at most 32 moments")
+        self._turn_structure(before, after, action)
+        self._circumstances(after, action)
+        self._top_of_stack(before, after, action)
+        self._zone_changes(before, after, action)
+        self._events_on_permanents(before, after, action)
+        self._players_leave(before, after, action)
+        self._tidy_permanents(after)
+        self._characteristics(after)
+        self._resolution_bookkeeping(before, after)
+        self._delayed_abilities_end_or_begin(before, after, action)
+        after.abilities = self._what_triggered(before, after, action)
+        self._delayed_abilities_used_up(after)
+        self._put_triggers_on_stack(before, after)
+        self.moments.append(after)
+
+    # 1. turn structure ------------------------------------------------------------------------
+    def _turn_structure(self, before: Moment, after: Moment, action: Action) -> None:
+        if action.next_turn:
+            if action != Action(next_turn=True, priority=action.priority):
+                _fail("next_turn: the untap step has no priority, so nothing else happens in that batch (502.4)")
+            self._check_step_can_end(before)
+            after.turn += 1
+            if after.turn > 31:
+                raise BeyondModelBounds("the model counts at most 31 turns")
+            after.active = (before.active + 1) % self.n_players
+            if not after.in_game[after.active]:
+                raise BeyondModelBounds(
+                    f"next_turn: player {after.active} has left the game; the model doesn't skip their turn"
+                )
+            after.step = UNTAP
+            after.priority = False  # 502.4: no player receives priority during the untap step
+            self._untap_step(after)
+            return
+        if action.step is not None:
+            new_step = game.STEPS.index(action.step)
+            if new_step <= before.step:
+                _fail(f"step {action.step}: the turn is already past it (steps only move forward in a turn)")
+            if action.cast is not None or action.play_land is not None or action.gain_control:
+                _fail(f"step {action.step}: players act only once they receive priority in the new step")
+            if before.step != UNTAP:  # 502.4: what triggered in the untap step waits for the upkeep
+                self._check_step_can_end(before)
+            after.step = new_step
+        elif before.step == UNTAP:
+            _fail("the untap step lasts one batch: the next action begins a step (step = 'upkeep', ...)")
+        after.priority = action.priority
+        if not before.priority and not after.priority:
+            _fail("priority = false twice in a row: a player receives priority as soon as nothing else happens (117.3)")
+
+    def _check_step_can_end(self, before: Moment) -> None:
+        # 500.2: a step ends only when the stack is empty and nothing waits to go on it.
+        if before.stack or before.waiting:
+            _fail("a step or turn ends only when the stack is empty and no triggered ability is waiting (500.2)")
+
+    def _untap_step(self, after: Moment) -> None:
+        for card in after.cards:
+            if card.zone == BATTLEFIELD and card.controller == after.active:
+                card.phased_out = False  # 502.1: the active player's phased-out permanents phase in
+                card.tapped = False  # 502.3: the active player untaps their permanents
+
+    # 2. circumstances -------------------------------------------------------------------------
+    def _circumstances(self, after: Moment, action: Action) -> None:
+        for name in ("lands_are_creatures", "creatures_lose_abilities", "grant_ability"):
+            value = getattr(action, name)
+            if value is not None:
+                after.effects[name] = value
+        for c in action.prohibit:
+            after.cards[c].prohibited = True
+        for c in action.allow:
+            after.cards[c].prohibited = False
+        for c in action.condition_true:
+            after.cards[c].cond = True
+        for c in action.condition_false:
+            after.cards[c].cond = False
+        for c in action.reveal:
+            after.cards[c].revealed = True
+        for c in action.conceal:
+            after.cards[c].revealed = False
+        for name, on, off in (
+            ("prohibit/allow", action.prohibit, action.allow),
+            ("condition_true/false", action.condition_true, action.condition_false),
+            ("reveal/conceal", action.reveal, action.conceal),
+        ):
+            if set(on) & set(off):
+                _fail(f"{name}: the same card both ways in one batch")
+
+    # 3. the top of the stack ------------------------------------------------------------------
+    def _top_of_stack(self, before: Moment, after: Moment, action: Action) -> None:
+        top = before.stack[-1] if before.stack else None
+        # 603.1a: "This ability can't be countered" functions while the ability is on the stack.
+        if top is not None and top.code <= self.n_cards and self.flag(top.code - 1, "uncounterable"):
+            after.instruction_works = True
+        after.may_use = not action.decline
+        after.actions_other = action.actions_other
+        if not (action.resolve or action.counter):
+            if action.actions_by_effect:
+                _fail("actions_by_effect: no triggered ability is resolving in this batch (603.12)")
+            return
+        if top is None:
+            _fail("resolve/counter: the stack is empty")
+        if not before.priority:
+            _fail("resolve/counter: the top of the stack leaves only after every player passes priority (117.4)")
+        spell = self.spell_card(top.code)
+        if action.actions_by_effect and (action.counter or spell is not None):
+            _fail("actions_by_effect: no triggered ability is resolving in this batch (603.12)")
+        if action.counter:
+            after.leave = COUNTER
+            if after.instruction_works:
+                return  # 603.1a: it can't be countered, and stays on the stack
+            after.countered_now = True
+            after.stack.pop()
+            if spell is not None:
+                self._move(after, spell, GRAVEYARD)  # a countered spell goes to its owner's graveyard
+            return
+        after.leave = RESOLVE
+        after.resolving = top
+        after.stack.pop()
+        if spell is not None:
+            permanent = self.scenario.cards[spell].permanent
+            self._move(after, spell, BATTLEFIELD if permanent else GRAVEYARD, controller=top.controller)
+            return
+        after.acts = self._does_what_it_says(before, top, action)  # 608.2
+        # The instructed action (603.12) is part of the effect: an ability that does nothing doesn't take it.
+        after.actions_by_effect = action.actions_by_effect if after.acts else 0
+
+    def _does_what_it_says(self, before: Moment, top: StackObject, action: Action) -> bool:
+        """Does the resolving ability do what its effect says to its object? (608.2 and its exceptions)"""
+        cls, i = self.ability_class(top.code - 1)
+        if cls == "delayed":
+            # 603.7c: it affects its object only if that object is still where it was expected to be.
+            d = self.scenario.delayed[i]
+            obj, state = before.cards[d.refers_to], before.delayed[i]
+            return obj.since == state.stamp and obj.zone == state.zone
+        if cls == "reflexive":
+            return True
+        c = i
+        if self.flag(c, "has_if") and not before.cards[c].cond:
+            return False  # 603.4: the intervening 'if' is checked again on resolution
+        if self.flag(c, "optional") and action.decline:
+            return False  # 603.5: the "may" choice is made on resolution
+        if self.kind[c] in ZONE_CHANGE_SELF_KINDS and not self._finds_its_object(before, c, top):
+            return False  # 603.6: it looks for the object in the zone it moved to
+        if self.kind[c] == ENCHANTED_LEAVES and before.cards[c].zone != GRAVEYARD:
+            return False  # 603.6e: the Aura card is found in its owner's graveyard, and only there
+        return True
+
+    def _finds_its_object(self, before: Moment, c: int, top: StackObject) -> bool:
+        card = before.cards[c]
+        hidden = card.zone == LIBRARY or (card.zone == HAND and self.scenario.cards[c].owner != top.controller)
+        # The same object (it entered that zone when the ability triggered, 400.7), in that zone, not hidden.
+        return card.zone == top.zone and card.since == top.moment and not hidden
+
+    # 4. zone changes -------------------------------------------------------------------------
+    def _move(self, after: Moment, c: int, zone: int, controller: int | None = None) -> None:
+        """Card ``c`` goes to ``zone`` and becomes a new object (400.7)."""
+        card = after.cards[c]
+        owner = self.scenario.cards[c].owner
+        card.zone = zone
+        card.since = after.t
+        card.controller = owner if controller is None else controller
+        card.tapped = zone == BATTLEFIELD and self.flag(c, "enters_tapped")  # 603.6d: enters tapped
+        card.phased_out = False
+        card.attached_to = None
+        card.revealed = False  # a new object hasn't been revealed
+
+    def _zone_changes(self, before: Moment, after: Moment, action: Action) -> None:
+        cards = before.cards
+
+        def require(c: int, verb: str, zones: tuple[int, ...]) -> None:
+            card = cards[c]
+            if card.zone not in zones:
+                where = " or ".join(game.ZONES[z] for z in zones)
+                _fail(f"{verb} card {c}: it is in the {game.ZONES[card.zone]}, not the {where}")
+            if card.zone == BATTLEFIELD and card.phased_out:
+                _fail(f"{verb} card {c}: it is phased out, treated as though it doesn't exist (702.26b)")
+            if after.cards[c].since == after.t:
+                _fail(f"{verb} card {c}: it already moved in this batch")
+
+        if action.cast is not None:
+            c = action.cast
+            require(c, "cast", (HAND,))
+            if self.flag(c, "land_card"):
+                _fail(f"cast card {c}: a land is played, not cast (play_land)")
+            if not before.priority or not after.priority:
+                _fail(f"cast card {c}: a player casts spells while they have priority (117.1a)")
+            if len(after.stack) >= min(self.scenario.slots, MAX_STACK):
+                raise BeyondModelBounds(f"cast card {c}: the stack has only {self.scenario.slots} slots")
+            self._move(after, c, STACK)
+            after.stack.append(StackObject(self.spell_code(c), self.scenario.cards[c].owner))
+        if action.play_land is not None:
+            c = action.play_land
+            require(c, "play_land", (HAND,))
+            if not self.flag(c, "land_card"):
+                _fail(f"play_land card {c}: it is not a land card")
+            owner = self.scenario.cards[c].owner
+            if owner != before.active or before.step != MAIN or before.stack or not before.priority:
+                _fail(f"play_land card {c}: its owner plays it in their main step with an empty stack (305.1)")
+            self._move(after, c, BATTLEFIELD)
+        for verb, zones, to in (
+            ("destroy", (BATTLEFIELD,), GRAVEYARD),
+            ("sacrifice", (BATTLEFIELD,), GRAVEYARD),
+            ("bounce", (BATTLEFIELD,), HAND),
+            ("flicker", (BATTLEFIELD,), BATTLEFIELD),
+            ("exile", (BATTLEFIELD, HAND, LIBRARY, GRAVEYARD, COMMAND), EXILE),
+            ("put_onto_battlefield", (HAND, LIBRARY, GRAVEYARD, EXILE, COMMAND), BATTLEFIELD),
+            ("discard", (HAND,), GRAVEYARD),
+            ("draw", (LIBRARY,), HAND),
+            ("mill", (LIBRARY,), GRAVEYARD),
+        ):
+            for c in getattr(action, verb):
+                require(c, verb, zones)
+                self._move(after, c, to)
+        for c in action.dies_replaced:
+            require(c, "dies_replaced", (BATTLEFIELD,))
+            if not cards[c].eff_creature:
+                _fail(f"dies_replaced card {c}: only a creature dies")
+            self._move(after, c, EXILE)  # 603.2h: "exile it instead": the death never happens
+            after.cards[c].dies_replaced = True
+
+    # events on permanents that stay -----------------------------------------------------------------
+    def _events_on_permanents(self, before: Moment, after: Moment, action: Action) -> None:
+        def permanent(c: int, verb: str, *, stays: bool = True) -> None:
+            card = before.cards[c]
+            if card.zone != BATTLEFIELD:
+                _fail(f"{verb} card {c}: it is not on the battlefield")
+            if card.phased_out and verb != "phase_in":
+                _fail(f"{verb} card {c}: it is phased out, treated as though it doesn't exist (702.26b)")
+            if stays and after.cards[c].since == after.t:
+                _fail(f"{verb} card {c}: it leaves the battlefield in this batch")
+
+        for c in action.damage:
+            permanent(c, "damage", stays=False)
+            if not before.cards[c].eff_creature:
+                _fail(f"damage card {c}: only creatures are dealt damage in this model")
+            after.cards[c].damage = True
+        for c in action.prevent_damage:
+            if c not in action.damage:
+                _fail(f"prevent_damage card {c}: no damage is dealt to it in this batch")
+            after.cards[c].damage_prevented = True
+        for c in action.tap:
+            permanent(c, "tap")
+            if before.cards[c].tapped:
+                _fail(f"tap card {c}: it is already tapped")
+            after.cards[c].tapped = True
+        for c in action.untap:
+            permanent(c, "untap")
+            if not before.cards[c].tapped or c in action.tap:
+                _fail(f"untap card {c}: it is not tapped")
+            after.cards[c].tapped = False
+        for c, player in action.gain_control:
+            permanent(c, "gain_control")
+            if not before.priority:
+                _fail(f"gain_control card {c}: control changes by a spell or ability, after priority (110.2)")
+            if player == before.cards[c].controller or not after.in_game[player]:
+                _fail(f"gain_control card {c}: player {player} already controls it or has left the game")
+            after.cards[c].controller = player
+        for c in action.phase_out:
+            permanent(c, "phase_out")
+            after.cards[c].phased_out = True
+        for c in action.phase_in:
+            permanent(c, "phase_in")
+            if not before.cards[c].phased_out:
+                _fail(f"phase_in card {c}: it is not phased out")
+            after.cards[c].phased_out = False
+        for c in action.unattach:
+            permanent(c, "unattach")
+            if before.cards[c].attached_to is None:
+                _fail(f"unattach card {c}: it is not attached")
+            after.cards[c].attached_to = None
+        for c, target in action.attach:
+            permanent(c, "attach")
+            permanent(target, "attach (to)")
+            if target == c or before.cards[c].attached_to == target:
+                _fail(f"attach card {c}: it can't be attached to card {target}")
+            if c in action.unattach:
+                _fail(f"attach card {c}: also unattached in this batch")
+            after.cards[c].attached_to = target
+
+    # players leaving ---------------------------------------------------------------------------------
+    def _players_leave(self, before: Moment, after: Moment, action: Action) -> None:
+        leaving = list(action.lose)
+        if action.draw_game:
+            leaving = [p for p in range(self.n_players) if after.in_game[p]]
+        for p in leaving:
+            if not after.in_game[p]:
+                _fail(f"lose player {p}: they have already left the game")
+            for obj in after.stack:
+                spell = self.spell_card(obj.code)
+                if obj.controller == p or (spell is not None and self.scenario.cards[spell].owner == p):
+                    raise BeyondModelBounds(
+                        f"player {p} leaves with an object of theirs on the stack; the model can't remove it (800.4a)"
+                    )
+            after.in_game[p] = False
+            after.leaves_game[p] = True
+            after.by_draw[p] = action.draw_game  # 603.9: a draw doesn't make a player lose
+        for p in leaving:
+            # 800.4a: all objects the player owns leave the game; control they were given ends.
+            for c, card in enumerate(after.cards):
+                if self.scenario.cards[c].owner == p:
+                    self._move(after, c, OUTSIDE)
+                elif card.zone == BATTLEFIELD and card.controller == p:
+                    if not before.priority:
+                        raise BeyondModelBounds(f"card {c}: control returns to its owner only after priority")
+                    card.controller = self.scenario.cards[c].owner
+
+    def _tidy_permanents(self, after: Moment) -> None:
+        """110.2: status and attachments exist only on the battlefield, and only to objects still there."""
+        for card in after.cards:
+            if card.zone != BATTLEFIELD:
+                card.tapped = card.phased_out = False
+                card.attached_to = None
+            target = card.attached_to
+            if target is not None and (after.cards[target].zone != BATTLEFIELD or after.cards[target].since == after.t):
+                card.attached_to = None  # the permanent it was attached to left: it is a new object now (400.7)
+
+    # 5. characteristics --------------------------------------------------------------------------------
+    def _characteristics(self, m: Moment) -> None:
+        for c, card in enumerate(m.cards):
+            creature_card, granted = self.flag(c, "creature_card"), self.flag(c, "granted")
+            if card.zone != BATTLEFIELD:
+                # 603.6b: continuous effects don't apply before the permanent is on the battlefield.
+                card.eff_creature, card.eff_ability = creature_card, not granted
+                continue
+            # 613.1 / 603.6b: on the battlefield (newcomers included) the effects apply at once.
+            creature = creature_card or (self.flag(c, "land_card") and m.effects["lands_are_creatures"])
+            has_it = m.effects["grant_ability"] if granted else True
+            loses = m.effects["creatures_lose_abilities"] and creature  # "lose all abilities" is the later effect
+            card.eff_creature, card.eff_ability = creature, has_it and not loses
+
+    def _resolution_bookkeeping(self, before: Moment, after: Moment) -> None:
+        same_turn = after.turn == before.turn
+        resolving = after.resolving
+        for c, card in enumerate(after.cards):
+            if not same_turn:
+                card.resolutions, card.done_this_turn = 0, False
+            if resolving is not None and resolving.code == self.ability_code(c):
+                card.resolutions += 1
+                card.done_this_turn = card.done_this_turn or after.acts
+        if any(card.resolutions > 7 for card in after.cards):
+            raise BeyondModelBounds("the model counts at most 7 resolutions of one ability in a turn")
+
+    # 6. delayed triggered abilities --------------------------------------------------------------------
+    def _delayed_abilities_end_or_begin(self, before: Moment, after: Moment, action: Action) -> None:
+        new_turn = after.turn != before.turn
+        for d, state in enumerate(after.delayed):
+            if state.registered and new_turn and self.scenario.delayed[d].duration:
+                state.registered = False  # 603.7b: "this turn" is over
+        for d in action.create_delayed:
+            self._create_delayed(before, after, d)
+
+    def _create_delayed(self, before: Moment, after: Moment, d: int) -> None:
+        """603.7a: created by a resolving spell or ability, a replacement effect, or an allowed action."""
+        ability, state = self.scenario.delayed[d], after.delayed[d]
+        source = ability.source
+        resolving = after.resolving
+        cause = self.d_cause[d]
+        if cause == SPELL_CAUSE:
+            if resolving is None or resolving.code != self.spell_code(source):
+                _fail(f"create_delayed {d}: card {source}'s spell isn't resolving in this batch")
+            controller = resolving.controller  # 603.7d: who controlled the spell as it resolved
+        elif cause == ABILITY_CAUSE:
+            if resolving is None or resolving.code != self.ability_code(source):
+                _fail(f"create_delayed {d}: card {source}'s triggered ability isn't resolving in this batch")
+            if ability.nth and after.cards[source].resolutions != 2:
+                _fail(f"create_delayed {d}: it is created at the ability's second resolution this turn (603.7h)")
+            if not after.acts:
+                return  # the ability did nothing, so it created nothing
+            controller = resolving.controller  # 603.7e: who controlled the ability as it resolved
+        else:
+            card = after.cards[source]
+            if card.zone != BATTLEFIELD or card.phased_out:
+                _fail(f"create_delayed {d}: card {source}'s static ability works only on the battlefield")
+            controller = card.controller  # 603.7f-g: the controller of the object with the static ability
+            if cause == REPLACEMENT_CAUSE:
+                state.replacement_applied = True
+            else:
+                state.action_taken = True
+        if state.registered:
+            raise BeyondModelBounds(f"create_delayed {d}: the model holds one instance of it, and it still exists")
+        if any(w.ability == self.n_cards + d for w in before.waiting) or any(
+            obj.code == self.ability_code(self.n_cards + d) for obj in before.stack
+        ):
+            raise BeyondModelBounds(f"create_delayed {d}: an earlier instance of it is still waiting or on the stack")
+        if ability.duration and after.turn != before.turn:
+            _fail(f"create_delayed {d}: created as its turn ends")
+        obj = after.cards[ability.refers_to]
+        after.delayed[d] = replace(
+            state, registered=True, controller=controller, stamp=obj.since, zone=obj.zone
+        )  # 603.7c: it refers to this object, as it is now
+
+    def _delayed_abilities_used_up(self, after: Moment) -> None:
+        for d, state in enumerate(after.delayed):
+            if state.registered and not self.scenario.delayed[d].duration:
+                if after.abilities[self.n_cards + d].base_triggers:
+                    state.registered = False  # 603.7b: it triggers only once
+
+    # 7. what triggered --------------------------------------------------------------------------------
+    def _what_triggered(self, before: Moment | None, after: Moment, action: Action) -> list[Triggering]:
+        found = [Triggering() for _ in range(self.n_abilities)]
+        # "Whenever another ability triggers" counts the others, so it is judged last.
+        order = sorted(range(self.n_abilities), key=lambda a: self.ability_kind(a) == ABILITY_TRIGGERS)
+        for a in order:
+            found[a] = self._triggering(a, before, after, action, found)
+        return found
+
+    def _triggering(
+        self, a: int, before: Moment | None, after: Moment, action: Action, found: list[Triggering]
+    ) -> Triggering:
+        kind = self.ability_kind(a)
+        cls, i = self.ability_class(a)
+        tr = Triggering(look_back=self.looks_back(kind))  # 603.10
+        tr.no_legal_choice = cls == "printed" and i in action.no_legal_choice
+        # 603.10: judged on the game right after the event, or just before it for a look-back trigger.
+        view = before if (tr.look_back and before is not None) else after
+        tr.controller = self._controller(a, view, after)
+        if cls == "reflexive":
+            tr.matches = tr.attempts = self._reflexive_occurrences(i, after)
+        else:
+            tr.matches, tr.attempts = self._occurrences(a, kind, before, after, view, found)
+        tr.stopped_by = self._why_it_does_not_trigger(a, before, after, tr)
+        if tr.stopped_by or not tr.matches:
+            tr.base_triggers = 0
+        elif cls == "delayed" and not self.scenario.delayed[i].duration:
+            tr.base_triggers = 1  # 603.7b: once, for one of the simultaneous events
+        elif cls == "reflexive" and self.scenario.reflexive[i].pay_any:
+            tr.base_triggers = 1  # 603.12a: "one or more times" triggers once
+        else:
+            tr.base_triggers = tr.matches  # 603.2c: once for each occurrence
+        tr.counts_additional = self._counts_additional(a, after)
+        tr.triggers = tr.base_triggers
+        if tr.counts_additional:  # 603.2d: determine how many times, then it triggers that many times
+            tr.triggers = tr.base_triggers * (1 + self._additional_times(a, after))
+        if max(tr.matches, tr.attempts, tr.triggers) > MAX_COUNT:
+            raise BeyondModelBounds(f"ability {a} would trigger more than {MAX_COUNT} times in one batch")
+        return tr
+
+    def _controller(self, a: int, view: Moment, after: Moment) -> int:
+        """Who controls the instances that trigger (603.3a, 603.7d-g, 603.12)."""
+        cls, i = self.ability_class(a)
+        if cls == "printed":
+            return view.cards[i].controller  # 603.3a: its source's controller when it triggered
+        if cls == "delayed":
+            return view.delayed[i].controller
+        resolving = after.resolving
+        return resolving.controller if resolving is not None else 0  # who controlled the resolving ability
+
+    def looks_back(self, kind: int) -> bool:
+        """603.10: is a trigger of this kind judged on the game as it was just before the event?"""
+        return kind in LOOK_BACK_KINDS
+
+    def _exists(self, a: int, view: Moment, before: Moment | None = None, after: Moment | None = None) -> bool:
+        """Is the ability there to be matched by the batch's events, judged in ``view``?"""
+        cls, i = self.ability_class(a)
+        if cls == "printed":
+            return self.has_ability(view, i)
+        # A delayed ability is there if it existed before the batch or was created in it, whatever the view:
+        # the event that makes it fire also uses it up (603.7b), so its existence after the batch can't decide.
+        # Whether it may trigger (created only now, 603.7a; its "this turn" is over, 603.7b) is decided apart.
+        after = view if after is None else after
+        return (before is not None and before.delayed[i].registered) or after.delayed[i].registered
+
+    # the trigger conditions, one by one
+    def _occurrences(
+        self, a: int, kind: int, before: Moment | None, after: Moment, view: Moment, found: list[Triggering]
+    ) -> tuple[int, int]:
+        """(occurrences that match, occurrences counting prevented and replaced ones)."""
+        if kind == NONE:
+            return 0, 0
+        exists = self._exists(a, view, before, after)
+        if before is None:  # moment 0: nothing has happened; only a state can match (603.8)
+            n = int(
+                kind == NO_CARDS_IN_HAND and exists and self.hand_is_empty(after, self._controller(a, after, after))
+            )
+            return n, n
+        if not exists:
+            return 0, 0
+        x = self.subject(a)
+        t = after.t
+        was, now = before.cards[x], after.cards[x]
+        stayed = was.zone == BATTLEFIELD and now.zone == BATTLEFIELD and now.since != t
+        n = 0
+        if kind == ENTERS_SELF:  # 603.6a
+            n = int(self._entered_battlefield(after, x))
+        elif kind == CREATURE_ENTERS:  # 603.6a: every permanent, newcomers included; 603.6b: as they are now
+            n = sum(self._entered_battlefield(after, c) and after.cards[c].eff_creature for c in range(self.n_cards))
+        elif kind == CREATURE_DIES:  # 603.6c, 603.10a: creatures as they were before the event
+            died = [self._dies(before, after, c) and view.cards[c].eff_creature for c in range(self.n_cards)]
+            would = [after.cards[c].dies_replaced and view.cards[c].eff_creature for c in range(self.n_cards)]
+            return sum(died), sum(died) + sum(would)  # 603.2h: a replaced death triggers nothing
+        elif kind == LEAVES_SELF:  # 603.6c
+            n = int(self._left_battlefield(before, after, x))
+        elif kind == BECOMES_TAPPED:  # 603.2f: only the change, not entering tapped
+            n = int(stayed and not was.tapped and now.tapped)
+        elif kind == YOUR_UPKEEP:  # 603.2b: "you" is the ability's controller
+            n = int(self._began(before, after, UPKEEP) and after.active == self._controller(a, view, after))
+        elif kind == END_STEP:  # 603.2b
+            n = int(self._began(before, after, END))
+        elif kind == DEALT_DAMAGE:
+            if now.damage:
+                return int(not now.damage_prevented), 1  # 603.2h: prevented damage triggers nothing
+        elif kind == GRAVEYARD_FROM_ANYWHERE:  # creature cards, not judged by look-back (603.6c)
+            n = sum(
+                card.zone == GRAVEYARD and card.since == t and self.flag(c, "creature_card")
+                for c, card in enumerate(after.cards)
+            )
+        elif kind == PLAYER_LOSES:  # 603.9: losing or leaving, not a draw
+            n = sum(left and not draw for left, draw in zip(after.leaves_game, after.by_draw, strict=True))
+        elif kind == COUNTERED_SELF:  # 603.10e
+            n = int(after.countered_now and before.stack[-1].code == self.spell_code(x))
+        elif kind == LOSE_CONTROL:  # 603.10d: "you" is who controlled it just before
+            n = int(stayed and was.controller != now.controller and view.cards[x].controller == was.controller)
+        elif kind == PHASES_OUT:  # 603.10b
+            n = int(not was.phased_out and now.phased_out)
+        elif kind == UNATTACHED:  # 603.10c: no longer attached to what it was attached to
+            n = int(was.attached_to is not None and (now.attached_to != was.attached_to or now.since == t))
+        elif kind == ENCHANTED_LEAVES:  # 603.6c, 603.10a
+            n = int(was.attached_to is not None and self._left_battlefield(before, after, was.attached_to))
+        elif kind == ABILITY_TRIGGERS:  # another ability triggering (not one of this same kind)
+            n = sum(tr.triggers for b, tr in enumerate(found) if b != a and self.ability_kind(b) != ABILITY_TRIGGERS)
+        elif kind == NO_CARDS_IN_HAND:  # 603.8: a state, true right now
+            n = int(self.hand_is_empty(view, self._controller(a, view, after)))
+        return n, n
+
+    def _reflexive_occurrences(self, r: int, after: Moment) -> int:
+        """603.12: the creating ability's resolution, and only it: how often its instructed action was taken."""
+        resolving = after.resolving
+        creator = self.scenario.reflexive[r].created_by
+        if resolving is None or resolving.code != self.ability_code(creator):
+            return 0
+        return after.actions_by_effect
+
+    def _entered_battlefield(self, after: Moment, c: int) -> bool:
+        card = after.cards[c]
+        return card.zone == BATTLEFIELD and card.since == after.t
+
+    def _left_battlefield(self, before: Moment, after: Moment, c: int) -> bool:
+        was, now = before.cards[c], after.cards[c]
+        if was.zone != BATTLEFIELD:
+            return False
+        if was.phased_out and now.zone == OUTSIDE:
+            return False  # 603.6c: only a phased-in permanent "leaves" when its owner leaves the game
+        return now.zone != BATTLEFIELD or now.since == after.t
+
+    def _dies(self, before: Moment, after: Moment, c: int) -> bool:
+        return self._left_battlefield(before, after, c) and after.cards[c].zone == GRAVEYARD
+
+    @staticmethod
+    def _began(before: Moment, after: Moment, step: int) -> bool:
+        return after.step == step and (after.step != before.step or after.turn != before.turn)
+
+    def _why_it_does_not_trigger(self, a: int, before: Moment | None, after: Moment, tr: Triggering) -> str:
+        """The rule that stops an ability whose event happened from triggering, or ''."""
+        cls, i = self.ability_class(a)
+        # 603.2a: an effect that precludes activating abilities doesn't stop a triggered ability.
+        if cls == "printed":
+            if self._never_visible(i, before, after, tr.look_back):
+                return "603.2g"
+            if (
+                self.flag(i, "once_each_turn")
+                and before is not None
+                and before.cards[i].done_this_turn
+                and before.turn == after.turn
+            ):
+                return "603.2i"
+            if self.flag(i, "has_if") and not after.cards[i].cond:
+                return "603.4"
+        if cls == "delayed" and before is not None:
+            if not before.delayed[i].registered:
+                return "603.7a"  # created in this batch: its event counts as earlier than its creation
+            if self.scenario.delayed[i].duration and after.turn != before.turn:
+                return "603.7b"  # "this turn" is over
+        if self.ability_kind(a) == NO_CARDS_IN_HAND and before is not None:
+            if self._still_on_its_way(a, before, after):
+                return "603.8"
+        return ""
+
+    def _never_visible(self, c: int, before: Moment | None, after: Moment, look_back: bool) -> bool:
+        """603.2g: the object with the ability is at no time visible to all players."""
+        if before is None:
+            return not self.visible(after, c)
+        same_object = after.cards[c].since != after.t
+        seen_before, seen_after = self.visible(before, c), self.visible(after, c)
+        if look_back:  # the object is the one that existed before the event
+            return not (seen_before or (same_object and seen_after))
+        return not (seen_after or (same_object and seen_before))
+
+    def _still_on_its_way(self, a: int, before: Moment, after: Moment) -> bool:
+        """603.8: an instance this object's state trigger made is waiting or on the stack, and didn't leave it now."""
+        code = self.ability_code(a)
+        cls, c = self.ability_class(a)
+        # A card that changed zones is a new object (400.7): the instances of the old object's ability aren't its own.
+        since = after.cards[c].since if cls == "printed" else 0
+        waiting = sum(w.ability == a and w.moment >= since for w in before.waiting)
+        on_stack = [obj for obj in before.stack if obj.code == code and obj.moment >= since]
+        top = before.stack[-1] if before.stack else None
+        left_now = top is not None and top in on_stack and (after.countered_now or after.leave == RESOLVE)
+        return waiting + len(on_stack) - int(left_now) >= 1
+
+    def _counts_additional(self, a: int, after: Moment) -> bool:
+        """Does "a creature entering makes an ability of a permanent you control trigger an additional time"
+        refer to this ability?  Only to abilities a permanent has (603.2e), triggered by a creature entering."""
+        cls, c = self.ability_class(a)
+        if cls != "printed" or after.cards[c].zone != BATTLEFIELD:
+            return False
+        return self.kind[c] == CREATURE_ENTERS or (self.kind[c] == ENTERS_SELF and after.cards[c].eff_creature)
+
+    def _additional_times(self, a: int, after: Moment) -> int:
+        you = after.cards[self.subject(a)].controller
+        return sum(
+            self.flag(x, "doubler")
+            and card.zone == BATTLEFIELD
+            and not card.phased_out
+            and card.eff_ability
+            and card.controller == you
+            for x, card in enumerate(after.cards)
+        )
+
+    # 8.-9. putting triggered abilities on the stack ------------------------------------------------
+    def _put_triggers_on_stack(self, before: Moment, after: Moment) -> None:
+        waiting = list(before.waiting)
+        for a, tr in enumerate(after.abilities):
+            cls, i = self.ability_class(a)
+            zone = after.cards[i].zone if cls == "printed" else 0  # 603.6: where its object moved to
+            waiting += [WaitingAbility(a, tr.controller, after.t, zone)] * tr.triggers
+        if not after.priority:
+            after.waiting = waiting  # 603.3: they wait for the next time a player would receive priority
+            self._check_counts(after)
+            return
+        # 603.3b: first the abilities that don't trigger on abilities triggering, then those; each part in
+        # APNAP order, so the active player's go on the stack first and end up lowest.
+        for w in sorted(waiting, key=lambda w: (self._part(w.ability), self._apnap_rank(after, w.controller))):
+            if self._no_legal_choice(w.ability, after):
+                after.abilities[w.ability].removed += 1  # 603.3c-d: simply removed from the stack
+                continue
+            after.stack.append(StackObject(self.ability_code(w.ability), w.controller, w.moment, w.zone))
+            after.abilities[w.ability].placed += 1
+        self._check_counts(after)
+
+    def _part(self, a: int) -> int:
+        return 2 if self.ability_kind(a) == ABILITY_TRIGGERS else 1
+
+    def _apnap_rank(self, m: Moment, player: int) -> int:
+        """0 for the active player, then the others in turn order (101.4)."""
+        return (player - m.active) % self.n_players
+
+    def _no_legal_choice(self, a: int, after: Moment) -> bool:
+        cls, c = self.ability_class(a)
+        needs_choice = cls == "printed" and (self.flag(c, "modal") or self.flag(c, "targeted"))
+        return needs_choice and after.abilities[a].no_legal_choice
+
+    def _check_counts(self, after: Moment) -> None:
+        if len(after.stack) > min(self.scenario.slots, MAX_STACK):
+            raise BeyondModelBounds(
+                f"the stack would hold {len(after.stack)} objects; it has {self.scenario.slots} slots"
+            )
+        for a, tr in enumerate(after.abilities):
+            if max(tr.placed, tr.removed, sum(w.ability == a for w in after.waiting)) > MAX_COUNT:
+                raise BeyondModelBounds(f"more than {MAX_COUNT} instances of ability {a} in one placement")
+
+    # --- the trace ----------------------------------------------------------------------------------
+    def constants(self) -> dict[str, object]:
+        s = self.scenario
+        out: dict[str, object] = {
+            "owner": [card.owner for card in s.cards],
+            "kind": list(self.kind),
+            **{flag: [card.has(flag) for card in s.cards] for flag in game.CARD_FLAGS},
+            "reflexive_from": [r.created_by for r in s.reflexive],
+            "pay_any": [r.pay_any for r in s.reflexive],
+            "d_kind": list(self.d_kind),
+            "d_duration": [d.duration for d in s.delayed],
+            "d_cause": list(self.d_cause),
+            "d_source": [d.source for d in s.delayed],
+            "d_object": [d.refers_to for d in s.delayed],
+            "d_nth": [d.nth for d in s.delayed],
+        }
+        return out
+
+    def variables(self, m: Moment) -> dict[str, object]:
+        """Every per-moment trace variable of moment ``m``, as codes."""
+        none = self.n_cards
+        cards, abilities = m.cards, m.abilities
+        slots = [m.stack[s] if s < len(m.stack) else StackObject(0, 0) for s in range(self.scenario.slots)]
+        return {
+            "turn": m.turn,
+            "active": m.active,
+            "step": m.step,
+            "priority": m.priority,
+            "zone": [c.zone for c in cards],
+            "since": [c.since for c in cards],
+            "controller": [c.controller for c in cards],
+            "tapped": [c.tapped for c in cards],
+            "revealed": [c.revealed for c in cards],
+            "phased_out": [c.phased_out for c in cards],
+            "attached_to": [none if c.attached_to is None else c.attached_to for c in cards],
+            "prohibited": [c.prohibited for c in cards],
+            "cond": [c.cond for c in cards],
+            "lands_are_creatures": m.effects["lands_are_creatures"],
+            "creatures_lose_abilities": m.effects["creatures_lose_abilities"],
+            "grant_ability": m.effects["grant_ability"],
+            "eff_creature": [c.eff_creature for c in cards],
+            "eff_ability": [c.eff_ability for c in cards],
+            "damage": [c.damage for c in cards],
+            "damage_prevented": [c.damage_prevented for c in cards],
+            "dies_replaced": [c.dies_replaced for c in cards],
+            "leaves_game": list(m.leaves_game),
+            "by_draw": list(m.by_draw),
+            "leave": m.leave,
+            "may_use": m.may_use,
+            "actions_by_effect": m.actions_by_effect,
+            "actions_other": m.actions_other,
+            "replacement_applied": [d.replacement_applied for d in m.delayed],
+            "action_taken": [d.action_taken for d in m.delayed],
+            "no_legal_choice": [tr.no_legal_choice for tr in abilities],
+            "look_back": [tr.look_back for tr in abilities],
+            "matches": [tr.matches for tr in abilities],
+            "attempts": [tr.attempts for tr in abilities],
+            "base_triggers": [tr.base_triggers for tr in abilities],
+            "triggers": [tr.triggers for tr in abilities],
+            "trigger_controller": [tr.controller for tr in abilities],
+            "pending": [sum(w.ability == a for w in m.waiting) for a in range(self.n_abilities)],
+            "placed": [tr.placed for tr in abilities],
+            "removed": [tr.removed for tr in abilities],
+            "skipped": [0] * self.n_abilities,  # 603.5: optional abilities go on the stack regardless
+            "prohibition_applies": [False] * self.n_abilities,  # 603.2a
+            "counts_additional": [tr.counts_additional for tr in abilities],
+            "is_leaves_ability": [k in LEAVES_THE_BATTLEFIELD_KINDS for k in self.kind],  # 603.6c
+            "registered": [d.registered for d in m.delayed],
+            "d_controller": [d.controller for d in m.delayed],
+            "d_stamp": [d.stamp for d in m.delayed],
+            "d_zone": [d.zone for d in m.delayed],
+            "resolutions": [c.resolutions for c in cards],
+            "done_this_turn": [c.done_this_turn for c in cards],
+            "stack_size": len(m.stack),
+            "slot_src": [obj.code for obj in slots],
+            "slot_controller": [obj.controller for obj in slots],
+            "slot_moment": [obj.moment for obj in slots],
+            "slot_zone": [obj.zone for obj in slots],
+            "countered_now": m.countered_now,
+            "instruction_works": m.instruction_works,
+            "acts": m.acts,
+        }
+
+    def trace(self) -> Trace:
+        universe = game.universe(**self.scenario.universe_sizes())
+        states = tuple(self.variables(m) for m in self.moments)
+        missing = {spec.name for spec in game.VARIABLES if spec.per_moment} ^ set(states[0])
+        assert not missing, f"the engine doesn't compute {sorted(missing)}"
+        return Trace("current", universe, self.constants(), states, {"engine": "reference"})
+
+
+def run(scenario: Scenario) -> Trace:
+    """Play ``scenario`` by rule 603 and return its trace; a bad scenario raises InvalidArgument naming the action."""
+    played = ReferenceGame(scenario)
+    for action in scenario.actions:
+        played.apply(action)
+    return played.trace()
+
+
+# --- command line: sample traces for `rule603 check` ------------------------------------------------
+
+
+def sample_traces(count: int, max_actions: int = 19) -> list[Trace]:
+    """``count`` traces of generated scenarios (the same ones on every run: Hypothesis, derandomized)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from .strategies import scenarios
+
+    out: list[Trace] = []
+
+    @settings(
+        max_examples=count,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(scenarios(max_actions=max_actions))
+    def play(scenario: Scenario) -> None:
+        if len(out) < count:
+            out.append(run(scenario))
+
+    play()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m rule603.engines.reference --count N --output FILE.jsonl``: reference traces as JSON Lines."""
+    import argparse
+    import json
+    import sys
+    from pathlib import Path
+
+    from rule603 import trace_to_json
+
+    parser = argparse.ArgumentParser(prog="python -m rule603.engines.reference", description=main.__doc__)
+    parser.add_argument("--count", type=int, default=100, help="how many traces (default 100)")
+    parser.add_argument("--output", required=True, metavar="FILE", help="JSON Lines file to write")
+    parser.add_argument("--overwrite", action="store_true", help="replace FILE if it exists")
+    args = parser.parse_args(argv)
+    if args.count < 1:
+        print(f"{parser.prog}: error: --count {args.count}: must be positive", file=sys.stderr)
+        return 2
+    path = Path(args.output)
+    if path.exists() and not args.overwrite:
+        print(f"{parser.prog}: error: --output {path}: already exists; add --overwrite to replace it", file=sys.stderr)
+        return 2
+    traces = sample_traces(args.count)
+    path.write_text("".join(json.dumps(trace_to_json(t)) + "\n" for t in traces), encoding="utf-8")
+    print(f"wrote {len(traces)} traces to {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,315 @@
+"""What a game engine is given: the cards, the abilities they create, and a script of actions.
+
+A :class:`Scenario` is engine-neutral: the reference engine (``reference.py``) plays it,
+and later other engines and human-written TOML files (one table per card, one
+``[[actions]]`` entry per batch) use the same shape.  Everything is named in the game's
+own words; where a field becomes a trace variable, its docstring names that variable.
+
+An :class:`Action` is one *batch*: everything in it happens at the same time (a board
+wipe is one ``destroy`` of several cards), then the game looks at what triggered.  Each
+action makes one new moment of the trace.  An action with no fields set is a batch in
+which nothing happens (players pass priority without the top of the stack resolving,
+or do something the model does not track).
+
+:func:`check_scenario` catches what can be seen without playing (unknown names, numbers
+out of range); whether an action is possible in the game's state at that point is the
+engine's question.  Both raise :class:`rule603.InvalidArgument` with a one-line message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from rule603 import InvalidArgument
+from rule603.models import game
+
+#: Zones a card can start in (the stack starts empty; nothing starts outside the game).
+START_ZONES = ("library", "hand", "battlefield", "graveyard", "exile", "command")
+#: Continuous effects a scenario can switch on or off.
+EFFECTS = ("lands_are_creatures", "creatures_lose_abilities", "grant_ability")
+#: Limits of the trace model (see VARIABLES in models/game.py).
+MAX_PLAYERS, MAX_CARDS, MAX_SLOTS, MAX_MOMENTS = 4, 6, 7, 32
+
+
+class BeyondModelBounds(InvalidArgument):
+    """The game is fine, but the trace model can't hold it (too many triggers, stack objects, moments).
+
+    Generators skip such scripts; a person sees which bound was hit.
+    """
+
+    __module__ = "rule603.engines.scenario"
+
+
+@dataclass(frozen=True)
+class Card:
+    """A card: its printed text, who owns it, and where it starts."""
+
+    owner: int = 0
+    trigger: str = "none"  # its printed triggered ability's trigger condition: one of game.KINDS (``kind``)
+    flags: tuple[str, ...] = ()  # the yes/no parts of its text that are true: names from game.CARD_FLAGS
+    zone: str = "library"  # where it starts: one of START_ZONES
+    controller: int | None = None  # who controls it, when it starts on the battlefield (default: its owner)
+    tapped: bool = False  # starts tapped (on the battlefield only)
+    attached_to: int | None = None  # starts attached to this card (both on the battlefield)
+    permanent: bool = True  # as a spell it resolves onto the battlefield; False: an instant or sorcery
+    condition: bool = True  # its intervening-'if' condition is true at the start (``cond``)
+    revealed: bool = False  # starts revealed to all players (``revealed``)
+
+    def has(self, flag: str) -> bool:
+        return flag in self.flags
+
+
+@dataclass(frozen=True)
+class DelayedAbility:
+    """A delayed triggered ability some spell, ability or static ability can create (603.7)."""
+
+    trigger: str  # its trigger condition, one of game.KINDS (``d_kind``); it speaks of ``source`` as "this"
+    cause: str = "spell"  # what creates it: one of game.CAUSES (``d_cause``, 603.7a)
+    source: int = 0  # the card whose spell, ability or static ability creates it (``d_source``)
+    refers_to: int = 0  # the card it does something to when it resolves (``d_object``, 603.7c)
+    duration: bool = False  # it has a stated duration, "this turn" (``d_duration``, 603.7b)
+    nth: bool = False  # created when its creating ability resolves for the second time in a turn (``d_nth``, 603.7h)
+
+
+@dataclass(frozen=True)
+class ReflexiveAbility:
+    """A reflexive triggered ability: "When you do, ..." (603.12)."""
+
+    created_by: int  # the card whose resolving triggered ability creates it (``reflexive_from``)
+    pay_any: bool = False  # "when you pay this cost one or more times": triggers once (``pay_any``, 603.12a)
+
+
+@dataclass(frozen=True)
+class Action:
+    """One batch of simultaneous events.  Card and player fields are numbers (indexes into the scenario).
+
+    Circumstances (continuous effects, prohibitions, intervening-'if' conditions, revealed
+    cards) last until an action changes them.
+    """
+
+    # --- turn structure ---------------------------------------------------------------
+    step: str | None = None  # this later step of the current turn begins (one of game.STEPS, not untap)
+    next_turn: bool = False  # the next player's turn begins, with its untap step (no other event in that batch)
+    priority: bool = True  # a player receives priority after this batch; False: another batch follows at once
+    # --- the stack --------------------------------------------------------------------
+    cast: int | None = None  # this card is cast from its owner's hand (it goes on the stack)
+    resolve: bool = False  # the top object of the stack resolves
+    counter: bool = False  # the top object of the stack is countered
+    decline: bool = False  # the resolving ability's controller doesn't take its "may" option (603.5)
+    actions_by_effect: int = 0  # times the resolving ability's instructed action is taken (603.12; 0..3)
+    actions_other: int = 0  # times the same action is taken for other reasons (0..3)
+    create_delayed: tuple[int, ...] = ()  # delayed abilities created in this batch, each by its cause (603.7a)
+    no_legal_choice: tuple[int, ...] = ()  # cards whose ability would have no legal mode or target now (603.3c-d)
+    # --- zone changes -----------------------------------------------------------------
+    play_land: int | None = None  # the active player plays this land card from their hand
+    destroy: tuple[int, ...] = ()  # permanents put into their owners' graveyards
+    sacrifice: tuple[int, ...] = ()  # likewise, by their controllers
+    exile: tuple[int, ...] = ()  # cards exiled from the battlefield, a hand, a library, a graveyard or the command zone
+    bounce: tuple[int, ...] = ()  # permanents returned to their owners' hands
+    flicker: tuple[int, ...] = ()  # permanents exiled and returned at once: new objects (400.7)
+    put_onto_battlefield: tuple[int, ...] = ()  # cards put onto the battlefield under their owners' control
+    discard: tuple[int, ...] = ()  # cards discarded from hand
+    draw: tuple[int, ...] = ()  # cards drawn from the library by their owners
+    mill: tuple[int, ...] = ()  # cards put from the library into the graveyard
+    dies_replaced: tuple[int, ...] = ()  # creatures that would die, but a replacement effect exiles them (603.2h)
+    # --- events on permanents ---------------------------------------------------------
+    damage: tuple[int, ...] = ()  # creatures dealt damage
+    prevent_damage: tuple[int, ...] = ()  # of those, the ones whose damage is prevented (603.2h)
+    tap: tuple[int, ...] = ()
+    untap: tuple[int, ...] = ()
+    gain_control: tuple[tuple[int, int], ...] = ()  # (card, player): that player gains control of the permanent
+    phase_out: tuple[int, ...] = ()
+    phase_in: tuple[int, ...] = ()
+    attach: tuple[tuple[int, int], ...] = ()  # (card, permanent): the card becomes attached to the permanent
+    unattach: tuple[int, ...] = ()
+    # --- players ----------------------------------------------------------------------
+    lose: tuple[int, ...] = ()  # players who lose the game
+    draw_game: bool = False  # the game is a draw: every remaining player leaves it (603.9)
+    # --- circumstances ----------------------------------------------------------------
+    lands_are_creatures: bool | None = None  # continuous effect "All lands are creatures" starts (True) or ends
+    creatures_lose_abilities: bool | None = None  # "All creatures lose all abilities"
+    grant_ability: bool | None = None  # the effect giving cards flagged 'granted' their triggered ability
+    prohibit: tuple[int, ...] = ()  # an effect now precludes activating this card's abilities (603.2a)
+    allow: tuple[int, ...] = ()  # that effect ends
+    condition_true: tuple[int, ...] = ()  # these cards' intervening-'if' conditions become true (603.4)
+    condition_false: tuple[int, ...] = ()  # ... or false
+    reveal: tuple[int, ...] = ()  # these cards are revealed to all players (603.2g)
+    conceal: tuple[int, ...] = ()  # ... or no longer revealed
+
+    def __repr__(self) -> str:  # only what is set: scripts read like the game
+        shown = [f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if getattr(self, f.name) != f.default]
+        return f"Action({', '.join(shown)})"
+
+    def moved_cards(self) -> list[int]:
+        """Every card this action moves to another zone (or out and back, for ``flicker``)."""
+        out = list(self.destroy + self.sacrifice + self.exile + self.bounce + self.flicker)
+        out += list(self.put_onto_battlefield + self.discard + self.draw + self.mill + self.dies_replaced)
+        out += [c for c in (self.cast, self.play_land) if c is not None]
+        return out
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A game to play: players, cards, the abilities they can create, and the actions, one batch each."""
+
+    cards: tuple[Card, ...]
+    actions: tuple[Action, ...] = ()
+    players: int = 2
+    delayed: tuple[DelayedAbility, ...] = ()
+    reflexive: tuple[ReflexiveAbility, ...] = ()
+    slots: int = 3  # stack slots of the trace model: at most this many objects on the stack
+    step: str = "main"  # the step the game starts in (turn 1, player 0 active)
+    effects: tuple[str, ...] = ()  # continuous effects in force at the start: names from EFFECTS
+    prohibited: tuple[int, ...] = ()  # cards whose abilities can't be activated at the start
+    description: str = field(default="", compare=False)
+
+    def universe_sizes(self) -> dict[str, int]:
+        return {
+            "player": self.players,
+            "card": len(self.cards),
+            "delayed": len(self.delayed),
+            "reflexive": len(self.reflexive),
+            "slot": self.slots,
+        }
+
+
+# ---------------------------------------------------------------------------------------
+# Checks that need no play: names and numbers.
+# ---------------------------------------------------------------------------------------
+
+
+def _fail(where: str, message: str) -> None:
+    raise InvalidArgument(f"{where}: {message}")
+
+
+def _one_of(where: str, value: object, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        _fail(where, f"{value!r} is not one of {', '.join(allowed)}")
+
+
+def _index(where: str, value: object, size: int, what: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size:
+        _fail(where, f"{value!r} is not a {what} number (0..{size - 1})")
+
+
+def check_scenario(s: Scenario) -> None:
+    """Raise :class:`InvalidArgument` naming the first thing in ``s`` that can't be right."""
+    if not 1 <= s.players <= MAX_PLAYERS:
+        _fail("players", f"{s.players!r}: the model plays 1 to {MAX_PLAYERS} players")
+    if not 1 <= len(s.cards) <= MAX_CARDS:
+        _fail("cards", f"{len(s.cards)} cards: the model plays 1 to {MAX_CARDS}")
+    if not 1 <= s.slots <= MAX_SLOTS:
+        _fail("slots", f"{s.slots!r}: the stack has 1 to {MAX_SLOTS} slots")
+    if 1 + len(s.actions) > MAX_MOMENTS:
+        _fail("actions", f"{len(s.actions)} actions: a trace holds at most {MAX_MOMENTS - 1}")
+    n = len(s.cards)
+    if 1 + len(s.cards) + len(s.delayed) + len(s.reflexive) + n > 31:
+        _fail("delayed", "too many abilities for the stack's codes (cards + delayed + reflexive + cards <= 30)")
+    _one_of("step", s.step, tuple(x for x in game.STEPS if x != "untap"))
+    for name in s.effects:
+        _one_of("effects", name, EFFECTS)
+    for c in s.prohibited:
+        _index("prohibited", c, n, "card")
+    for c, card in enumerate(s.cards):
+        _check_card(c, card, s)
+    for d, ability in enumerate(s.delayed):
+        where = f"delayed {d}"
+        _one_of(f"{where}: trigger", ability.trigger, game.KINDS)
+        _one_of(f"{where}: cause", ability.cause, game.CAUSES)
+        _index(f"{where}: source", ability.source, n, "card")
+        _index(f"{where}: refers_to", ability.refers_to, n, "card")
+        if ability.nth and ability.cause != "ability":
+            _fail(where, "only an ability can wait for its own second resolution (603.7h): set cause = 'ability'")
+    for r, ability in enumerate(s.reflexive):
+        _index(f"reflexive {r}: created_by", ability.created_by, n, "card")
+    for i, action in enumerate(s.actions, start=1):
+        check_action_names(f"action {i}", action, s)
+
+
+def _check_card(c: int, card: Card, s: Scenario) -> None:
+    where, n = f"card {c}", len(s.cards)
+    _index(f"{where}: owner", card.owner, s.players, "player")
+    _one_of(f"{where}: trigger", card.trigger, game.KINDS)
+    for flag in card.flags:
+        _one_of(f"{where}: flags", flag, game.CARD_FLAGS)
+    _one_of(f"{where}: zone", card.zone, START_ZONES)
+    on_battlefield = card.zone == "battlefield"
+    if card.controller is not None:
+        _index(f"{where}: controller", card.controller, s.players, "player")
+        if not on_battlefield:
+            _fail(where, "only a permanent has a controller other than its owner (110.2)")
+    if card.tapped and not on_battlefield:
+        _fail(where, "only a permanent can be tapped (110.5)")
+    if card.attached_to is not None:
+        _index(f"{where}: attached_to", card.attached_to, n, "card")
+        if card.attached_to == c:
+            _fail(where, "a card can't be attached to itself")
+        if not on_battlefield or s.cards[card.attached_to].zone != "battlefield":
+            _fail(where, "attachments exist only between permanents on the battlefield")
+    if not card.permanent and (card.has("creature_card") or card.has("land_card")):
+        _fail(where, "a creature or land card is a permanent card (permanent = true)")
+
+
+_CARD_LISTS = (
+    "create_delayed",
+    "no_legal_choice",
+    "destroy",
+    "sacrifice",
+    "exile",
+    "bounce",
+    "flicker",
+    "put_onto_battlefield",
+    "discard",
+    "draw",
+    "mill",
+    "dies_replaced",
+    "damage",
+    "prevent_damage",
+    "tap",
+    "untap",
+    "phase_out",
+    "phase_in",
+    "unattach",
+    "prohibit",
+    "allow",
+    "condition_true",
+    "condition_false",
+    "reveal",
+    "conceal",
+)
+
+
+def check_action_names(where: str, a: Action, s: Scenario) -> None:
+    """The action's names and numbers make sense for ``s`` (whether it can happen is the engine's question)."""
+    n = len(s.cards)
+    if a.step is not None:
+        _one_of(f"{where}: step", a.step, tuple(x for x in game.STEPS if x != "untap"))
+    for name in _CARD_LISTS:
+        values = getattr(a, name)
+        if not isinstance(values, tuple):
+            _fail(f"{where}: {name}", f"expected a list of numbers, got {values!r}")
+        size, what = (len(s.delayed), "delayed ability") if name == "create_delayed" else (n, "card")
+        for c in values:
+            _index(f"{where}: {name}", c, size, what)
+        if len(set(values)) != len(values):
+            _fail(f"{where}: {name}", "names the same card twice")
+    for name in ("cast", "play_land"):
+        if getattr(a, name) is not None:
+            _index(f"{where}: {name}", getattr(a, name), n, "card")
+    for name in ("gain_control", "attach"):
+        for pair in getattr(a, name):
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                _fail(f"{where}: {name}", f"expected pairs, got {pair!r}")
+            _index(f"{where}: {name}", pair[0], n, "card")
+            _index(f"{where}: {name}", pair[1], s.players if name == "gain_control" else n, "player or card")
+    for p in a.lose:
+        _index(f"{where}: lose", p, s.players, "player")
+    for name in ("actions_by_effect", "actions_other"):
+        value = getattr(a, name)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+            _fail(f"{where}: {name}", f"{value!r}: the model counts 0 to 3")
+    if a.resolve and a.counter:
+        _fail(where, "the top of the stack either resolves or is countered, not both")
+    moved = a.moved_cards()
+    if len(set(moved)) != len(moved):
+        _fail(where, "a card moves at most once in one batch")

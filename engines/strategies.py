@@ -1,0 +1,529 @@
+"""Hypothesis strategies for scenarios: random cards, abilities and legal action scripts.
+
+``scenarios()`` draws the cards (every trigger condition of ``game.KINDS``, every flag of
+``game.CARD_FLAGS``), delayed abilities (every cause, with and without a duration),
+reflexive abilities, starting continuous effects, and then a script, one action at a
+time: it draws what kind of thing happens next, then fits it to the game as it stands
+(cast only a card in a hand, resolve only when the stack holds something, begin a step
+only when the stack is empty, ...).  The game as it stands is the reference engine's
+own state, played as the script grows; an action the engine still refuses (or that would
+overflow the model's bounds) is left out, so every generated script plays through.
+
+Shrinking works as usual: fewer cards, fewer actions, plainer ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import strategies as st
+from rule603 import InvalidArgument
+from rule603.models import game
+from rule603.models.game import (
+    BATTLEFIELD,
+    COMMAND,
+    END,
+    EXILE,
+    GRAVEYARD,
+    HAND,
+    LIBRARY,
+    MAIN,
+    OUTSIDE,
+    STACK,
+    UNTAP,
+    UPKEEP,
+)
+
+from .reference import ReferenceGame
+from .scenario import EFFECTS, START_ZONES, Action, Card, DelayedAbility, ReflexiveAbility, Scenario
+
+#: What happens next, drawn first and then fitted to the game, with its weight.
+ACTION_WEIGHTS = {
+    "provoke": 16,  # an action aimed at some ability's trigger condition, or at creating a delayed ability
+    "resolve": 4,  # (now and then the top is countered instead)
+    "step": 3,
+    "next_turn": 2,
+    "cast": 2,
+    "put_onto_battlefield": 2,
+    **dict.fromkeys(
+        (
+            "pass",
+            "counter",
+            "play_land",
+            "destroy",
+            "board_wipe",
+            "sacrifice",
+            "exile",
+            "bounce",
+            "flicker",
+            "discard",
+            "draw",
+            "mill",
+            "dies_replaced",
+            "damage",
+            "tap",
+            "untap",
+            "gain_control",
+            "phase_out",
+            "phase_in",
+            "attach",
+            "unattach",
+            "lose",
+            "draw_game",
+            "effect",
+            "prohibit",
+            "condition",
+            "reveal",
+            "create_delayed",
+        ),
+        1,
+    ),
+}
+ACTION_KINDS = tuple(kind for kind, weight in ACTION_WEIGHTS.items() for _ in range(weight))
+PLAYERS = st.integers(2, 3)  # how many players, by default (one-player games: pass players=1)
+CARDS = st.integers(1, 4)  # how many cards, by default
+#: One card in how many has the flag (6 when not listed): creatures are common, granted abilities rare.
+FLAG_ODDS = {"creature_card": 2, "granted": 12}
+#: Trigger conditions and starting zones, the interesting ones first (Hypothesis favours the first).
+KINDS_FIRST = game.KINDS[1:] + game.KINDS[:1]
+ZONES_FIRST = ("battlefield", "hand", "battlefield", "hand", *START_ZONES)
+STEPS_AFTER_UNTAP = tuple(s for s in game.STEPS if s != "untap")
+
+
+def _one_in(draw, n: int) -> bool:
+    """True about one time in ``n``; shrinks to False."""
+    return draw(st.integers(0, n - 1)) == n // 2
+
+
+def _n(draw, value: int | st.SearchStrategy[int]) -> int:
+    return draw(value) if isinstance(value, st.SearchStrategy) else value
+
+
+@st.composite
+def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | None = None) -> Card:
+    """One card: any trigger condition, any flags, any owner and starting zone.
+
+    ``focus`` and ``focus_flag``, when given, are the trigger condition and flag a scenario
+    is built around: each card has them half of the time, so that abilities meet (several
+    players' "dies" abilities in one board wipe, a doubler next to an enters ability, ...).
+    """
+    flags = [flag for flag in game.CARD_FLAGS if _one_in(draw, FLAG_ODDS.get(flag, 6))]
+    if focus_flag is not None and focus_flag not in flags and draw(st.booleans()):
+        flags.append(focus_flag)
+    zone = draw(st.sampled_from(ZONES_FIRST))
+    on_battlefield = zone == "battlefield"
+    creature_or_land = "creature_card" in flags or "land_card" in flags
+    trigger = draw(st.sampled_from(KINDS_FIRST))
+    if focus is not None and draw(st.booleans()):
+        trigger = focus
+    return Card(
+        owner=draw(st.integers(0, players - 1)),
+        trigger=trigger,
+        flags=tuple(f for f in game.CARD_FLAGS if f in flags),
+        zone=zone,
+        controller=draw(st.integers(0, players - 1)) if on_battlefield and draw(st.booleans()) else None,
+        tapped=on_battlefield and draw(st.booleans()),
+        permanent=creature_or_land or draw(st.booleans()),
+        condition=not _one_in(draw, 4),
+        revealed=zone in ("hand", "library") and _one_in(draw, 4),
+    )
+
+
+@st.composite
+def delayed_abilities(draw, n_cards: int, focus: str | None = None) -> DelayedAbility:
+    """A delayed triggered ability: any trigger condition (or the scenario's focus), cause, duration."""
+    cause = draw(st.sampled_from(game.CAUSES))
+    # Conditions several simultaneous events can meet come twice: 603.7b is about exactly those.
+    trigger = draw(st.sampled_from(KINDS_FIRST + ("creature_dies", "creature_enters", "graveyard_from_anywhere")))
+    if focus is not None and draw(st.booleans()):
+        trigger = focus
+    source = draw(st.integers(0, n_cards - 1))
+    return DelayedAbility(
+        trigger=trigger,
+        cause=cause,
+        source=source,
+        refers_to=source if draw(st.booleans()) else draw(st.integers(0, n_cards - 1)),
+        duration=draw(st.booleans()),
+        nth=cause == "ability" and _one_in(draw, 3),
+    )
+
+
+@st.composite
+def reflexive_abilities(draw, n_cards: int) -> ReflexiveAbility:
+    return ReflexiveAbility(created_by=draw(st.integers(0, n_cards - 1)), pay_any=draw(st.booleans()))
+
+
+def _attachments(draw, chosen: list[Card]) -> list[Card]:
+    """Some permanents start attached to other permanents."""
+    on_bf = [c for c, card in enumerate(chosen) if card.zone == "battlefield"]
+    out = list(chosen)
+    for c in on_bf:
+        others = [x for x in on_bf if x != c]
+        if others and _one_in(draw, 4):
+            out[c] = replace(out[c], attached_to=draw(st.sampled_from(others)))
+    return out
+
+
+def _starting_game(scenario: Scenario) -> tuple[Scenario, ReferenceGame]:
+    """The game at moment 0.  A state trigger must not trigger before the game begins: if one would, the
+    state-trigger cards where they would function start in the library instead."""
+    try:
+        return scenario, ReferenceGame(scenario)
+    except InvalidArgument:
+        fixed = [
+            replace(card, zone="library", controller=None, tapped=False, attached_to=None)
+            if card.trigger == "no_cards_in_hand" and card.zone in ("battlefield", "hand")
+            else card
+            for card in scenario.cards
+        ]
+        moved = {c for c, card in enumerate(fixed) if card.zone == "library"}
+        fixed = [replace(card, attached_to=None) if card.attached_to in moved else card for card in fixed]
+        scenario = replace(scenario, cards=tuple(fixed))
+        return scenario, ReferenceGame(scenario)
+
+
+@st.composite
+def scenarios(
+    draw,
+    players: int | st.SearchStrategy[int] = PLAYERS,
+    cards: int | st.SearchStrategy[int] = CARDS,
+    max_actions: int = 12,
+    slots: int = 5,
+) -> Scenario:
+    """A scenario with a script the reference engine plays through (``players``, ``cards``: how many)."""
+    n_players = _n(draw, players)
+    n_cards = _n(draw, cards)
+    focus = draw(st.sampled_from(KINDS_FIRST[:-1]))
+    focus_flag = draw(st.sampled_from(game.CARD_FLAGS))
+    chosen = _attachments(draw, [draw(card_texts(n_players, focus, focus_flag)) for _ in range(n_cards)])
+    delayed = draw(st.lists(delayed_abilities(n_cards, focus), max_size=2))
+    for ability in delayed:  # a spell that creates a delayed ability is best found in a hand, to be cast
+        source = chosen[ability.source]
+        if ability.cause == "spell" and source.zone != "hand" and not source.has("land_card") and draw(st.booleans()):
+            chosen[ability.source] = replace(source, zone="hand", controller=None, tapped=False, attached_to=None)
+            chosen = [replace(c, attached_to=None) if c.attached_to == ability.source else c for c in chosen]
+    setup = Scenario(
+        cards=tuple(chosen),
+        players=n_players,
+        delayed=tuple(delayed),
+        reflexive=tuple(draw(st.lists(reflexive_abilities(n_cards), max_size=1))),
+        slots=slots,
+        step=draw(st.sampled_from(STEPS_AFTER_UNTAP)),
+        effects=tuple(e for e in EFFECTS if _one_in(draw, 8 if e == "creatures_lose_abilities" else 5)),
+        prohibited=tuple(c for c in range(n_cards) if _one_in(draw, 6)),
+    )
+    setup, played = _starting_game(setup)
+    script: list[Action] = []
+    for _ in range(3 * max_actions):  # an action the engine refuses is left out (and counts as a try)
+        if len(script) >= max_actions or played.game_over:
+            break
+        if len(script) >= 2 and _one_in(draw, 10):
+            break  # scripts end at random (and shrink towards shorter ones)
+        action = _next_action(draw, played)
+        try:
+            played.apply(action)
+        except InvalidArgument:
+            continue  # the engine refuses it (or the model can't hold it): leave it out
+        script.append(action)
+    return replace(setup, actions=tuple(script))
+
+
+# ---------------------------------------------------------------------------------------
+# Fitting an action to the game as it stands.
+# ---------------------------------------------------------------------------------------
+
+
+def _some(draw, items: list[int], at_most: int = 3) -> tuple[int, ...]:
+    """A non-empty selection of ``items`` (in order), or () if there are none."""
+    if not items:
+        return ()
+    picked = draw(st.lists(st.sampled_from(items), min_size=1, max_size=at_most, unique=True))
+    return tuple(sorted(picked))
+
+
+def _next_action(draw, played: ReferenceGame) -> Action:
+    m = played.now
+    if m.step == UNTAP:  # the untap step lasts one batch: a step begins
+        return Action(step=draw(st.sampled_from(("upkeep", "upkeep", "draw", "main", "end"))))
+    idle = not m.stack and not m.waiting
+    top_is_delayed = m.stack and played.n_cards < m.stack[-1].code <= played.n_cards + played.n_delayed
+    if top_is_delayed and m.priority and _one_in(draw, 3):
+        return _meddle(draw, played)  # 603.7c: move the object it will look for
+    action = Action()
+    for _ in range(3):  # a kind that fits nothing here (say, tap with no permanent) gives way to another
+        kind = draw(st.sampled_from(ACTION_KINDS))
+        if kind in ("resolve", "counter") and not (m.stack and m.priority):
+            continue
+        if kind in ("step", "next_turn") and not idle:
+            kind = "resolve" if m.priority else "pass"
+        if kind == "step" and m.step == game.STEPS.index("cleanup"):
+            kind = "next_turn"
+        if kind in ("lose", "draw_game") and not _one_in(draw, 3):
+            continue  # the game ends: not too often
+        action = _fit(draw, played, kind)
+        if action != Action() or kind == "pass":
+            break
+    # Circumstances that ride along with anything: no legal target now, or no priority afterwards.
+    choosy = [c for c in range(played.n_cards) if played.flag(c, "modal") or played.flag(c, "targeted")]
+    if choosy and not action.next_turn and _one_in(draw, 10):
+        action = replace(action, no_legal_choice=_some(draw, choosy))
+    quiet = not (action.cast is not None or action.next_turn or action.gain_control)
+    if quiet and m.priority and _one_in(draw, 8):
+        action = replace(action, priority=False)
+    return action
+
+
+def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per kind of event
+    m = played.now
+    zone_of = [card.zone for card in m.cards]
+
+    def in_zone(*zones: int) -> list[int]:
+        return [c for c, z in enumerate(zone_of) if z in zones and not m.cards[c].phased_out]
+
+    permanents = in_zone(BATTLEFIELD)
+    creatures = [c for c in permanents if m.cards[c].eff_creature]
+    players_in = [p for p in range(played.n_players) if m.in_game[p]]
+
+    if kind == "resolve":
+        return Action(counter=True) if _one_in(draw, 8) else _resolution(draw, played)
+    if kind == "provoke":
+        return _provoke(draw, played)
+    if kind == "counter":
+        return Action(counter=True)
+    if kind == "cast":
+        castable = [c for c in in_zone(HAND) if not played.flag(c, "land_card")]
+        return Action(cast=draw(st.sampled_from(castable))) if castable and m.priority else Action()
+    if kind == "play_land":
+        lands = [c for c in in_zone(HAND) if played.flag(c, "land_card") and played.scenario.cards[c].owner == m.active]
+        if lands and m.step == MAIN and not m.stack and m.priority:
+            return Action(play_land=draw(st.sampled_from(lands)))
+        return Action(put_onto_battlefield=_some(draw, in_zone(HAND, GRAVEYARD, EXILE, COMMAND), 1))
+    if kind in ("destroy", "sacrifice", "bounce", "flicker"):
+        return Action(**{kind: _some(draw, permanents, 2)})
+    if kind == "board_wipe":
+        return Action(destroy=tuple(creatures) or tuple(permanents))
+    if kind == "exile":
+        return Action(exile=_some(draw, in_zone(BATTLEFIELD, HAND, LIBRARY, GRAVEYARD, COMMAND), 2))
+    if kind == "put_onto_battlefield":
+        return Action(put_onto_battlefield=_some(draw, in_zone(HAND, LIBRARY, GRAVEYARD, EXILE, COMMAND), 2))
+    if kind == "discard":
+        return Action(discard=_some(draw, in_zone(HAND), 2))
+    if kind == "draw":
+        return Action(draw=_some(draw, in_zone(LIBRARY), 2))
+    if kind == "mill":
+        return Action(mill=_some(draw, in_zone(LIBRARY), 2))
+    if kind == "dies_replaced":
+        replaced = _some(draw, creatures, 2)
+        rest = tuple(c for c in creatures if c not in replaced and draw(st.booleans()))
+        return Action(dies_replaced=replaced, destroy=rest)
+    if kind == "damage":
+        hit = _some(draw, creatures, 3)
+        return Action(damage=hit, prevent_damage=tuple(c for c in hit if draw(st.booleans())))
+    if kind == "tap":
+        return Action(tap=_some(draw, [c for c in permanents if not m.cards[c].tapped], 2))
+    if kind == "untap":
+        return Action(untap=_some(draw, [c for c in permanents if m.cards[c].tapped], 2))
+    if kind == "gain_control":
+        if not permanents or len(players_in) < 2 or not m.priority:
+            return Action()
+        c = draw(st.sampled_from(permanents))
+        others = [p for p in players_in if p != m.cards[c].controller]
+        return Action(gain_control=((c, draw(st.sampled_from(others))),))
+    if kind == "phase_out":
+        return Action(phase_out=_some(draw, permanents, 2))
+    if kind == "phase_in":
+        phased = [c for c, card in enumerate(m.cards) if card.zone == BATTLEFIELD and card.phased_out]
+        return Action(phase_in=_some(draw, phased, 2))
+    if kind == "attach":
+        if len(permanents) < 2:
+            return Action()
+        c = draw(st.sampled_from(permanents))
+        targets = [x for x in permanents if x != c and m.cards[c].attached_to != x]
+        return Action(attach=((c, draw(st.sampled_from(targets))),)) if targets else Action()
+    if kind == "unattach":
+        return Action(unattach=_some(draw, [c for c in permanents if m.cards[c].attached_to is not None], 1))
+    if kind == "lose":
+        return Action(lose=_some(draw, players_in, 1))
+    if kind == "draw_game":
+        return Action(draw_game=True)
+    if kind == "step":
+        later = [s for s in STEPS_AFTER_UNTAP if game.STEPS.index(s) > m.step]
+        weights = [s for s in later if game.STEPS.index(s) in (UPKEEP, END)] * 2 + later
+        return Action(step=draw(st.sampled_from(weights)))
+    if kind == "next_turn":
+        return Action(next_turn=True)
+    if kind == "effect":
+        name = draw(st.sampled_from(EFFECTS))
+        return Action(**{name: not m.effects[name]})
+    if kind == "prohibit":
+        c = draw(st.integers(0, played.n_cards - 1))
+        return Action(allow=(c,)) if m.cards[c].prohibited else Action(prohibit=(c,))
+    if kind == "condition":
+        c = draw(st.integers(0, played.n_cards - 1))
+        return Action(condition_false=(c,)) if m.cards[c].cond else Action(condition_true=(c,))
+    if kind == "reveal":
+        hidden = in_zone(HAND, LIBRARY)
+        if not hidden:
+            return Action()
+        c = draw(st.sampled_from(hidden))
+        return Action(conceal=(c,)) if m.cards[c].revealed else Action(reveal=(c,))
+    if kind == "create_delayed":
+        statics = [
+            d
+            for d, ability in enumerate(played.scenario.delayed)
+            if ability.cause in ("replacement", "action")
+            and ability.source in permanents
+            and not m.delayed[d].registered
+        ]
+        return Action(create_delayed=_some(draw, statics, 1))
+    return Action()
+
+
+def _resolution(draw, played: ReferenceGame) -> Action:
+    """The top of the stack resolves: with the choices and side events its effect may bring."""
+    m = played.now
+    top = m.stack[-1]
+    spell = played.spell_card(top.code)
+    extra: dict[str, object] = {}
+    creators = []
+    if spell is not None:
+        creators = [d for d, ab in enumerate(played.scenario.delayed) if ab.cause == "spell" and ab.source == spell]
+    elif top.code - 1 < played.n_cards:
+        c = top.code - 1
+        for d, ab in enumerate(played.scenario.delayed):
+            if ab.cause == "ability" and ab.source == c:
+                second = m.cards[c].resolutions + 1 == 2
+                if not ab.nth or second:
+                    creators.append(d)
+        if played.flag(c, "optional") and _one_in(draw, 3):
+            extra["decline"] = True
+        extra["actions_by_effect"] = draw(st.integers(0, 3))
+        extra["actions_other"] = draw(st.integers(0, 1))
+    creators = [d for d in creators if not m.delayed[d].registered]
+    if creators and not _one_in(draw, 3):
+        extra["create_delayed"] = _some(draw, creators, 1)
+    # Its effect may also move or hurt permanents (e.g. a spell that destroys all creatures).
+    permanents = [c for c, card in enumerate(m.cards) if card.zone == BATTLEFIELD and not card.phased_out]
+    effect = draw(st.integers(0, 5))
+    if effect == 0 and permanents:
+        extra["destroy"] = _some(draw, permanents, 3)
+    elif effect == 1 and permanents:
+        extra["exile"] = _some(draw, permanents, 1)
+    elif effect == 2:
+        library = [c for c, card in enumerate(m.cards) if card.zone in (LIBRARY, GRAVEYARD)]
+        extra["put_onto_battlefield"] = _some(draw, library, 2)
+    return Action(resolve=True, **extra)  # type: ignore[arg-type]
+
+
+def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger condition
+    """An action aimed at some ability's trigger condition (or at creating a delayed ability)."""
+    m = played.now
+    if m.stack and m.stack[-1].code <= played.n_cards + played.n_delayed and _one_in(draw, 3):
+        return _meddle(draw, played)
+    targets = [a for a in range(played.n_cards) if played.kind[a] != game.NONE]
+    targets += [played.n_cards + d for d in range(played.n_delayed)]
+    # A delayed ability that exists is rare and short-lived: aim at it more often while it lasts.
+    targets += [played.n_cards + d for d in range(played.n_delayed) if m.delayed[d].registered] * 3
+    if not targets:
+        return Action()
+    a = draw(st.sampled_from(targets))
+    cls, i = played.ability_class(a)
+    if cls == "delayed" and not m.delayed[i].registered:
+        return _create(draw, played, i)
+    kind, x = played.ability_kind(a), played.subject(a)
+    card = m.cards[x]
+    on_bf = card.zone == BATTLEFIELD and not card.phased_out
+    idle = not m.stack and not m.waiting
+    permanents = [c for c, cs in enumerate(m.cards) if cs.zone == BATTLEFIELD and not cs.phased_out]
+    off_bf = [c for c, cs in enumerate(m.cards) if cs.zone in (HAND, LIBRARY, GRAVEYARD, EXILE, COMMAND)]
+    creature_cards = [c for c in off_bf if played.flag(c, "creature_card")]
+    if kind == game.ENTERS_SELF:
+        if on_bf:
+            return Action(flicker=(x,))
+        if card.zone == HAND and not played.flag(x, "land_card") and m.priority:
+            return Action(cast=x)
+        return Action(put_onto_battlefield=(x,)) if x in off_bf else Action()
+    if kind == game.CREATURE_ENTERS:
+        if cls == "delayed" and len(creature_cards) >= 2 and draw(st.booleans()):
+            return Action(put_onto_battlefield=tuple(creature_cards[:3]))  # several enter at once (603.7b)
+        return Action(put_onto_battlefield=_some(draw, creature_cards or off_bf, 2))
+    if kind in (game.CREATURE_DIES, game.GRAVEYARD_FROM_ANYWHERE):
+        dying = [c for c in permanents if m.cards[c].eff_creature]
+        if cls == "delayed" and len(dying) >= 2 and draw(st.booleans()):
+            return Action(destroy=tuple(dying))  # a board wipe: several events at once for one delayed ability (603.7b)
+        if dying and _one_in(draw, 3):
+            replaced = _some(draw, dying, 2)
+            return Action(dies_replaced=replaced, destroy=tuple(c for c in dying if c not in replaced))
+        if kind == game.GRAVEYARD_FROM_ANYWHERE and draw(st.booleans()):
+            return Action(mill=_some(draw, [c for c in creature_cards if m.cards[c].zone == LIBRARY], 2))
+        return Action(destroy=_some(draw, dying or permanents, 3))
+    if kind == game.LEAVES_SELF and on_bf:
+        verb = draw(st.sampled_from(("destroy", "exile", "bounce", "flicker", "sacrifice")))
+        return Action(**{verb: (x,)})
+    if kind == game.BECOMES_TAPPED and on_bf:
+        return Action(untap=(x,)) if card.tapped else Action(tap=(x,))
+    if kind in (game.YOUR_UPKEEP, game.END_STEP) and idle:
+        if kind == game.END_STEP and m.step < END:
+            return Action(step="end")
+        return Action(next_turn=True)
+    if kind == game.DEALT_DAMAGE and on_bf and card.eff_creature:
+        return Action(damage=(x,), prevent_damage=(x,) if _one_in(draw, 4) else ())
+    if kind == game.PLAYER_LOSES:
+        players_in = [p for p in range(played.n_players) if m.in_game[p]]
+        return Action(lose=_some(draw, players_in, 1)) if len(players_in) > 2 or _one_in(draw, 3) else Action()
+    if kind == game.COUNTERED_SELF:
+        if m.stack and m.priority and m.stack[-1].code == played.spell_code(x):
+            return Action(counter=True)
+        return Action(cast=x) if card.zone == HAND and m.priority and not played.flag(x, "land_card") else Action()
+    if kind == game.LOSE_CONTROL and on_bf and m.priority:
+        others = [p for p in range(played.n_players) if m.in_game[p] and p != card.controller]
+        return Action(gain_control=((x, draw(st.sampled_from(others))),)) if others else Action()
+    if kind == game.PHASES_OUT and on_bf:
+        return Action(phase_out=(x,))
+    if kind in (game.UNATTACHED, game.ENCHANTED_LEAVES) and on_bf:
+        attached = card.attached_to
+        if attached is None:
+            hosts = [c for c in permanents if c != x]
+            return Action(attach=((x, draw(st.sampled_from(hosts))),)) if hosts else Action()
+        if kind == game.ENCHANTED_LEAVES:
+            return Action(destroy=(attached,))
+        return Action(unattach=(x,)) if draw(st.booleans()) else Action(destroy=(attached,))
+    if kind == game.NO_CARDS_IN_HAND:
+        you = card.controller
+        hand = [c for c, cs in enumerate(m.cards) if cs.zone == HAND and played.scenario.cards[c].owner == you]
+        return Action(discard=tuple(hand)) if hand else Action()
+    if kind == game.ABILITY_TRIGGERS:
+        return _fit(draw, played, draw(st.sampled_from(("destroy", "put_onto_battlefield", "flicker"))))
+    return Action()
+
+
+def _create(draw, played: ReferenceGame, d: int) -> Action:
+    """Set up the creation of delayed ability ``d``: by a static ability now, or by casting its spell."""
+    m = played.now
+    ability = played.scenario.delayed[d]
+    source = m.cards[ability.source]
+    if ability.cause in ("replacement", "action"):
+        if source.zone == BATTLEFIELD and not source.phased_out:
+            return Action(create_delayed=(d,))
+        return Action(put_onto_battlefield=(ability.source,)) if source.zone not in (STACK, OUTSIDE) else Action()
+    if ability.cause == "spell" and source.zone == HAND and m.priority and not played.flag(ability.source, "land_card"):
+        return Action(cast=ability.source)
+    return Action()
+
+
+def _meddle(draw, played: ReferenceGame) -> Action:
+    """Move the object the ability on top of the stack will look for (603.6, 603.6e, 603.7c), or make its
+    intervening 'if' false (603.4)."""
+    m = played.now
+    a = m.stack[-1].code - 1
+    cls, i = played.ability_class(a)
+    if cls == "printed" and played.flag(i, "has_if") and m.cards[i].cond and draw(st.booleans()):
+        return Action(condition_false=(i,))  # 603.4: the condition no longer holds as it resolves
+    x = played.scenario.delayed[i].refers_to if cls == "delayed" else i
+    zone = m.cards[x].zone
+    if zone == BATTLEFIELD and not m.cards[x].phased_out:
+        verb = draw(st.sampled_from(("destroy", "exile", "bounce", "flicker")))
+        return Action(**{verb: (x,)})
+    if zone in (HAND, LIBRARY, GRAVEYARD, EXILE, COMMAND):
+        return Action(put_onto_battlefield=(x,)) if draw(st.booleans()) else Action(exile=(x,) if zone != EXILE else ())
+    return Action()

@@ -1,0 +1,72 @@
+"""The mutation study: every mutant of the reference engine is caught, by the clause its bug breaks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rule603.cli import main
+from rule603.engines.mutants import MUTANTS, study
+from rule603.engines.reference import ReferenceGame, run
+from rule603.engines.scenario import Action, Card, DelayedAbility, Scenario
+from rule603.testing import check
+
+
+def test_each_mutant_changes_one_decision_of_the_reference_engine():
+    assert len(MUTANTS) >= 15
+    assert len({m.id for m in MUTANTS}) == len(MUTANTS)
+    for mutant in MUTANTS:
+        assert issubclass(mutant.engine, ReferenceGame) and mutant.engine is not ReferenceGame
+        changed = [name for name in vars(mutant.engine) if callable(vars(mutant.engine)[name])]
+        assert len(changed) == 1, (mutant.id, changed)
+        assert hasattr(ReferenceGame, changed[0]), f"{mutant.id} overrides {changed[0]}, which the engine lacks"
+        assert mutant.clauses and all(c.startswith("603.") for c in mutant.clauses)
+
+
+def test_a_mutant_is_caught_where_its_bug_shows():
+    """A board wipe under a delayed 'whenever a creature dies' without a duration (603.7b)."""
+    scenario = Scenario(
+        cards=(
+            Card(zone="battlefield", flags=("creature_card",)),
+            Card(zone="battlefield", flags=("creature_card",)),
+            Card(zone="battlefield"),
+        ),
+        delayed=(DelayedAbility(trigger="creature_dies", cause="action", source=2, refers_to=2),),
+        actions=(Action(create_delayed=(0,)), Action(destroy=(0, 1))),
+    )
+    (mutant,) = [m for m in MUTANTS if m.id == "delayed-each-event"]
+    assert check(run(scenario)).conforms
+    found = check(mutant.run(scenario))
+    assert [(v.moment, v.clause) for v in found.violations] == [(2, "603.7b")]
+
+
+def test_a_short_study_kills_by_the_right_clause():
+    result = study(200)
+    killed = [o for o in result.outcomes if o.killed]
+    assert not result.reference_violations
+    assert len(killed) >= 6, [o.mutant.id for o in killed]
+    assert all(o.right_clause for o in killed), [(o.mutant.id, o.broken) for o in killed if not o.right_clause]
+    assert all(o.scenarios <= 200 for o in result.outcomes)
+
+
+def test_mutants_command_json(capsys):
+    code = main(["mutants", "--scenarios", "40", "--mutant", "no-look-back", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    (item,) = report["mutants"]
+    assert code == 0
+    assert {"id", "killed", "clause", "scenarios"} <= set(item)
+    assert item["id"] == "no-look-back" and item["killed"] and item["clause"].startswith("603.10")
+
+
+def test_unknown_mutant_is_a_usage_error(capsys):
+    assert main(["mutants", "--mutant", "nope"]) == 2
+    assert "--mutant nope: no such mutant" in capsys.readouterr().err
+
+
+@pytest.mark.exhaustive
+def test_every_mutant_is_killed_by_the_clause_its_bug_breaks():
+    result = study(10000)
+    report = {o.mutant.id: (o.killed, o.broken, o.scenarios) for o in result.outcomes}
+    assert not result.reference_violations
+    assert all(o.killed for o in result.outcomes), report
+    assert all(o.right_clause for o in result.outcomes), report
