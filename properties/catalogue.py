@@ -238,7 +238,7 @@ def state_trigger_single(g, t):
     return g.And(*printed, *delayed)
 
 
-@prop("state-trigger-retriggers", clauses=["603.2", "603.8", "603.10"])
+@prop("state-trigger-retriggers", clauses=["603.8", "603.10"])
 def state_trigger_retriggers(g, t):
     """Once its instance has left the stack, a state trigger triggers again if its source is still there and the
     state holds."""

@@ -72,21 +72,25 @@ def run_bench(bounds: list[int], ids: list[str], timeout: float, output: str | N
             ]
         )
     print(tabulate(rows, headers=["bound", "total s", "encode s", "vs previous", "peak MiB", "properties", "unknown"]))
+    _write(output, "bench", {"z3": smt.z3_version(), "runs": runs})
+    return 0
+
+
+def _write(output: str | None, name: str, figures: dict) -> None:
+    """The figures, with the machine and the time, as JSON (default rule603-out/<name>-<time>.json)."""
     report = {
         "machine": {
             "python": platform.python_version(),
             "platform": platform.platform(),
             "cpus": multiprocessing.cpu_count(),
         },
-        "z3": smt.z3_version(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "runs": runs,
+        **figures,
     }
-    path = Path(output) if output else Path("rule603-out") / f"bench-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    path = Path(output) if output else Path("rule603-out") / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     print(f"\nwrote {path}")
-    return 0
 
 
 # --- rule603 check throughput ----------------------------------------------------------------
@@ -181,19 +185,6 @@ def run_check_bench(traces: int, output: str | None) -> int:
             headers=["processes", "traces", "seconds", "traces/s", "conforming"],
         )
     )
-    report = {
-        "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "cpus": multiprocessing.cpu_count(),
-        },
-        "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "distinct_traces": len(texts),
-        "generate_seconds": round(generate_seconds, 3),
-        "check_runs": runs,
-    }
-    path = Path(output) if output else Path("rule603-out") / f"bench-check-{time.strftime('%Y%m%d-%H%M%S')}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    print(f"\nwrote {path}")
+    figures = {"distinct_traces": len(texts), "generate_seconds": round(generate_seconds, 3), "check_runs": runs}
+    _write(output, "bench-check", figures)
     return 0
