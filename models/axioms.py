@@ -94,6 +94,17 @@ def permanents(g, t: int) -> Iterator[Rule]:
         )
 
 
+@_axiom("702.26b", "a phased-out permanent is treated as though it doesn't exist: nothing moves it")
+def phased_out_permanents(g, t: int) -> Iterator[Rule]:
+    if t == 0:
+        return
+    for c in m.cards(g):
+        hidden_away = g.And(m.on_battlefield(g, t - 1, c), g.phased_out(t - 1, c))
+        stays = g.And(m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)))
+        # Only its owner leaving the game takes it along (800.4a), and that isn't "leaving the battlefield".
+        yield R(hidden_away, g.Or(stays, g.zone(t, c) == OUTSIDE), f"card {c}")
+
+
 @_axiom("800.4a", "when a player leaves the game, all objects they own leave it too")
 def leaving_the_game(g, t: int) -> Iterator[Rule]:
     for p in m.players(g):

@@ -162,7 +162,7 @@ def test_bad_line_of_a_stream_names_file_and_line(capsys, tmp_path: Path):
     [
         (["/no/such/file.json"], "/no/such/file.json: no such file or directory"),
         (["--edition", "1999", "X"], "--edition 1999: unknown edition"),
-        (["--jobs", "-1", "X"], "--jobs -1: must be 0"),
+        (["--jobs", "-1", "X"], "--jobs -1: must be 0 (automatic) to 64"),
     ],
 )
 def test_usage_errors(capsys, tmp_path: Path, argv: list[str], expected: str):
@@ -205,3 +205,67 @@ def test_example_traces_give_the_documented_verdicts(capsys):
     assert verdicts["board-wipe.json"] == []
     assert verdicts["delayed-fires-twice.json"][0] == "603.7b"
     assert verdicts["apnap-reversed.json"][0] == "603.3b"
+
+
+# --- bad inputs found in review: each one line and exit 2 ----------------------------------------
+
+
+def test_binary_file_is_one_line(capsys, tmp_path: Path):
+    (tmp_path / "x.json").write_bytes(b"\xff\xfe\x00garbage")
+    code, out, err = _run(capsys, str(tmp_path / "x.json"))
+    assert code == 2 and out == "" and "x.json: not UTF-8 text" in err
+
+
+def test_deeply_nested_json_is_one_line(capsys, tmp_path: Path):
+    (tmp_path / "x.json").write_text("[" * 100_000 + "]" * 100_000)
+    code, _, err = _run(capsys, str(tmp_path / "x.json"))
+    assert code == 2 and err.count("\n") == 1
+
+
+def test_empty_stream_names_the_file(capsys, tmp_path: Path):
+    (tmp_path / "engine.jsonl").write_text("\n\n")
+    code, _, err = _run(capsys, str(tmp_path / "engine.jsonl"))
+    assert code == 2 and "engine.jsonl: holds no trace" in err
+
+
+@pytest.mark.parametrize("where", ["missing/report.json", "."])
+def test_output_must_be_a_writable_file(capsys, tmp_path: Path, traces: Path, where: str):
+    code, _, err = _run(capsys, str(traces), "--output", str(tmp_path / where), "--overwrite")
+    assert code == 2 and "--output" in err and err.count("\n") == 1
+
+
+def test_unknown_edition_named_by_the_trace(capsys, tmp_path: Path):
+    data = _trace_json("603.6d", False)
+    data["#meta"]["edition"] = "1999"
+    (tmp_path / "x.json").write_text(json.dumps(data))
+    code, _, err = _run(capsys, str(tmp_path / "x.json"))
+    assert code == 2 and "at /#meta/edition: unknown edition '1999'" in err
+
+
+def test_a_trace_object_is_validated_like_json():
+    from rule603 import TraceChecker, TraceFormatError
+    from rule603._internal.trace import Trace
+
+    good = CASES["603.6d"].build(False).build()
+    states = [dict(s) for s in good.states]
+    states[1]["zone"] = states[1]["zone"][:-1]  # one card short
+    with pytest.raises(TraceFormatError, match=r"at /states/1/zone: expected a list of 3 values"):
+        TraceChecker("current").check(Trace(good.edition, good.universe, good.params, tuple(states)))
+
+
+def test_a_phased_out_permanent_cannot_be_moved():
+    """702.26b: treated as though it doesn't exist, it can't be destroyed (nor trigger leaving)."""
+    from rule603 import trace_to_json
+    from rule603.engines.reference import run
+    from rule603.engines.scenario import Action, Card, Scenario
+    from rule603.testing import check
+
+    scenario = Scenario(
+        cards=(Card(zone="battlefield", trigger="leaves_self", flags=("creature_card",)),),
+        actions=(Action(phase_out=(0,)), Action()),
+    )
+    data = trace_to_json(run(scenario))
+    assert check(data).conforms
+    moved = data["states"][2]
+    moved["zone"][0], moved["since"][0], moved["phased_out"][0] = "graveyard", 2, False
+    assert [(v.moment, v.clause) for v in check(data).violations] == [(2, "702.26b")]

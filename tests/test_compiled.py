@@ -121,3 +121,50 @@ def engine_traces(draw) -> Trace:
 @given(engine_traces())
 def test_same_violations_on_long_engine_traces(trace: Trace):
     assert _compiled(CHECKER, trace) == _interpreted(trace)
+
+
+# --- definitions that decide on the moment: compiled moment by moment, never wrongly --------------
+
+
+def _edition_with(extra) -> tuple:
+    """The current edition with ``extra(g, t)``'s rules added to its first clause."""
+    import dataclasses
+
+    first = ED.encodings[0]
+
+    def fn(g, t):
+        yield from first.fn(g, t)
+        yield from extra(g, t)
+
+    encoding = dataclasses.replace(first, fn=fn)
+    return dataclasses.replace(ED, encodings=(encoding, *ED.encodings[1:])), first.number
+
+
+def _from_moment_three(g, t):
+    from rule603 import Rule
+
+    if t >= 3:  # the same for no single piece of generic code
+        yield Rule(True, False, "from moment 3")
+
+
+def _ever_on_battlefield(g, t):
+    from rule603 import Rule
+    from rule603.models import game
+
+    for c in game.cards(g):
+        seen = g.Or(*[g.zone(u, c) == game.BATTLEFIELD for u in range(t)])  # range(t): not generic either
+        yield Rule(g.And(g.zone(t, c) == game.GRAVEYARD, seen), False, f"card {c} was on the battlefield")
+
+
+@pytest.mark.parametrize("extra", [_from_moment_three, _ever_on_battlefield])
+def test_decisions_on_the_moment_fall_back_to_one_function_per_moment(extra):
+    from rule603.engines.reference import sample_traces
+
+    edition, number = _edition_with(extra)
+    checker = CompiledChecker(edition, (number,), include_axioms=False)
+    long_traces = [t for t in sample_traces(60) if t.length >= 10][:5]
+    assert long_traces
+    for trace in long_traces:
+        expected = [(v.moment, v.clause, v.about) for v in violations(edition, trace, [number], include_axioms=False)]
+        assert _compiled(checker, trace) == expected
+    assert any(_compiled(checker, trace) for trace in long_traces)

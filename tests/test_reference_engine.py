@@ -15,8 +15,7 @@ from dataclasses import fields
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
-from rule603 import InvalidArgument, Trace
-from rule603._internal.catalogue import load_edition
+from rule603 import InvalidArgument, Trace, load_edition
 from rule603.engines.reference import ReferenceGame, run
 from rule603.engines.scenario import Action, BeyondModelBounds, Card, DelayedAbility, ReflexiveAbility, Scenario
 from rule603.engines.strategies import scenarios

@@ -10,6 +10,7 @@ import argparse
 import enum
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -156,6 +157,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rule603: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (rule603 check ... | head): not an error of ours
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - so that the interpreter's final flush is quiet
+        return int(ExitCode.OK)
+
+
+def _check_output(path: str | None, overwrite: bool) -> None:
+    """``--output FILE`` must be writable, and not replace anything unless asked."""
+    if not path:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise _UsageError(f"--output {path}: is a directory; name a file")
+    if target.exists() and not overwrite:
+        raise _UsageError(f"--output {path}: already exists; add --overwrite to replace it")
+    if not target.parent.is_dir():
+        raise _UsageError(f"--output {path}: no such directory {target.parent}")
 
 
 def _one_line(text: str) -> str:
@@ -632,8 +649,13 @@ def cmd_mutants(args: argparse.Namespace) -> ExitCode:
             f"{result.scenarios} scenarios in {result.seconds:.1f} s"
         )
     if result.reference_violations:
-        print(f"rule603: the reference engine itself broke a clause in {len(result.reference_violations)} scenarios")
-    return ExitCode.OK if killed == len(outcomes) and right == killed else ExitCode.VIOLATED
+        print(
+            f"rule603: the reference engine itself broke a clause in {len(result.reference_violations)} scenarios "
+            "(see reference_violations in --format json)",
+            file=sys.stderr,
+        )
+    sound = killed == len(outcomes) and right == killed and not result.reference_violations
+    return ExitCode.OK if sound else ExitCode.VIOLATED
 
 
 def cmd_schema(args: argparse.Namespace) -> ExitCode:
@@ -644,8 +666,7 @@ def cmd_schema(args: argparse.Namespace) -> ExitCode:
     if not args.output:
         sys.stdout.write(text)
         return ExitCode.OK
-    if Path(args.output).exists() and not args.overwrite:
-        raise _UsageError(f"--output {args.output}: already exists; add --overwrite to replace it")
+    _check_output(args.output, args.overwrite)
     Path(args.output).write_text(text, encoding="utf-8")
     return ExitCode.OK
 
@@ -658,10 +679,9 @@ CHECK_LIST_ALL_UP_TO = 20  # larger batches list only the traces that break a cl
 def cmd_check(args: argparse.Namespace) -> ExitCode:
     from ._internal import conformance
 
-    if args.jobs < 0:
-        raise _UsageError(f"--jobs {args.jobs}: must be 0 (automatic) or positive")
-    if args.output and Path(args.output).exists() and not args.overwrite:
-        raise _UsageError(f"--output {args.output}: already exists; add --overwrite to replace it")
+    if not 0 <= args.jobs <= 64:
+        raise _UsageError(f"--jobs {args.jobs}: must be 0 (automatic) to 64")
+    _check_output(args.output, args.overwrite)
     items = list(conformance.inputs(args.traces))
     progress = _Progress(len(items))
     started = time.perf_counter()

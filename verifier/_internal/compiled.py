@@ -82,11 +82,13 @@ class _NotGeneric(Exception):
 
 
 class _Moment(int):
-    """The moment being checked, in code compiled once for every moment: ``T + delta``.
+    """The moment being checked, in code compiled once for every moment from 1 on: ``T + delta``.
 
-    It behaves as its representative value in Python-level decisions (``if t == 0``), and
-    as the runtime argument ``T`` plus ``delta`` wherever it reaches a trace value.  Any
-    arithmetic other than adding or subtracting a constant is refused.
+    Wherever it reaches a trace value it stays symbolic (the runtime argument ``T``).  A
+    Python-level decision on it (``if t == 0``) is allowed only when it comes out the same
+    for every ``T >= 1``; anything else (``t >= 3``, ``range(t)``, indexing by it,
+    arithmetic beyond adding a constant) raises :class:`_NotGeneric`, and that edition is
+    then compiled moment by moment instead.
     """
 
     delta: int
@@ -98,7 +100,7 @@ class _Moment(int):
 
     def __add__(self, k: Any) -> Any:
         if type(k) is int:
-            return _Moment(int(self) + k, self.delta + k)
+            return _Moment(int.__add__(self, k), self.delta + k)
         if isinstance(k, int):
             raise _NotGeneric(f"moment + {k!r}")
         return NotImplemented
@@ -107,15 +109,52 @@ class _Moment(int):
 
     def __sub__(self, k: Any) -> Any:
         if type(k) is int:
-            return _Moment(int(self) - k, self.delta - k)
+            return _Moment(int.__sub__(self, k), self.delta - k)
         if isinstance(k, int):
             raise _NotGeneric(f"moment - {k!r}")
         return NotImplemented
 
+    def _decide(self, op: str, k: Any) -> Any:
+        if isinstance(k, _Moment):  # both move with T: the difference is constant
+            return _FOLD[op](self.delta, k.delta)
+        if type(k) is not int:
+            return NotImplemented
+        low = 1 + self.delta  # the smallest value T + delta takes in generic code
+        if op in ("==", "!="):
+            if k >= low:
+                raise _NotGeneric(f"moment {op} {k}")
+            return op == "!="
+        at_low, far = _FOLD[op](low, k), _FOLD[op](low + 10_000, k)
+        if at_low != far:  # monotone in T: the same at both ends means the same everywhere
+            raise _NotGeneric(f"moment {op} {k}")
+        return at_low
+
+    def __eq__(self, k: object) -> Any:  # type: ignore[override]
+        return self._decide("==", k)
+
+    def __ne__(self, k: object) -> Any:  # type: ignore[override]
+        return self._decide("!=", k)
+
+    def __lt__(self, k: Any) -> Any:
+        return self._decide("<", k)
+
+    def __le__(self, k: Any) -> Any:
+        return self._decide("<=", k)
+
+    def __gt__(self, k: Any) -> Any:
+        return self._decide(">", k)
+
+    def __ge__(self, k: Any) -> Any:
+        return self._decide(">=", k)
+
+    def __hash__(self) -> int:
+        return hash(("moment", self.delta))
+
     def _refuse(self, *_: Any) -> Any:
-        raise _NotGeneric("moment used in arithmetic beyond +/- a constant")
+        raise _NotGeneric("the moment used as a number (index, range, arithmetic beyond +/- a constant)")
 
     __rsub__ = __mul__ = __rmul__ = __floordiv__ = __mod__ = __neg__ = __truediv__ = _refuse
+    __index__ = __int__ = __abs__ = __float__ = _refuse
 
 
 def _key(x: Any) -> Any:

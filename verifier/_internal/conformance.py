@@ -19,15 +19,16 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from ..errors import InvalidArgument, Rule603Error, TraceFormatError
-from .catalogue import load_edition
+from .catalogue import EDITIONS, load_edition
 from .compiled import CompiledChecker
 from .registry import Edition
 from .schema import Schema
 from .trace import Trace, from_json
+from .trace import to_json as trace_json
 
 STREAM_SUFFIXES = (".jsonl", ".ndjson")
 TRACE_SUFFIXES = (".json",) + STREAM_SUFFIXES
-PARALLEL_FROM = 64  # smaller batches are checked in this process: workers cost a compile each
+PARALLEL_FROM = 400  # smaller batches are checked in this process: each worker compiles every trace shape again
 
 
 @dataclass(frozen=True)
@@ -102,10 +103,17 @@ def inputs(paths: Iterable[str], stdin: Any = None) -> Iterator[_Input]:
 def _file(path: Path) -> Iterator[_Input]:
     if path.suffix in STREAM_SUFFIXES:
         with _open(path) as handle:
-            yield from _stream(str(path), handle)
+            lines = list(_stream(str(path), handle))
+        if not lines:
+            raise InvalidArgument(f"{path}: holds no trace (a JSON Lines file has one trace per line)")
+        yield from lines
         return
     with _open(path) as handle:
-        yield _Input(str(path), handle.read())
+        try:
+            text = handle.read()
+        except UnicodeDecodeError as e:
+            raise InvalidArgument(f"{path}: not UTF-8 text ({e.reason})") from None
+    yield _Input(str(path), text)
 
 
 def _open(path: Path):
@@ -152,6 +160,7 @@ class TraceChecker:
         """Check a :class:`Trace` or a JSON trace (as parsed); a malformed one raises TraceFormatError."""
         if isinstance(trace, Trace):
             edition, schema, checker = self._edition(self.edition_name or trace.edition)
+            trace = _validated(trace, schema, source)
         else:
             edition, schema, checker = self._edition(self.edition_name or _declared_edition(trace, source))
             trace = from_json(trace, schema, source)
@@ -168,6 +177,10 @@ class TraceChecker:
                 raise TraceFormatError(
                     item.source, "", f"not JSON: {e.msg} at line {e.lineno} column {e.colno}"
                 ) from None
+            except RecursionError:
+                raise TraceFormatError(item.source, "", "JSON nested too deeply to be a trace") from None
+            if not isinstance(data, dict):
+                raise TraceFormatError(item.source, "", "a trace is a JSON object with #meta, vars and states")
             return self.check(data, item.source)
         except Rule603Error as e:
             return " ".join(str(e).split())
@@ -178,7 +191,19 @@ def _declared_edition(data: Any, source: str) -> str:
     name = meta.get("edition") if isinstance(meta, dict) else None
     if not isinstance(name, str):
         raise TraceFormatError(source, "/#meta/edition", "missing: name the edition, or pass --edition")
+    if name not in EDITIONS:
+        raise TraceFormatError(source, "/#meta/edition", f"unknown edition {name!r}; known: {', '.join(EDITIONS)}")
     return name
+
+
+def _validated(trace: Trace, schema: Schema, source: str) -> Trace:
+    """A Trace made in Python goes through the same checks as one read from JSON."""
+    try:
+        data = trace_json(trace, schema)
+    except (KeyError, IndexError, TypeError, ValueError) as e:
+        why = f"{type(e).__name__}: {e}"
+        raise TraceFormatError(source, "", f"not a trace of this edition's variables ({why})") from None
+    return from_json(data, schema, source)
 
 
 def _finding(edition: Edition, schema: Schema, trace: Trace, broken) -> Finding:
