@@ -1,0 +1,519 @@
+"""Scenario files: a board, a script of actions and the questions to ask, written by people in TOML.
+
+A file names everything (players, objects, delayed and reflexive abilities) and refers to
+them by name; :func:`load` turns it into a :class:`~rule603.engines.scenario.Scenario` with
+numbers, plus the questions.  Every mistake is one :class:`ScenarioFileError` naming the
+file, the line and the field.  The format is documented in ``docs/scenario-format.md``::
+
+    title = "603.10a: a creature that sees others die sees itself die too"
+
+    [[players]]
+    name = "Alice"            # the first player is the active one
+
+    [[players]]
+    name = "Bob"
+
+    [[objects]]
+    name = "Blood Artist"
+    types = ["creature"]
+    zone = "battlefield"
+    owner = "Alice"
+    trigger = "creature_dies"  # "Whenever a creature dies, ..."
+
+    [[objects]]
+    name = "Grizzly Bears"
+    types = ["creature"]
+    zone = "battlefield"
+    owner = "Bob"
+
+    [[actions]]
+    destroy = ["Blood Artist", "Grizzly Bears"]   # one batch: a board wipe
+
+    [[questions]]
+    id = "how-many"
+    ask = "how_many_times"
+    ability = "Blood Artist"
+    at = 1
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rule603 import InvalidArgument
+from rule603.models import game
+
+from .scenario import EFFECTS, START_ZONES, Action, Card, DelayedAbility, ReflexiveAbility, Scenario, check_scenario
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10 reads TOML with the tomli backport
+    import tomli as tomllib
+
+
+class ScenarioFileError(InvalidArgument):
+    """A scenario file that can't be read as written: names the file, the line and the field."""
+
+    __module__ = "rule603.engines.scenario_file"
+
+    def __init__(self, file: str, line: int | None, where: str, message: str) -> None:
+        self.file, self.line, self.where, self.message = file, line, where, message
+        place = f"{file}:{line}" if line else file
+        super().__init__(f"{place}: {where}: {message}" if where else f"{place}: {message}")
+
+
+#: What a question may ask, and the fields it needs besides ``id`` and ``ask``.
+QUESTIONS = {
+    "does_trigger": ("ability",),  # does X trigger (at moment ``at``, or at all)
+    "how_many_times": ("ability",),  # how many times does X trigger
+    "controller": ("ability",),  # who controls X's instances
+    "stack_order": ("ability", "other"),  # is X put on the stack before (below) Y
+    "does_something": ("ability",),  # does X do what it says when it resolves
+    "zone": ("object",),  # where is the object after the script (or at ``at``)
+}
+TYPES = ("creature", "land", "artifact", "enchantment", "instant", "sorcery")
+#: Yes/no parts of a triggered ability, in the file's words, and the model's card flag for each.
+ABILITY_FLAGS = {
+    "intervening_if": "has_if",
+    "may": "optional",
+    "modal": "modal",
+    "targeted": "targeted",
+    "once_each_turn": "once_each_turn",
+    "works_from_hand": "from_hand",
+    "cant_be_countered": "uncounterable",
+    "granted_by_effect": "granted",
+}
+#: Static abilities, in the file's words.
+STATIC_FLAGS = {"enters_tapped": "enters_tapped", "triggers_additional_time": "doubler"}
+#: Action fields whose values name objects (a list, or one name).
+OBJECT_LISTS = (
+    "destroy",
+    "sacrifice",
+    "exile",
+    "bounce",
+    "flicker",
+    "put_onto_battlefield",
+    "discard",
+    "draw",
+    "mill",
+    "dies_replaced",
+    "damage",
+    "prevent_damage",
+    "tap",
+    "untap",
+    "phase_out",
+    "phase_in",
+    "unattach",
+    "prohibit",
+    "allow",
+    "condition_true",
+    "condition_false",
+    "reveal",
+    "conceal",
+    "no_legal_choice",
+)
+ONE_OBJECT = ("cast", "play_land")
+FLAGS = ("next_turn", "resolve", "counter", "decline", "draw_game")
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    ask: str
+    ability: int | None = None  # an ability number (printed abilities are numbered by object)
+    other: int | None = None
+    object: int | None = None
+    at: int | None = None  # the moment asked about (None: any moment / the end)
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ScenarioFile:
+    """A loaded scenario file: the scenario, the questions, and the names of everything."""
+
+    path: str
+    title: str
+    scenario: Scenario
+    questions: tuple[Question, ...]
+    players: tuple[str, ...]
+    objects: tuple[str, ...]
+    abilities: tuple[str, ...]  # by ability number: objects', then delayed, then reflexive abilities
+    edition: str = "current"
+    lines: Mapping[tuple, int] = field(default_factory=dict, compare=False, repr=False)
+
+
+# --- where things are written: TOML has no positions, so the text is scanned ---------------
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\s\"-]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"^\s*([A-Za-z0-9_-]+)\s*=")
+
+
+def _key_lines(text: str) -> dict[tuple, int]:
+    """(table, index, key) -> line for ``key = ...`` lines; (table, index) -> line of ``[[table]]``."""
+    lines: dict[tuple, int] = {}
+    counts: dict[str, int] = {}
+    table, index = "", -1
+    for number, raw in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(raw)
+        if header:
+            name = header.group(2).replace(" ", "")
+            if header.group(1) == "[[":
+                index = counts.get(name, -1) + 1
+                counts[name] = index
+                table = name
+                lines[(table, index)] = number
+            else:  # [objects.ability] continues the last [[objects]]
+                table = name
+                index = counts.get(name.split(".")[0], 0)
+                lines[(table, index)] = number
+            continue
+        key = _KEY.match(raw)
+        if key:
+            lines.setdefault((table, index, key.group(1)), number)
+    return lines
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.lines = _key_lines(text)
+
+    def fail(self, table: str, index: int, key: str, message: str) -> None:
+        line = self.lines.get((table, index, key)) or self.lines.get((table, index))
+        where = f"{table}[{index}].{key}" if index >= 0 and key else (f"{table}.{key}" if table else key)
+        if index >= 0 and not key:
+            where = f"{table}[{index}]"
+        raise ScenarioFileError(self.path, line, where, message)
+
+    def only(self, table: str, index: int, data: Mapping[str, Any], allowed: Iterable[str]) -> None:
+        allowed = tuple(allowed)
+        for key in data:
+            if key not in allowed:
+                close = [a for a in allowed if a.startswith(key[:3])]
+                hint = f" (did you mean {close[0]!r}?)" if close else f"; known: {', '.join(allowed)}"
+                self.fail(table, index, key, f"unknown field{hint}")
+
+    def kind(self, table: str, index: int, key: str, value: Any, expected: type | tuple) -> Any:
+        if value is None:
+            self.fail(table, index, key, "missing")
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            names = " or ".join(t.__name__ for t in (expected if isinstance(expected, tuple) else (expected,)))
+            self.fail(table, index, key, f"expected {names}, got {value!r}")
+        return value
+
+    def one_of(self, table: str, index: int, key: str, value: Any, allowed: Iterable[str]) -> str:
+        allowed = tuple(allowed)
+        if value is None:
+            self.fail(table, index, key, f"missing: one of {', '.join(allowed)}")
+        if value not in allowed:
+            self.fail(table, index, key, f"{value!r} is not one of {', '.join(allowed)}")
+        return value
+
+
+def load(path: str | Path) -> ScenarioFile:
+    """Read a scenario file; any mistake raises :class:`ScenarioFileError` (file, line, field)."""
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioFileError(name, None, "", "no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioFileError(name, None, "", f"cannot be read as UTF-8 text ({e})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        match = re.search(r"line (\d+)", str(e))
+        raise ScenarioFileError(name, int(match.group(1)) if match else None, "", f"not TOML: {e}") from None
+    return _build(_Reader(name, text), data)
+
+
+def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
+    r.only(
+        "",
+        -1,
+        data,
+        (
+            "title",
+            "edition",
+            "step",
+            "effects",
+            "players",
+            "objects",
+            "delayed",
+            "reflexive",
+            "actions",
+            "questions",
+            "slots",
+        ),
+    )
+    players = _players(r, data.get("players", []))
+    objects = data.get("objects", [])
+    object_names = _names(r, "objects", objects)
+    delayed_names = _names(r, "delayed", data.get("delayed", []))
+    reflexive_names = _names(r, "reflexive", data.get("reflexive", []))
+    everything = set(players)
+    for table, names in (("objects", object_names), ("delayed", delayed_names), ("reflexive", reflexive_names)):
+        for i, n in enumerate(names):
+            if n in everything:
+                r.fail(table, i, "name", f"{n!r} names two things; names must be unique")
+            everything.add(n)
+    cards = tuple(_card(r, i, o, players, object_names) for i, o in enumerate(objects))
+    delayed = tuple(_delayed(r, i, d, object_names) for i, d in enumerate(data.get("delayed", [])))
+    reflexive = tuple(_reflexive(r, i, x, object_names) for i, x in enumerate(data.get("reflexive", [])))
+    abilities = tuple(object_names) + tuple(delayed_names) + tuple(reflexive_names)
+    effects = tuple(
+        r.one_of("", -1, "effects", e, EFFECTS) for e in r.kind("", -1, "effects", data.get("effects", []), list)
+    )
+    step = r.one_of("", -1, "step", data.get("step", "main"), tuple(s for s in game.STEPS if s != "untap"))
+    actions = tuple(
+        _action(r, i, a, players, object_names, delayed_names)
+        for i, a in enumerate(r.kind("", -1, "actions", data.get("actions", []), list))
+    )
+    prohibited = tuple(c for c, o in enumerate(objects) if o.get("prohibited", False))
+    scenario = Scenario(
+        cards=cards,
+        actions=actions,
+        players=len(players),
+        delayed=delayed,
+        reflexive=reflexive,
+        slots=r.kind("", -1, "slots", data.get("slots", 5), int),
+        step=step,
+        effects=effects,
+        prohibited=prohibited,
+        description=str(data.get("title", "")),
+    )
+    try:
+        check_scenario(scenario)
+    except InvalidArgument as e:
+        r.fail("", -1, "", str(e))
+    questions = tuple(
+        _question(r, i, q, abilities, object_names, len(actions))
+        for i, q in enumerate(r.kind("", -1, "questions", data.get("questions", []), list))
+    )
+    return ScenarioFile(
+        r.path,
+        str(data.get("title", "")),
+        scenario,
+        questions,
+        players,
+        tuple(object_names),
+        abilities,
+        r.one_of("", -1, "edition", data.get("edition", "current"), ("current",)),
+        r.lines,
+    )
+
+
+def _names(r: _Reader, table: str, items: Any) -> list[str]:
+    r.kind("", -1, table, items, list)
+    names = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            r.fail(table, i, "", "expected a table")
+        if "name" not in item:
+            r.fail(table, i, "", "missing field 'name'")
+        names.append(r.kind(table, i, "name", item["name"], str))
+    return names
+
+
+def _players(r: _Reader, items: Any) -> tuple[str, ...]:
+    names = _names(r, "players", items)
+    if not 1 <= len(names) <= 4:
+        r.fail("", -1, "players", f"{len(names)} players: the model plays 1 to 4")
+    for i, p in enumerate(items):
+        r.only("players", i, p, ("name", "life", "active"))
+        if p.get("active", i == 0) != (i == 0):
+            r.fail("players", i, "active", "the first player listed is the active one; list the active player first")
+    if len(set(names)) != len(names):
+        r.fail("players", len(names) - 1, "name", "two players have the same name")
+    return tuple(names)
+
+
+def _ref(
+    r: _Reader, table: str, index: int, key: str, value: Any, names: list[str] | tuple[str, ...], what: str
+) -> int:
+    r.kind(table, index, key, value, str)
+    if value not in names:
+        known = ", ".join(repr(n) for n in names) or "none"
+        r.fail(table, index, key, f"no {what} named {value!r} (known: {known})")
+    return list(names).index(value)
+
+
+def _card(r: _Reader, i: int, o: dict[str, Any], players: tuple[str, ...], names: list[str]) -> Card:
+    fields_ = (
+        "name",
+        "types",
+        "zone",
+        "owner",
+        "controller",
+        "tapped",
+        "attached_to",
+        "revealed",
+        "trigger",
+        "ability",
+        "static",
+        "condition",
+        "prohibited",
+        "permanent",
+    )
+    r.only("objects", i, o, fields_)
+    types = r.kind("objects", i, "types", o.get("types", []), list)
+    for t in types:
+        r.one_of("objects", i, "types", t, TYPES)
+    flags = ["creature_card"] * ("creature" in types) + ["land_card"] * ("land" in types)
+    ability = r.kind("objects", i, "ability", o.get("ability", {}), dict)
+    r.only("objects.ability", i, ability, tuple(ABILITY_FLAGS))
+    flags += [
+        flag for key, flag in ABILITY_FLAGS.items() if r.kind("objects.ability", i, key, ability.get(key, False), bool)
+    ]
+    static = r.kind("objects", i, "static", o.get("static", {}), dict)
+    r.only("objects.static", i, static, tuple(STATIC_FLAGS))
+    flags += [
+        flag for key, flag in STATIC_FLAGS.items() if r.kind("objects.static", i, key, static.get(key, False), bool)
+    ]
+    owner = _ref(r, "objects", i, "owner", o.get("owner", players[0]), players, "player")
+    controller = o.get("controller")
+    attached = o.get("attached_to")
+    permanent_default = not ({"instant", "sorcery"} & set(types))
+    return Card(
+        owner=owner,
+        trigger=r.one_of("objects", i, "trigger", o.get("trigger", "none"), game.KINDS),
+        flags=tuple(flags),
+        zone=r.one_of("objects", i, "zone", o.get("zone", "library"), START_ZONES),
+        controller=None if controller is None else _ref(r, "objects", i, "controller", controller, players, "player"),
+        tapped=r.kind("objects", i, "tapped", o.get("tapped", False), bool),
+        attached_to=None if attached is None else _ref(r, "objects", i, "attached_to", attached, names, "object"),
+        permanent=r.kind("objects", i, "permanent", o.get("permanent", permanent_default), bool),
+        condition=r.kind("objects", i, "condition", o.get("condition", True), bool),
+        revealed=r.kind("objects", i, "revealed", o.get("revealed", False), bool),
+    )
+
+
+def _delayed(r: _Reader, i: int, d: dict[str, Any], objects: list[str]) -> DelayedAbility:
+    r.only(
+        "delayed", i, d, ("name", "trigger", "created_by", "source", "refers_to", "duration", "on_second_resolution")
+    )
+    duration = d.get("duration", "none")
+    r.one_of("delayed", i, "duration", duration, ("none", "this turn"))
+    source = _ref(r, "delayed", i, "source", d.get("source"), objects, "object")
+    return DelayedAbility(
+        trigger=r.one_of("delayed", i, "trigger", d.get("trigger"), game.KINDS[1:]),
+        cause=r.one_of("delayed", i, "created_by", d.get("created_by", "spell"), game.CAUSES),
+        source=source,
+        refers_to=_ref(r, "delayed", i, "refers_to", d.get("refers_to", objects[source]), objects, "object"),
+        duration=duration == "this turn",
+        nth=r.kind("delayed", i, "on_second_resolution", d.get("on_second_resolution", False), bool),
+    )
+
+
+def _reflexive(r: _Reader, i: int, x: dict[str, Any], objects: list[str]) -> ReflexiveAbility:
+    r.only("reflexive", i, x, ("name", "created_by", "when_paid_one_or_more_times"))
+    return ReflexiveAbility(
+        created_by=_ref(r, "reflexive", i, "created_by", x.get("created_by"), objects, "object"),
+        pay_any=r.kind(
+            "reflexive", i, "when_paid_one_or_more_times", x.get("when_paid_one_or_more_times", False), bool
+        ),
+    )
+
+
+def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[str], delayed: list[str]) -> Action:
+    if not isinstance(a, dict):
+        r.fail("actions", i, "", "expected a table")
+    allowed = (
+        OBJECT_LISTS
+        + ONE_OBJECT
+        + FLAGS
+        + (
+            "step",
+            "priority",
+            "create_delayed",
+            "gain_control",
+            "attach",
+            "lose",
+            "effects_on",
+            "effects_off",
+            "actions_by_effect",
+            "actions_other",
+        )
+    )
+    r.only("actions", i, a, allowed)
+    values: dict[str, Any] = {}
+    for key in OBJECT_LISTS:
+        if key in a:
+            items = a[key] if isinstance(a[key], list) else [a[key]]
+            values[key] = tuple(_ref(r, "actions", i, key, x, objects, "object") for x in items)
+    for key in ONE_OBJECT:
+        if key in a:
+            values[key] = _ref(r, "actions", i, key, a[key], objects, "object")
+    for key in FLAGS + ("priority",):
+        if key in a:
+            values[key] = r.kind("actions", i, key, a[key], bool)
+    if "step" in a:
+        values["step"] = r.one_of("actions", i, "step", a["step"], tuple(s for s in game.STEPS if s != "untap"))
+    if "create_delayed" in a:
+        items = a["create_delayed"] if isinstance(a["create_delayed"], list) else [a["create_delayed"]]
+        values["create_delayed"] = tuple(
+            _ref(r, "actions", i, "create_delayed", x, delayed, "delayed ability") for x in items
+        )
+    if "lose" in a:
+        items = a["lose"] if isinstance(a["lose"], list) else [a["lose"]]
+        values["lose"] = tuple(_ref(r, "actions", i, "lose", x, players, "player") for x in items)
+    for key, second, what in (("gain_control", players, "player"), ("attach", objects, "object")):
+        if key in a:
+            pairs = r.kind("actions", i, key, a[key], dict)
+            values[key] = tuple(
+                (_ref(r, "actions", i, key, k, objects, "object"), _ref(r, "actions", i, key, v, second, what))
+                for k, v in pairs.items()
+            )
+    for key, on in (("effects_on", True), ("effects_off", False)):
+        for e in r.kind("actions", i, key, a.get(key, []), list):
+            values[r.one_of("actions", i, key, e, EFFECTS)] = on
+    for key in ("actions_by_effect", "actions_other"):
+        if key in a:
+            values[key] = r.kind("actions", i, key, a[key], int)
+    return Action(**values)
+
+
+def _question(r: _Reader, i: int, q: Any, abilities: tuple[str, ...], objects: list[str], n_actions: int) -> Question:
+    if not isinstance(q, dict):
+        r.fail("questions", i, "", "expected a table")
+    r.only("questions", i, q, ("id", "ask", "ability", "other", "object", "at"))
+    ask = r.one_of("questions", i, "ask", q.get("ask"), tuple(QUESTIONS))
+    for needed in QUESTIONS[ask]:
+        if needed not in q:
+            r.fail("questions", i, "", f"ask = {ask!r} needs the field {needed!r}")
+    at = q.get("at")
+    if at is not None and not 0 <= r.kind("questions", i, "at", at, int) <= n_actions:
+        r.fail("questions", i, "at", f"moment {at}: the script makes moments 0 to {n_actions}")
+    return Question(
+        id=r.kind("questions", i, "id", q.get("id", f"q{i + 1}"), str),
+        ask=ask,
+        ability=_ref(r, "questions", i, "ability", q["ability"], abilities, "ability") if "ability" in q else None,
+        other=_ref(r, "questions", i, "other", q["other"], abilities, "ability") if "other" in q else None,
+        object=_ref(r, "questions", i, "object", q["object"], objects, "object") if "object" in q else None,
+        at=at,
+        line=r.lines.get(("questions", i)),
+    )
+
+
+def play(loaded: ScenarioFile):
+    """The reference engine's trace of the script; an impossible action names its line in the file."""
+    from .reference import run
+
+    try:
+        return run(loaded.scenario)
+    except InvalidArgument as e:
+        message = str(e)
+        match = re.match(r"action (\d+): (.*)", message)
+        if match is None:
+            raise ScenarioFileError(loaded.path, None, "", message) from None
+        index = int(match.group(1)) - 1
+        line = loaded.lines.get(("actions", index))
+        raise ScenarioFileError(loaded.path, line, f"actions[{index}]", match.group(2)) from None

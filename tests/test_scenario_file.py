@@ -1,0 +1,114 @@
+"""Scenario files (TOML): what people write is read faithfully, and every mistake names file, line and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rule603.engines.scenario_file import ScenarioFileError, load, play
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+
+BASE = """\
+title = "two creatures"
+
+[[players]]
+name = "Alice"
+
+[[players]]
+name = "Bob"
+
+[[objects]]
+name = "Blood Artist"
+types = ["creature"]
+zone = "battlefield"
+owner = "Alice"
+trigger = "creature_dies"
+
+[objects.ability]
+may = true
+
+[[objects]]
+name = "Grizzly Bears"
+types = ["creature"]
+zone = "hand"
+owner = "Bob"
+
+[[actions]]
+destroy = ["Blood Artist"]
+
+[[questions]]
+id = "q"
+ask = "how_many_times"
+ability = "Blood Artist"
+"""
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "s.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_names_become_numbers(tmp_path: Path):
+    loaded = load(_write(tmp_path, BASE))
+    artist, bears = loaded.scenario.cards
+    assert loaded.players == ("Alice", "Bob") and loaded.objects == ("Blood Artist", "Grizzly Bears")
+    assert (artist.owner, artist.trigger, artist.zone) == (0, "creature_dies", "battlefield")
+    assert set(artist.flags) == {"creature_card", "optional"}
+    assert (bears.owner, bears.zone) == (1, "hand")
+    assert loaded.scenario.actions[0].destroy == (0,)
+    (question,) = loaded.questions
+    assert (question.id, question.ask, question.ability, question.line) == ("q", "how_many_times", 0, 28)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            'trigger = "creature_dies"',
+            'trigger = "creature_dies"\ncolour = "black"',
+            "s.toml:15: objects[0].colour: unknown field",
+        ),
+        (
+            'destroy = ["Blood Artist"]',
+            'destroy = ["Blood Artsit"]',
+            "s.toml:26: actions[0].destroy: no object named 'Blood Artsit'",
+        ),
+        ('owner = "Bob"', 'owner = "Carol"', "s.toml:23: objects[1].owner: no player named 'Carol'"),
+        ('zone = "hand"', 'zone = "sideboard"', "s.toml:22: objects[1].zone: 'sideboard' is not one of"),
+        ("may = true", 'may = "yes"', "s.toml:17: objects.ability[0].may: expected bool, got 'yes'"),
+        ('ask = "how_many_times"', 'ask = "why"', "s.toml:30: questions[0].ask: 'why' is not one of"),
+        ('title = "two creatures"', 'title = "two creatures', "s.toml:1: not TOML"),
+        (
+            'ability = "Blood Artist"',
+            'ability = "Nobody"',
+            "s.toml:31: questions[0].ability: no ability named 'Nobody'",
+        ),
+    ],
+)
+def test_a_mistake_is_one_line_naming_file_line_and_field(tmp_path: Path, old: str, new: str, expected: str):
+    assert old in BASE
+    path = _write(tmp_path, BASE.replace(old, new, 1))
+    with pytest.raises(ScenarioFileError) as caught:
+        load(path)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert expected in message.replace(str(tmp_path) + "/", ""), message
+
+
+def test_an_action_impossible_in_the_stated_zone_names_its_line(tmp_path: Path):
+    path = _write(tmp_path, BASE.replace('destroy = ["Blood Artist"]', 'destroy = ["Grizzly Bears"]'))
+    with pytest.raises(ScenarioFileError, match=r"s\.toml:25: actions\[0\]: destroy card 1: it is in the hand"):
+        play(load(path))
+
+
+def test_missing_file_is_one_line(tmp_path: Path):
+    with pytest.raises(ScenarioFileError, match="nope.toml: no such file"):
+        load(tmp_path / "nope.toml")
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.name)
+def test_committed_scenarios_load_and_play(path: Path):
+    loaded = load(path)
+    assert play(loaded).length == len(loaded.scenario.actions) + 1
