@@ -517,3 +517,74 @@ def play(loaded: ScenarioFile):
         index = int(match.group(1)) - 1
         line = loaded.lines.get(("actions", index))
         raise ScenarioFileError(loaded.path, line, f"actions[{index}]", match.group(2)) from None
+
+
+# --- questions as terms over the trace ------------------------------------------------------------
+
+
+def asks(loaded: ScenarioFile, played) -> list:
+    """Each question as a :class:`rule603.Ask`: the asked value as a term over the game trace.
+
+    ``played`` is the reference engine's trace of the script; where a question gives no
+    moment, it picks the moment the question is about from it (where the ability triggered,
+    resolved or went on the stack).
+    """
+    from rule603 import Ask
+
+    out = []
+    for q in loaded.questions:
+        value, boolean, text = _term(loaded, played, q)
+        labels = {"controller": loaded.players, "zone": game.ZONES}.get(q.ask, ())
+        out.append(Ask(q.id, text, value, boolean, tuple(labels)))
+    return out
+
+
+def _moments(played, q: Question, test) -> list[int]:
+    if q.at is not None:
+        return [q.at]
+    return [t for t in range(1, played.length) if test(played.states[t])] or list(range(1, played.length))
+
+
+def _term(loaded: ScenarioFile, played, q: Question):
+    names = loaded.abilities
+    n = played.length
+    a, b = q.ability, q.other
+    where = f" at moment {q.at}" if q.at is not None else ""
+    if q.ask == "does_trigger":
+        ts = _moments(played, q, lambda s: True)
+        return (lambda g: g.Or(*[g.triggers(t, a) >= 1 for t in ts])), True, f"Does {names[a]} trigger{where}?"
+    if q.ask == "how_many_times":
+        ts = _moments(played, q, lambda s: True)
+        return (
+            (lambda g: g.Sum([g.triggers(t, a) for t in ts])),
+            False,
+            f"How many times does {names[a]} trigger{where}?",
+        )
+    if q.ask == "controller":
+        ts = _moments(played, q, lambda s: s["triggers"][a] >= 1)
+        text = f"Who controls {names[a]}'s triggered instances{where}?"
+        return (lambda g: g.trigger_controller(ts[0], a)), False, text
+    if q.ask == "does_something":
+        text = f"Does {names[a]} do what it says when it resolves{where}?"
+        ts = [q.at] if q.at is not None else list(range(1, n))
+        return (lambda g: g.Or(*[g.And(game.resolving_ability(g, t, a), g.acts(t)) for t in ts])), True, text
+    if q.ask == "stack_order":
+        ts = _moments(played, q, lambda s: s["placed"][a] >= 1 and s["placed"][b] >= 1)
+        text = f"Is {names[a]} put on the stack before (below) {names[b]}{where}?"
+
+        def below(g):
+            slots = list(game.slots(g))
+            return g.Or(
+                *[
+                    g.And(g.slot_src(t, s1) == game.ability_code(a), g.slot_src(t, s2) == game.ability_code(b))
+                    for t in ts
+                    for s1 in slots
+                    for s2 in slots
+                    if s1 < s2
+                ]
+            )
+
+        return below, True, text
+    c = q.object
+    t = q.at if q.at is not None else n - 1
+    return (lambda g: g.zone(t, c)), False, f"Where is {loaded.objects[c]} at moment {t}?"

@@ -18,12 +18,14 @@ from __future__ import annotations
 from ._internal.catalogue import load_edition
 from ._internal.conformance import Finding, TraceChecker, TraceResult
 from ._internal.registry import ClauseEncoding, NotModelled, Property, Rule, clause, exempt, prop
+from ._internal.ruling import Ask
 from ._internal.schema import ENV, RULE, Universe, VarSpec
 from ._internal.trace import FORMAT as TRACE_FORMAT
 from ._internal.trace import Trace, trace_to_json
 from .errors import InvalidArgument, InvalidDefinition, Rule603Error, RuleTextError, TraceFormatError
 
 __all__ = [
+    "Ask",
     "ENV",
     "Finding",
     "RULE",

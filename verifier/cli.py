@@ -116,6 +116,11 @@ def _parser() -> argparse.ArgumentParser:
     mutants.add_argument("--mutant", action="append", default=[], metavar="ID", help="study only this mutant")
     mutants.add_argument("--format", choices=("table", "json", "markdown"), default="table")
 
+    ruling = sub.add_parser("rule", help="answer a scenario file's questions over every rule-compliant game")
+    ruling.add_argument("scenario", metavar="SCENARIO")
+    ruling.add_argument("--format", choices=("md", "json"), default="md")
+    ruling.add_argument("--timeout", type=float, default=60.0, help="seconds per solver call (default 60)")
+
     schema = sub.add_parser("schema", help="print (or write) the JSON Schema of the trace format")
     schema.add_argument("--edition", default="current")
     schema.add_argument("--output", metavar="FILE", help="file to write (default: print to standard output)")
@@ -658,6 +663,65 @@ def cmd_mutants(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK if sound else ExitCode.VIOLATED
 
 
+def cmd_rule(args: argparse.Namespace) -> ExitCode:
+    import importlib
+
+    from ._internal.ruling import rule
+
+    files = importlib.import_module("rule603.engines.scenario_file")  # engines depend on rule603, not the reverse
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        raise _UsageError(f"--timeout {args.timeout}: must be a positive number of seconds")
+    loaded = files.load(args.scenario)
+    played = files.play(loaded)
+    edition = load_edition(loaded.edition)
+    limits = smt.SolverLimits(timeout_ms=int(args.timeout * 1000))
+    ruling = rule(edition, played, files.asks(loaded, played), limits)
+    if args.format == "json":
+        report = {
+            "scenario": args.scenario,
+            "title": loaded.title,
+            "edition": edition.name,
+            "moments": played.length,
+            "consistent": ruling.consistent,
+            "conflict": ruling.conflict,
+            "questions": [a.to_json() for a in ruling.answers],
+        }
+        print(json.dumps(report, indent=1, ensure_ascii=False))
+    else:
+        print(_ruling_markdown(args.scenario, loaded, edition, played, ruling))
+    if not ruling.consistent:
+        return ExitCode.VIOLATED
+    return ExitCode.UNKNOWN if any(a.answer == "unknown" for a in ruling.answers) else ExitCode.OK
+
+
+def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling) -> str:
+    lines = [
+        f"# {loaded.title or path}",
+        "",
+        f"Scenario `{path}`, edition {edition.name}, {played.length} moments.",
+        "",
+    ]
+    if not ruling.consistent:
+        lines += ["No game that follows every clause fits this scenario. The clauses that conflict:", ""]
+        lines += [f"- **{n}** {_clause_text(edition, n)}" for n in ruling.conflict]
+        return "\n".join(lines)
+    for a in ruling.answers:
+        shown = ", ".join(str(v) for v in a.values)
+        verdict = {"always": f"always {shown}", "never": "never", "depends": f"depends on choices: {shown}"}
+        lines += [f"## {a.text}", "", f"**{verdict.get(a.answer, a.answer)}**" + (f" ({a.note})" if a.note else ""), ""]
+        if a.clauses:
+            lines += ["Forced by:", ""] + [f"- **{n}** {_clause_text(edition, n)}" for n in a.clauses] + [""]
+    lines += ["## A game of this scenario", "", "```", render_trace(edition, played), "```"]
+    return "\n".join(lines)
+
+
+def _clause_text(edition: Edition, number: str) -> str:
+    try:
+        return edition.rules.get(number).text
+    except Exception:  # noqa: BLE001 - a game-model rule has no text in rule 603
+        return ""
+
+
 def cmd_schema(args: argparse.Namespace) -> ExitCode:
     from ._internal.trace_schema import schema_text
 
@@ -769,6 +833,7 @@ _COMMANDS = {
     "report": cmd_report,
     "check": cmd_check,
     "mutants": cmd_mutants,
+    "rule": cmd_rule,
     "schema": cmd_schema,
     "bench": cmd_bench,
 }

@@ -1,0 +1,87 @@
+"""`rule603 rule`: a scenario in, every rule-compliant outcome out, with the clauses that force it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from rule603.cli import main
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+def _rule(capsys, path: Path, *extra: str) -> tuple[int, dict]:
+    code = main(["rule", str(path), "--format", "json", *extra])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _answers(report: dict) -> dict[str, dict]:
+    return {q["id"]: q for q in report["questions"]}
+
+
+def test_board_wipe_triggers_twice_forced_by_the_look_back_rule(capsys):
+    code, report = _rule(capsys, SCENARIOS / "603.10a-board-wipe.toml")
+    (answer,) = report["questions"]
+    assert code == 0 and report["consistent"]
+    assert (answer["answer"], answer["values"]) == ("always", [2])
+    assert {"603.2c", "603.10a"} <= set(answer["clauses"])
+
+
+def test_apnap_is_forced_and_a_players_own_order_is_a_choice(capsys):
+    _, report = _rule(capsys, SCENARIOS / "603.3b-apnap.toml")
+    answers = _answers(report)
+    assert (answers["apnap"]["answer"], answers["apnap"]["values"]) == ("always", [True])
+    assert "603.3b" in answers["apnap"]["clauses"]
+    assert (answers["own-order"]["answer"], answers["own-order"]["values"]) == ("depends", [False, True])
+    assert answers["bear-controller"]["values"] == ["Bob"] and "603.3a" in answers["bear-controller"]["clauses"]
+    # Nothing resolves in the script: the scenario itself says no, and no clause is cited for it.
+    assert answers["elf-does-something"]["answer"] == "never"
+    assert answers["elf-does-something"]["clauses"] == []
+
+
+def test_the_cited_clauses_are_needed(capsys):
+    """Dropping a cited clause must let the answer change (the core is minimal, not decorative)."""
+    from rule603 import load_edition
+    from rule603._internal import smt
+    from rule603._internal.ruling import rule
+    from rule603.engines import scenario_file
+
+    loaded = scenario_file.load(SCENARIOS / "603.10a-board-wipe.toml")
+    played = scenario_file.play(loaded)
+    edition = load_edition("current")
+    limits = smt.SolverLimits(timeout_ms=20_000)
+    (answer,) = rule(edition, played, scenario_file.asks(loaded, played), limits).answers
+    for number in answer.clauses:
+        (without,) = rule(edition, played, scenario_file.asks(loaded, played), limits, without=[number]).answers
+        assert without.answer == "depends", f"{number} is cited but the answer stands without it"
+
+
+def test_markdown_cites_clause_text_and_shows_the_game(capsys):
+    code = main(["rule", str(SCENARIOS / "603.10a-board-wipe.toml")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "**always 2**" in out
+    assert "**603.10a** Some zone-change triggers look back in time." in out
+    assert "A game of this scenario" in out and "c0(creature_dies) ×2" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            "title = 'x'\n[[players]]\nname = 'A'\n[[objects]]\nname = 'B'\nkind = 'elf'\n",
+            ":6: objects[0].kind: unknown",
+        ),
+        (
+            "[[players]]\nname = 'A'\n[[objects]]\nname = 'B'\n[[actions]]\ndestroy = 'B'\n",
+            ":5: actions[0]: destroy card 0",
+        ),
+    ],
+)
+def test_bad_scenario_is_one_line_and_exit_2(capsys, tmp_path: Path, content: str, expected: str):
+    path = tmp_path / "bad.toml"
+    path.write_text(content)
+    code = main(["rule", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and expected in err, err

@@ -1,0 +1,155 @@
+"""Ruling: every rule-compliant game of a scripted scenario, and the clauses that force each answer.
+
+The scenario fixes what players and effects do (the environment variables of its trace);
+what the rules decide (the rule variables) is left to the solver.  For each question the
+solver enumerates every value the asked term can take in a compliant game.  A single value
+is forced: the clauses that force it are an unsat core of "the term differs", minimised by
+dropping clauses one at a time.  A scenario no compliant game fits is reported with the
+clauses that conflict, the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import smt
+from .bmc import Encoding
+from .registry import Edition
+from .schema import ENV, Game
+from .trace import Trace
+
+MAX_VALUES = 8  # values enumerated per question before saying "depends" without listing more
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A question as a term over the trace: ``value(g)`` is what is asked."""
+
+    id: str
+    text: str
+    value: Callable[[Game], Any]
+    boolean: bool = False  # a yes/no question: "always" yes, "never", or "depends"
+    labels: tuple[str, ...] = ()  # names of the values (zones, players), when they are codes
+
+
+@dataclass
+class Answer:
+    id: str
+    text: str
+    answer: str  # "always", "never", "depends" or "unknown"
+    values: list[Any]
+    clauses: list[str] = field(default_factory=list)  # the clauses that force a single value
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "question": self.text,
+            "answer": self.answer,
+            "values": self.values,
+            "clauses": self.clauses,
+            **({"note": self.note} if self.note else {}),
+        }
+
+
+@dataclass
+class Ruling:
+    consistent: bool
+    answers: list[Answer]
+    conflict: list[str] = field(default_factory=list)  # when no compliant game fits the scenario
+
+
+def rule(
+    edition: Edition, script: Trace, asks: Sequence[Ask], limits: smt.SolverLimits, without: Sequence[str] = ()
+) -> Ruling:
+    """Answer ``asks`` over every game that plays ``script``'s environment and obeys every clause
+    (but those named in ``without``: what a clause contributes shows by leaving it out)."""
+    enc = Encoding(edition, script.universe, limits)
+    enc.extend(script.length)
+    g = enc.g
+    pin = enc.solver.fresh_literal("scenario")
+    for spec in enc.schema.specs:
+        if spec.role != ENV:
+            continue
+        for idx in script.universe.indices(spec.dims):
+            keys = [(t, *idx) for t in range(script.length)] if spec.per_moment else [idx]
+            for key in keys:
+                enc.solver.add(g.Implies(pin, g.var(spec.name, *key) == script.value(spec.name, key, spec.per_moment)))
+    clauses = [e.number for e in edition.encodings if e.number not in without]
+    base = enc.moment_literals[: script.length] + [pin]
+    lits = {n: enc.solver.literal(n) for n in clauses}
+    status = enc.solver.check(base + list(lits.values()))
+    if status == smt.Verdict.UNSAT:
+        return Ruling(False, [], _minimal_core(enc, base, lits, []))
+    if status == smt.Verdict.UNKNOWN:
+        return Ruling(True, [Answer(a.id, a.text, "unknown", [], note=enc.solver.reason_unknown) for a in asks])
+    return Ruling(True, [_answer(enc, base, lits, ask) for ask in asks])
+
+
+def _named(ask: Ask, answer: Answer) -> Answer:
+    if ask.labels:
+        answer.values = [ask.labels[v] if isinstance(v, int) and 0 <= v < len(ask.labels) else v for v in answer.values]
+    return answer
+
+
+def _answer(enc: Encoding, base: list, lits: dict[str, Any], ask: Ask) -> Answer:
+    return _named(ask, _values(enc, base, lits, ask))
+
+
+def _values(enc: Encoding, base: list, lits: dict[str, Any], ask: Ask) -> Answer:
+    g = enc.g
+    term = ask.value(g)
+    if isinstance(term, (bool, int)):  # decided by the script alone
+        value = bool(term) if ask.boolean else term
+        return Answer(ask.id, ask.text, _kind(ask, [value]), [value], [], "fixed by the scenario itself")
+    values: list[Any] = []
+    blocks: list[Any] = []
+    while len(values) < MAX_VALUES:
+        status = enc.solver.check(base + list(lits.values()) + blocks)
+        if status == smt.Verdict.UNKNOWN:
+            return Answer(ask.id, ask.text, "unknown", values, note=enc.solver.reason_unknown)
+        if status == smt.Verdict.UNSAT:
+            break
+        value = enc.solver.model_value(term)
+        values.append(value)
+        block = enc.solver.fresh_literal(f"{ask.id}!={value}")
+        enc.solver.add(g.Implies(block, term != value))
+        blocks.append(block)
+    values = sorted(values)
+    if len(values) != 1:
+        return Answer(ask.id, ask.text, _kind(ask, values), values)
+    other = enc.solver.fresh_literal(f"{ask.id}:not")
+    enc.solver.add(g.Implies(other, term != values[0]))
+    core = _minimal_core(enc, base, lits, [other])
+    note = "" if core else "the scenario's own events decide it, whatever the clauses say"
+    return Answer(ask.id, ask.text, _kind(ask, values), values, core, note)
+
+
+def _kind(ask: Ask, values: list[Any]) -> str:
+    if len(values) != 1:
+        return "depends"
+    if ask.boolean and not values[0]:
+        return "never"
+    return "always"
+
+
+def _minimal_core(enc: Encoding, base: list, lits: dict[str, Any], extra: list) -> list[str]:
+    """Clauses that together make ``base + extra`` unsatisfiable, none of them superfluous."""
+    status = enc.solver.check(base + extra + list(lits.values()))
+    if status != smt.Verdict.UNSAT:
+        return []
+    core = [n for n in enc.solver.unsat_core_names() if n in lits]
+    for number in list(core):
+        trial = [lits[n] for n in core if n != number]
+        if enc.solver.check(base + extra + trial) == smt.Verdict.UNSAT:
+            core.remove(number)
+    return sorted(core, key=_clause_order)
+
+
+def _clause_order(number: str) -> tuple:
+    rule_part, _, sub = number.partition(".")
+    digits = "".join(ch for ch in sub if ch.isdigit())
+    letters = "".join(ch for ch in sub if ch.isalpha())
+    return (rule_part, int(digits or 0), letters)
