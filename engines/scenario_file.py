@@ -118,6 +118,9 @@ OBJECT_LISTS = (
     "no_legal_choice",
 )
 ONE_OBJECT = ("cast", "play_land")
+#: Rule variables a script decides as well as its events: which objects are new (400.7).  Zones alone
+#: don't tell a permanent that stayed from one that left and returned in the same batch (a flicker).
+FIXED_BY_SCRIPT = ("since",)
 FLAGS = ("next_turn", "resolve", "counter", "decline", "draw_game")
 
 
@@ -130,6 +133,7 @@ class Question:
     object: int | None = None
     at: int | None = None  # the moment asked about (None: any moment / the end)
     line: int | None = None
+    expect: str | None = None  # what the rule's own text says the answer is, e.g. "always 2" (checked by tests)
 
 
 @dataclass(frozen=True)
@@ -484,7 +488,7 @@ def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[
 def _question(r: _Reader, i: int, q: Any, abilities: tuple[str, ...], objects: list[str], n_actions: int) -> Question:
     if not isinstance(q, dict):
         r.fail("questions", i, "", "expected a table")
-    r.only("questions", i, q, ("id", "ask", "ability", "other", "object", "at"))
+    r.only("questions", i, q, ("id", "ask", "ability", "other", "object", "at", "expect"))
     ask = r.one_of("questions", i, "ask", q.get("ask"), tuple(QUESTIONS))
     for needed in QUESTIONS[ask]:
         if needed not in q:
@@ -500,6 +504,7 @@ def _question(r: _Reader, i: int, q: Any, abilities: tuple[str, ...], objects: l
         object=_ref(r, "questions", i, "object", q["object"], objects, "object") if "object" in q else None,
         at=at,
         line=r.lines.get(("questions", i)),
+        expect=r.kind("questions", i, "expect", q["expect"], str) if "expect" in q else None,
     )
 
 

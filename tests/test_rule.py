@@ -51,9 +51,13 @@ def test_the_cited_clauses_are_needed(capsys):
     played = scenario_file.play(loaded)
     edition = load_edition("current")
     limits = smt.SolverLimits(timeout_ms=20_000)
-    (answer,) = rule(edition, played, scenario_file.asks(loaded, played), limits).answers
+    (answer,) = rule(
+        edition, played, scenario_file.asks(loaded, played), limits, also_fixed=scenario_file.FIXED_BY_SCRIPT
+    ).answers
     for number in answer.clauses:
-        (without,) = rule(edition, played, scenario_file.asks(loaded, played), limits, without=[number]).answers
+        (without,) = rule(
+            edition, played, scenario_file.asks(loaded, played), limits, [number], scenario_file.FIXED_BY_SCRIPT
+        ).answers
         assert without.answer == "depends", f"{number} is cited but the answer stands without it"
 
 
@@ -85,3 +89,24 @@ def test_bad_scenario_is_one_line_and_exit_2(capsys, tmp_path: Path, content: st
     code = main(["rule", str(path)])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and expected in err, err
+
+
+def _expectations() -> list[tuple[Path, str, str]]:
+    from rule603.engines import scenario_file
+
+    return [
+        (path, q.id, q.expect)
+        for path in sorted(SCENARIOS.glob("*.toml"))
+        for q in scenario_file.load(path).questions
+        if q.expect is not None
+    ]
+
+
+@pytest.mark.parametrize(("path", "question", "expect"), _expectations(), ids=lambda x: getattr(x, "name", x))
+def test_each_scenario_gets_the_answer_its_rule_text_states(capsys, path: Path, question: str, expect: str):
+    _, report = _rule(capsys, path)
+    answer = _answers(report)[question]
+    got = answer["answer"] if answer["answer"] in ("never", "depends") else f"always {answer['values'][0]}"
+    assert got.lower() == expect.lower(), answer
+    if answer["answer"] != "depends":
+        assert answer["clauses"] or answer.get("note"), "a forced answer cites the clauses that force it"

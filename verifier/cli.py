@@ -675,7 +675,7 @@ def cmd_rule(args: argparse.Namespace) -> ExitCode:
     played = files.play(loaded)
     edition = load_edition(loaded.edition)
     limits = smt.SolverLimits(timeout_ms=int(args.timeout * 1000))
-    ruling = rule(edition, played, files.asks(loaded, played), limits)
+    ruling = rule(edition, played, files.asks(loaded, played), limits, also_fixed=files.FIXED_BY_SCRIPT)
     if args.format == "json":
         report = {
             "scenario": args.scenario,

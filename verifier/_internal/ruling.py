@@ -62,16 +62,24 @@ class Ruling:
 
 
 def rule(
-    edition: Edition, script: Trace, asks: Sequence[Ask], limits: smt.SolverLimits, without: Sequence[str] = ()
+    edition: Edition,
+    script: Trace,
+    asks: Sequence[Ask],
+    limits: smt.SolverLimits,
+    without: Sequence[str] = (),
+    also_fixed: Sequence[str] = (),
 ) -> Ruling:
     """Answer ``asks`` over every game that plays ``script``'s environment and obeys every clause
-    (but those named in ``without``: what a clause contributes shows by leaving it out)."""
+    (but those named in ``without``: what a clause contributes shows by leaving it out).
+
+    ``also_fixed`` names rule variables the script decides too (e.g. object identity, when a
+    permanent leaves and returns within one batch)."""
     enc = Encoding(edition, script.universe, limits)
     enc.extend(script.length)
     g = enc.g
     pin = enc.solver.fresh_literal("scenario")
     for spec in enc.schema.specs:
-        if spec.role != ENV:
+        if spec.role != ENV and spec.name not in also_fixed:
             continue
         for idx in script.universe.indices(spec.dims):
             keys = [(t, *idx) for t in range(script.length)] if spec.per_moment else [idx]
