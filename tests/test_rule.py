@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
 import json
 from pathlib import Path
 
@@ -102,11 +105,26 @@ def _expectations() -> list[tuple[Path, str, str]]:
     ]
 
 
+@functools.cache
+def _report(path: Path) -> dict:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["rule", str(path), "--format", "json"])
+    return json.loads(out.getvalue())
+
+
 @pytest.mark.parametrize(("path", "question", "expect"), _expectations(), ids=lambda x: getattr(x, "name", x))
-def test_each_scenario_gets_the_answer_its_rule_text_states(capsys, path: Path, question: str, expect: str):
-    _, report = _rule(capsys, path)
-    answer = _answers(report)[question]
+def test_each_scenario_gets_the_answer_its_rule_text_states(path: Path, question: str, expect: str):
+    answer = _answers(_report(path))[question]
     got = answer["answer"] if answer["answer"] in ("never", "depends") else f"always {answer['values'][0]}"
     assert got.lower() == expect.lower(), answer
     if answer["answer"] != "depends":
         assert answer["clauses"] or answer.get("note"), "a forced answer cites the clauses that force it"
+
+
+def test_a_choice_shows_the_games_that_lead_to_each_value(capsys):
+    _, report = _rule(capsys, SCENARIOS / "603.3b-apnap.toml")
+    choices = {c["value"]: c["how"] for c in _answers(report)["own-order"]["choices"]}
+    assert set(choices) == {False, True}
+    assert choices[True].startswith("moment 1: stack (bottom→top) c0(enters_self) [P0], c1(enters_self) [P0]")
+    assert choices[False].startswith("moment 1: stack (bottom→top) c1(enters_self) [P0], c0(enters_self) [P0]")

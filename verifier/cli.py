@@ -684,7 +684,7 @@ def cmd_rule(args: argparse.Namespace) -> ExitCode:
             "moments": played.length,
             "consistent": ruling.consistent,
             "conflict": ruling.conflict,
-            "questions": [a.to_json() for a in ruling.answers],
+            "questions": [{**a.to_json(), **_choices_json(edition, a)} for a in ruling.answers],
         }
         print(json.dumps(report, indent=1, ensure_ascii=False))
     else:
@@ -711,8 +711,32 @@ def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling)
         lines += [f"## {a.text}", "", f"**{verdict.get(a.answer, a.answer)}**" + (f" ({a.note})" if a.note else ""), ""]
         if a.clauses:
             lines += ["Forced by:", ""] + [f"- **{n}** {_clause_text(edition, n)}" for n in a.clauses] + [""]
+        for choice in _choices_json(edition, a).get("choices", []):
+            lines += [f"- {choice['value']}: {choice['how']}"]
+        if a.games:
+            lines += [""]
     lines += ["## A game of this scenario", "", "```", render_trace(edition, played), "```"]
     return "\n".join(lines)
+
+
+def _choices_json(edition: Edition, answer) -> dict:
+    """For a "depends" answer: how the games with each value differ (what a player chose)."""
+    if len(answer.games) < 2:
+        return {}
+    rows = [[edition.model.describe(concrete_game(edition, g, []), t) for t in range(g.length)] for g in answer.games]
+    keys = ("events", "triggers", "stack (bottom→top)")
+    differing = {
+        t: [k for k in keys if len({r[t][k] for r in rows}) > 1]
+        for t in range(answer.games[0].length)
+        if any(len({r[t][k] for r in rows}) > 1 for k in keys)
+    }
+    choices = []
+    for value, game_rows in zip(answer.values, rows, strict=True):
+        how = "; ".join(
+            f"moment {t}: " + ", ".join(f"{k} {game_rows[t][k] or '(none)'}" for k in ks) for t, ks in differing.items()
+        )
+        choices.append({"value": value, "how": how or "the games differ only in values this report doesn't show"})
+    return {"choices": choices}
 
 
 def _clause_text(edition: Edition, number: str) -> str:

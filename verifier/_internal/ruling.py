@@ -42,6 +42,7 @@ class Answer:
     values: list[Any]
     clauses: list[str] = field(default_factory=list)  # the clauses that force a single value
     note: str = ""
+    games: list[Trace] = field(default_factory=list, repr=False)  # for "depends": a game for each value
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -113,6 +114,7 @@ def _values(enc: Encoding, base: list, lits: dict[str, Any], ask: Ask) -> Answer
         value = bool(term) if ask.boolean else term
         return Answer(ask.id, ask.text, _kind(ask, [value]), [value], [], "fixed by the scenario itself")
     values: list[Any] = []
+    games: list[Trace] = []
     blocks: list[Any] = []
     while len(values) < MAX_VALUES:
         status = enc.solver.check(base + list(lits.values()) + blocks)
@@ -122,12 +124,14 @@ def _values(enc: Encoding, base: list, lits: dict[str, Any], ask: Ask) -> Answer
             break
         value = enc.solver.model_value(term)
         values.append(value)
+        games.append(enc.extract(enc.depth))
         block = enc.solver.fresh_literal(f"{ask.id}!={value}")
         enc.solver.add(g.Implies(block, term != value))
         blocks.append(block)
-    values = sorted(values)
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    values, games = [values[i] for i in order], [games[i] for i in order]
     if len(values) != 1:
-        return Answer(ask.id, ask.text, _kind(ask, values), values)
+        return Answer(ask.id, ask.text, _kind(ask, values), values, games=games)
     other = enc.solver.fresh_literal(f"{ask.id}:not")
     enc.solver.add(g.Implies(other, term != values[0]))
     core = _minimal_core(enc, base, lits, [other])
