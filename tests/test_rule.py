@@ -128,3 +128,23 @@ def test_a_choice_shows_the_games_that_lead_to_each_value(capsys):
     assert set(choices) == {False, True}
     assert choices[True].startswith("moment 1: stack (bottom→top) c0(enters_self) [P0], c1(enters_self) [P0]")
     assert choices[False].startswith("moment 1: stack (bottom→top) c1(enters_self) [P0], c0(enters_self) [P0]")
+
+
+def test_committed_ruling_reports_are_current(tmp_path: Path, monkeypatch, capsys):
+    """reports/rulings/ is what `rule603 rule scenarios/*.toml --out reports/rulings --overwrite` writes."""
+    root = SCENARIOS.parent
+    monkeypatch.chdir(root)
+    scenarios = sorted(str(p.relative_to(root)) for p in SCENARIOS.glob("*.toml"))
+    assert main(["rule", *scenarios, "--out", str(tmp_path)]) == 0
+    committed = root / "reports" / "rulings"
+    assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in tmp_path.iterdir())
+    for fresh in tmp_path.iterdir():
+        assert (committed / fresh.name).read_text(encoding="utf-8") == fresh.read_text(encoding="utf-8"), (
+            f"reports/rulings/{fresh.name} is stale: rule603 rule scenarios/*.toml --out reports/rulings --overwrite"
+        )
+
+
+def test_several_scenarios_need_an_output_directory(capsys):
+    scenarios = [str(p) for p in sorted(SCENARIOS.glob("*.toml"))[:2]]
+    assert main(["rule", *scenarios]) == 2
+    assert "add --out DIR" in capsys.readouterr().err

@@ -117,8 +117,10 @@ def _parser() -> argparse.ArgumentParser:
     mutants.add_argument("--format", choices=("table", "json", "markdown"), default="table")
 
     ruling = sub.add_parser("rule", help="answer a scenario file's questions over every rule-compliant game")
-    ruling.add_argument("scenario", metavar="SCENARIO")
+    ruling.add_argument("scenarios", nargs="+", metavar="SCENARIO")
     ruling.add_argument("--format", choices=("md", "json"), default="md")
+    ruling.add_argument("--out", metavar="DIR", help="write one report per scenario into DIR (SCENARIO-name.md/.json)")
+    ruling.add_argument("--overwrite", action="store_true", help="with --out: replace existing reports")
     ruling.add_argument("--timeout", type=float, default=60.0, help="seconds per solver call (default 60)")
 
     schema = sub.add_parser("schema", help="print (or write) the JSON Schema of the trace format")
@@ -666,19 +668,42 @@ def cmd_mutants(args: argparse.Namespace) -> ExitCode:
 def cmd_rule(args: argparse.Namespace) -> ExitCode:
     import importlib
 
-    from ._internal.ruling import rule
-
     files = importlib.import_module("rule603.engines.scenario_file")  # engines depend on rule603, not the reverse
     if not math.isfinite(args.timeout) or args.timeout <= 0:
         raise _UsageError(f"--timeout {args.timeout}: must be a positive number of seconds")
-    loaded = files.load(args.scenario)
+    out_dir = Path(args.out) if args.out else None
+    if out_dir is not None and not out_dir.is_dir():
+        raise _UsageError(f"--out {args.out}: no such directory")
+    if out_dir is None and len(args.scenarios) > 1:
+        raise _UsageError("several scenarios: add --out DIR to write one report each")
+    limits = smt.SolverLimits(timeout_ms=int(args.timeout * 1000))
+    loaded = [files.load(path) for path in args.scenarios]  # every file is checked before any is ruled on
+    targets = [out_dir / f"{Path(p).stem}.{args.format}" for p in args.scenarios] if out_dir else []
+    for target in targets:
+        if target.exists() and not args.overwrite:
+            raise _UsageError(f"--out {args.out}: {target.name} already exists; add --overwrite to replace it")
+    worst = ExitCode.OK
+    for i, (path, scenario) in enumerate(zip(args.scenarios, loaded, strict=True)):
+        text, code = _rule_one(path, scenario, files, limits, args.format)
+        if out_dir:
+            targets[i].write_text(text + "\n", encoding="utf-8")
+        else:
+            print(text)
+        worst = max(worst, code, key=lambda c: (c == ExitCode.VIOLATED, c == ExitCode.UNKNOWN))
+    if out_dir:
+        print(f"wrote {len(targets)} report(s) to {out_dir}", file=sys.stderr)
+    return worst
+
+
+def _rule_one(path: str, loaded, files, limits, fmt: str) -> tuple[str, ExitCode]:
+    from ._internal.ruling import rule
+
     played = files.play(loaded)
     edition = load_edition(loaded.edition)
-    limits = smt.SolverLimits(timeout_ms=int(args.timeout * 1000))
     ruling = rule(edition, played, files.asks(loaded, played), limits, also_fixed=files.FIXED_BY_SCRIPT)
-    if args.format == "json":
+    if fmt == "json":
         report = {
-            "scenario": args.scenario,
+            "scenario": path,
             "title": loaded.title,
             "edition": edition.name,
             "moments": played.length,
@@ -686,12 +711,12 @@ def cmd_rule(args: argparse.Namespace) -> ExitCode:
             "conflict": ruling.conflict,
             "questions": [{**a.to_json(), **_choices_json(edition, a)} for a in ruling.answers],
         }
-        print(json.dumps(report, indent=1, ensure_ascii=False))
+        text = json.dumps(report, indent=1, ensure_ascii=False)
     else:
-        print(_ruling_markdown(args.scenario, loaded, edition, played, ruling))
+        text = _ruling_markdown(path, loaded, edition, played, ruling)
     if not ruling.consistent:
-        return ExitCode.VIOLATED
-    return ExitCode.UNKNOWN if any(a.answer == "unknown" for a in ruling.answers) else ExitCode.OK
+        return text, ExitCode.VIOLATED
+    return text, ExitCode.UNKNOWN if any(a.answer == "unknown" for a in ruling.answers) else ExitCode.OK
 
 
 def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling) -> str:
