@@ -118,7 +118,7 @@ def _parser() -> argparse.ArgumentParser:
 
     ruling = sub.add_parser("rule", help="answer a scenario file's questions over every rule-compliant game")
     ruling.add_argument("scenarios", nargs="+", metavar="SCENARIO")
-    ruling.add_argument("--format", choices=("md", "json"), default="md")
+    ruling.add_argument("--format", choices=("md", "html", "json"), default="md")
     ruling.add_argument("--out", metavar="DIR", help="write one report per scenario into DIR (SCENARIO-name.md/.json)")
     ruling.add_argument("--overwrite", action="store_true", help="with --out: replace existing reports")
     ruling.add_argument("--timeout", type=float, default=60.0, help="seconds per solver call (default 60)")
@@ -712,6 +712,8 @@ def _rule_one(path: str, loaded, files, limits, fmt: str) -> tuple[str, ExitCode
             "questions": [{**a.to_json(), **_choices_json(edition, a)} for a in ruling.answers],
         }
         text = json.dumps(report, indent=1, ensure_ascii=False)
+    elif fmt == "html":
+        text = _ruling_html(path, loaded, edition, played, ruling)
     else:
         text = _ruling_markdown(path, loaded, edition, played, ruling)
     if not ruling.consistent:
@@ -742,6 +744,47 @@ def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling)
             lines += [""]
     lines += ["## A game of this scenario", "", "```", render_trace(edition, played), "```"]
     return "\n".join(lines)
+
+
+def _ruling_html(path: str, loaded, edition: Edition, played: Trace, ruling) -> str:
+    """A self-contained page: no scripts, no network; the timeline is inline SVG."""
+    from html import escape
+
+    from ._internal.timeline import svg_timeline
+
+    title = escape(loaded.title or path)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{title}</title>",
+        "<style>body{font-family:sans-serif;max-width:72em;margin:2em auto;padding:0 1em;line-height:1.4}"
+        ".answer{font-size:1.2em;font-weight:bold;margin:.3em 0}"
+        ".clause{margin:.2em 0 .2em 1em}.clause b{margin-right:.5em}"
+        ".timeline{overflow-x:auto;border:1px solid #ddd;padding:.5em}</style>",
+        "</head><body>",
+        f"<h1>{title}</h1>",
+        f"<p>Scenario <code>{escape(path)}</code>, edition {escape(edition.name)}, {played.length} moments.</p>",
+    ]
+    if not ruling.consistent:
+        parts.append("<p class='answer'>No game that follows every clause fits this scenario.</p>")
+        parts += [f"<p class='clause'><b>{n}</b>{escape(_clause_text(edition, n))}</p>" for n in ruling.conflict]
+    for a in ruling.answers:
+        shown = ", ".join(str(v) for v in a.values)
+        verdict = {"always": f"always {shown}", "never": "never", "depends": f"depends on choices: {shown}"}
+        parts.append(f"<section class='question' id='{escape(a.id)}'><h2>{escape(a.text)}</h2>")
+        parts.append(f"<p class='answer'>{escape(verdict.get(a.answer, a.answer))}</p>")
+        if a.note:
+            parts.append(f"<p>{escape(a.note)}</p>")
+        if a.clauses:
+            parts.append("<p>Forced by:</p>")
+            parts += [f"<p class='clause'><b>{n}</b>{escape(_clause_text(edition, n))}</p>" for n in a.clauses]
+        for choice in _choices_json(edition, a).get("choices", []):
+            parts.append(f"<p class='choice'>{escape(str(choice['value']))}: {escape(choice['how'])}</p>")
+        parts.append("</section>")
+    rows = [edition.model.describe(concrete_game(edition, played, []), t) for t in range(played.length)]
+    parts += ["<h2>A game of this scenario</h2>", f"<div class='timeline'>{svg_timeline(rows)}</div>"]
+    parts.append("</body></html>")
+    return "\n".join(parts)
 
 
 def _choices_json(edition: Edition, answer) -> dict:
