@@ -118,7 +118,7 @@ class Encoding:
 
     def extract(self, depth: int) -> Trace:
         """The current model as a concrete trace of ``depth`` moments."""
-        value = self.solver.model_value
+        value = self.solver.model_reader()
         params: dict[str, Any] = {}
         for spec in self.schema.specs:
             if not spec.per_moment:

@@ -168,6 +168,16 @@ class Solver:
             return z3.is_true(value)
         return value.as_long()
 
+    def model_reader(self):
+        """A function giving a term's value in the current model (fetched once: fetching it is slow)."""
+        model = self._solver.model()
+
+        def read(term: Expr) -> int | bool:
+            value = model.eval(term, model_completion=True)
+            return z3.is_true(value) if z3.is_bool(value) else value.as_long()
+
+        return read
+
     def model_evaluator(self):
         """A function evaluating Boolean terms in the current model; it stays valid after later checks."""
         model = self._solver.model()
