@@ -148,3 +148,10 @@ def test_several_scenarios_need_an_output_directory(capsys):
     scenarios = [str(p) for p in sorted(SCENARIOS.glob("*.toml"))[:2]]
     assert main(["rule", *scenarios]) == 2
     assert "add --out DIR" in capsys.readouterr().err
+
+
+def test_edition_option(capsys):
+    code, report = _rule(capsys, SCENARIOS / "603.10a-board-wipe.toml", "--edition", "current")
+    assert code == 0 and report["edition"] == "current"
+    assert main(["rule", str(SCENARIOS / "603.10a-board-wipe.toml"), "--edition", "1999"]) == 2
+    assert "--edition 1999: unknown edition" in capsys.readouterr().err

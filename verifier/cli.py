@@ -122,6 +122,7 @@ def _parser() -> argparse.ArgumentParser:
     ruling.add_argument("--out", metavar="DIR", help="write one report per scenario into DIR (SCENARIO-name.md/.json)")
     ruling.add_argument("--overwrite", action="store_true", help="with --out: replace existing reports")
     ruling.add_argument("--timeout", type=float, default=60.0, help="seconds per solver call (default 60)")
+    ruling.add_argument("--edition", default=None, help="edition of rule 603 (default: the one the scenario names)")
 
     schema = sub.add_parser("schema", help="print (or write) the JSON Schema of the trace format")
     schema.add_argument("--edition", default="current")
@@ -677,6 +678,8 @@ def cmd_rule(args: argparse.Namespace) -> ExitCode:
     if out_dir is None and len(args.scenarios) > 1:
         raise _UsageError("several scenarios: add --out DIR to write one report each")
     limits = smt.SolverLimits(timeout_ms=int(args.timeout * 1000))
+    if args.edition is not None:
+        load_edition(args.edition)  # an unknown edition is a usage error before any work
     loaded = [files.load(path) for path in args.scenarios]  # every file is checked before any is ruled on
     targets = [out_dir / f"{Path(p).stem}.{args.format}" for p in args.scenarios] if out_dir else []
     for target in targets:
@@ -684,7 +687,7 @@ def cmd_rule(args: argparse.Namespace) -> ExitCode:
             raise _UsageError(f"--out {args.out}: {target.name} already exists; add --overwrite to replace it")
     worst = ExitCode.OK
     for i, (path, scenario) in enumerate(zip(args.scenarios, loaded, strict=True)):
-        text, code = _rule_one(path, scenario, files, limits, args.format)
+        text, code = _rule_one(path, scenario, files, limits, args.format, args.edition)
         if out_dir:
             targets[i].write_text(text + "\n", encoding="utf-8")
         else:
@@ -695,11 +698,11 @@ def cmd_rule(args: argparse.Namespace) -> ExitCode:
     return worst
 
 
-def _rule_one(path: str, loaded, files, limits, fmt: str) -> tuple[str, ExitCode]:
+def _rule_one(path: str, loaded, files, limits, fmt: str, edition_name: str | None) -> tuple[str, ExitCode]:
     from ._internal.ruling import rule
 
     played = files.play(loaded)
-    edition = load_edition(loaded.edition)
+    edition = load_edition(edition_name or loaded.edition)
     ruling = rule(edition, played, files.asks(loaded, played), limits, also_fixed=files.FIXED_BY_SCRIPT)
     if fmt == "json":
         report = {
