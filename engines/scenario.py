@@ -250,8 +250,8 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
         _fail(where, "a creature or land card is a permanent card (permanent = true)")
 
 
-_CARD_LISTS = (
-    "create_delayed",
+#: Action fields that list cards (by number here, by name in scenario files).
+CARD_LIST_FIELDS = (
     "no_legal_choice",
     "destroy",
     "sacrifice",
@@ -277,6 +277,7 @@ _CARD_LISTS = (
     "reveal",
     "conceal",
 )
+_CARD_LISTS = ("create_delayed", *CARD_LIST_FIELDS)  # create_delayed lists delayed abilities
 
 
 def check_action_names(where: str, a: Action, s: Scenario) -> None:

@@ -48,7 +48,17 @@ from typing import Any
 from rule603 import InvalidArgument
 from rule603.models import game
 
-from .scenario import EFFECTS, START_ZONES, Action, Card, DelayedAbility, ReflexiveAbility, Scenario, check_scenario
+from .scenario import (
+    CARD_LIST_FIELDS,
+    EFFECTS,
+    START_ZONES,
+    Action,
+    Card,
+    DelayedAbility,
+    ReflexiveAbility,
+    Scenario,
+    check_scenario,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -90,33 +100,6 @@ ABILITY_FLAGS = {
 }
 #: Static abilities, in the file's words.
 STATIC_FLAGS = {"enters_tapped": "enters_tapped", "triggers_additional_time": "doubler"}
-#: Action fields whose values name objects (a list, or one name).
-OBJECT_LISTS = (
-    "destroy",
-    "sacrifice",
-    "exile",
-    "bounce",
-    "flicker",
-    "put_onto_battlefield",
-    "discard",
-    "draw",
-    "mill",
-    "dies_replaced",
-    "damage",
-    "prevent_damage",
-    "tap",
-    "untap",
-    "phase_out",
-    "phase_in",
-    "unattach",
-    "prohibit",
-    "allow",
-    "condition_true",
-    "condition_false",
-    "reveal",
-    "conceal",
-    "no_legal_choice",
-)
 ONE_OBJECT = ("cast", "play_land")
 #: Rule variables a script decides as well as its events: which objects are new (400.7).  Zones alone
 #: don't tell a permanent that stayed from one that left and returned in the same batch (a flicker).
@@ -431,7 +414,7 @@ def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[
     if not isinstance(a, dict):
         r.fail("actions", i, "", "expected a table")
     allowed = (
-        OBJECT_LISTS
+        CARD_LIST_FIELDS
         + ONE_OBJECT
         + FLAGS
         + (
@@ -449,7 +432,7 @@ def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[
     )
     r.only("actions", i, a, allowed)
     values: dict[str, Any] = {}
-    for key in OBJECT_LISTS:
+    for key in CARD_LIST_FIELDS:
         if key in a:
             items = a[key] if isinstance(a[key], list) else [a[key]]
             values[key] = tuple(_ref(r, "actions", i, key, x, objects, "object") for x in items)
