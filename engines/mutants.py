@@ -338,39 +338,22 @@ def study(
     progress: Callable[[int, int], None] | None = None,
 ) -> Study:
     """Play generated scenarios through the reference engine and every mutant until all are killed."""
-    from hypothesis import HealthCheck, Phase, given, settings
-
     from .reference import run
-    from .strategies import scenarios
+    from .strategies import each_scenario
 
     checker = TraceChecker("current")
     outcomes = [Outcome(m) for m in mutants]
-    seen = [0]
     result = Study(outcomes, 0)
     started = time.perf_counter()
 
-    class _AllKilled(Exception):
-        pass
-
-    @settings(
-        max_examples=max_scenarios,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(scenarios())
-    def play(scenario: Scenario) -> None:
-        if all(o.killed for o in outcomes):
-            raise _AllKilled  # Hypothesis replays the last example: don't count it twice
-        seen[0] += 1
+    def play(scenario: Scenario) -> bool:
+        result.scenarios += 1
         reference = run(scenario)
         ref_check = None
         for outcome in outcomes:
             if outcome.killed:
                 continue
-            outcome.scenarios = seen[0]
+            outcome.scenarios = result.scenarios
             try:
                 trace = outcome.mutant.run(scenario)
             except InvalidArgument:
@@ -389,14 +372,9 @@ def study(
             outcome.broken = tuple(dict.fromkeys(v.clause for v in found.violations))
             outcome.example = scenario
         if progress:
-            progress(seen[0], sum(o.killed for o in outcomes))
-        if all(o.killed for o in outcomes):
-            raise _AllKilled
+            progress(result.scenarios, sum(o.killed for o in outcomes))
+        return all(o.killed for o in outcomes)
 
-    try:
-        play()
-    except _AllKilled:
-        pass
-    result.scenarios = seen[0]
+    each_scenario(max_scenarios, play)
     result.seconds = time.perf_counter() - started
     return result

@@ -1128,26 +1128,10 @@ def run(scenario: Scenario) -> Trace:
 
 def sample_traces(count: int, max_actions: int = 19) -> list[Trace]:
     """``count`` traces of generated scenarios (the same ones on every run: Hypothesis, derandomized)."""
-    from hypothesis import HealthCheck, Phase, given, settings
-
-    from .strategies import scenarios
+    from .strategies import each_scenario
 
     out: list[Trace] = []
-
-    @settings(
-        max_examples=count,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(scenarios(max_actions=max_actions))
-    def play(scenario: Scenario) -> None:
-        if len(out) < count:
-            out.append(run(scenario))
-
-    play()
+    each_scenario(count, lambda scenario: out.append(run(scenario)), max_actions=max_actions)
     return out
 
 

@@ -14,7 +14,9 @@ Shrinking works as usual: fewer cards, fewer actions, plainer ones.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from hypothesis import strategies as st
 from rule603 import InvalidArgument
@@ -226,6 +228,44 @@ def scenarios(
             continue  # the engine refuses it (or the model can't hold it): leave it out
         script.append(action)
     return replace(setup, actions=tuple(script))
+
+
+def each_scenario(max_examples: int, visit: Callable[[Scenario], bool | None], **options: Any) -> int:
+    """Call ``visit`` on generated scenarios until it returns True or ``max_examples`` are drawn.
+
+    The scenarios are the same, in the same order, on every run (derandomized, no example
+    database, generation only).  ``options`` go to :func:`scenarios`.  Returns how many
+    scenarios ``visit`` saw.
+    """
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    visited, stopped = [0], [False]
+
+    class _Stop(Exception):
+        pass
+
+    @settings(
+        max_examples=max_examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(scenarios(**options))
+    def play(scenario: Scenario) -> None:
+        if stopped[0]:
+            raise _Stop  # Hypothesis replays the example that stopped it: visit it only once
+        visited[0] += 1
+        if visit(scenario):
+            stopped[0] = True
+            raise _Stop
+
+    try:
+        play()
+    except _Stop:
+        pass
+    return visited[0]
 
 
 # ---------------------------------------------------------------------------------------

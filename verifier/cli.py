@@ -915,8 +915,6 @@ def cmd_bench(args: argparse.Namespace) -> ExitCode:
     for b in bounds:
         if not 1 <= b <= MAX_BOUND:
             raise _UsageError(f"--bounds: {b} must be between 1 and {MAX_BOUND}")
-    if args.output and Path(args.output).exists():
-        raise _UsageError(f"--output {args.output}: already exists; choose another file")
     return run_bench(bounds, args.property, args.timeout, args.output)
 
 

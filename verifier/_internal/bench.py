@@ -108,8 +108,6 @@ def _engine_traces(unique: int, moments: int) -> list[str]:
     import importlib
     from dataclasses import replace
 
-    from hypothesis import HealthCheck, Phase, given, settings
-
     from .schema import Schema
     from .trace import to_json
 
@@ -120,18 +118,7 @@ def _engine_traces(unique: int, moments: int) -> list[str]:
     schema = Schema(tuple(importlib.import_module("rule603.models.game").VARIABLES))
     out: list[str] = []
 
-    @settings(
-        max_examples=unique * 4,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(strategies.scenarios(max_actions=moments - 1))
-    def collect(scenario) -> None:
-        if len(out) >= unique:
-            return
+    def collect(scenario) -> bool:
         game = reference.ReferenceGame(replace(scenario, actions=()))
         for action in scenario.actions:
             game.apply(action)
@@ -143,11 +130,12 @@ def _engine_traces(unique: int, moments: int) -> list[str]:
                 except Exception:  # noqa: BLE001 - the engine refuses it: try the next filler
                     continue
             else:
-                return
+                return False
         if len(game.moments) == moments:
             out.append(json.dumps(to_json(game.trace(), schema)))
+        return len(out) >= unique
 
-    collect()
+    strategies.each_scenario(unique * 4, collect, max_actions=moments - 1)
     return out
 
 
