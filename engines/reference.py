@@ -37,6 +37,7 @@ from rule603.models.game import (
     ABILITY_TRIGGERS,
     BATTLEFIELD,
     BECOMES_TAPPED,
+    BECOMES_UNTAPPED,
     COMMAND,
     COUNTER,
     COUNTERED_SELF,
@@ -51,6 +52,7 @@ from rule603.models.game import (
     GRAVEYARD,
     GRAVEYARD_FROM_ANYWHERE,
     HAND,
+    LAND_TO_GRAVEYARD,
     LEAVES_SELF,
     LIBRARY,
     LOSE_CONTROL,
@@ -78,6 +80,7 @@ from .scenario import Action, BeyondModelBounds, Scenario, check_action_names, c
 LOOK_BACK_KINDS = frozenset(
     {
         CREATURE_DIES,  # 603.10a: leaves-the-battlefield abilities
+        LAND_TO_GRAVEYARD,
         LEAVES_SELF,
         ENCHANTED_LEAVES,
         PHASES_OUT,  # 603.10b
@@ -88,7 +91,21 @@ LOOK_BACK_KINDS = frozenset(
     }
 )
 #: 603.6c: leaves-the-battlefield abilities ("from anywhere" ones are never such).
-LEAVES_THE_BATTLEFIELD_KINDS = frozenset({CREATURE_DIES, LEAVES_SELF, ENCHANTED_LEAVES})
+LEAVES_THE_BATTLEFIELD_KINDS = frozenset({CREATURE_DIES, LAND_TO_GRAVEYARD, LEAVES_SELF, ENCHANTED_LEAVES})
+#: Trigger conditions about one object: "this" creature, or the permanent this Aura enchants.
+ONE_OBJECT_KINDS = frozenset(
+    {
+        LEAVES_SELF,
+        BECOMES_TAPPED,
+        BECOMES_UNTAPPED,
+        DEALT_DAMAGE,
+        COUNTERED_SELF,
+        LOSE_CONTROL,
+        PHASES_OUT,
+        UNATTACHED,
+        ENCHANTED_LEAVES,
+    }
+)
 #: 603.6: zone-change abilities that try to do something to the object that moved.
 ZONE_CHANGE_SELF_KINDS = frozenset({ENTERS_SELF, LEAVES_SELF})
 HIDDEN_ZONES = frozenset({LIBRARY, HAND})
@@ -259,12 +276,12 @@ class ReferenceGame:
         return self.d_kind[i] if cls == "delayed" else NONE
 
     def subject(self, a: int) -> int:
-        """The card the ability's trigger condition calls "this": its own card, or a delayed ability's source."""
+        """The card a trigger condition calls "this": the ability's own, or the one a delayed ability refers to."""
         cls, i = self.ability_class(a)
         if cls == "printed":
             return i
         if cls == "delayed":
-            return self.scenario.delayed[i].source
+            return self.scenario.delayed[i].refers_to
         return self.scenario.reflexive[i].created_by
 
     def spell_code(self, c: int) -> int:
@@ -824,7 +841,13 @@ class ReferenceGame:
         # the event that makes it fire also uses it up (603.7b), so its existence after the batch can't decide.
         # Whether it may trigger (created only now, 603.7a; its "this turn" is over, 603.7b) is decided apart.
         after = view if after is None else after
-        return (before is not None and before.delayed[i].registered) or after.delayed[i].registered
+        if before is not None and before.delayed[i].registered:
+            # 603.7a: "this creature" is the object the ability was created for; once that object
+            # has changed zones the card is a new object (400.7), and its event can't happen any more.
+            if self.ability_kind(a) in ONE_OBJECT_KINDS:
+                return before.cards[self.subject(a)].since == before.delayed[i].stamp
+            return True
+        return after.delayed[i].registered
 
     # the trigger conditions, one by one
     def _occurrences(
@@ -854,10 +877,16 @@ class ReferenceGame:
             died = [self._dies(before, after, c) and view.cards[c].eff_creature for c in range(self.n_cards)]
             would = [after.cards[c].dies_replaced and view.cards[c].eff_creature for c in range(self.n_cards)]
             return sum(died), sum(died) + sum(would)  # 603.2h: a replaced death triggers nothing
+        elif kind == LAND_TO_GRAVEYARD:  # 603.6c: "put into a graveyard from the battlefield"; land is printed
+            died = [self._dies(before, after, c) and self.flag(c, "land_card") for c in range(self.n_cards)]
+            would = [after.cards[c].dies_replaced and self.flag(c, "land_card") for c in range(self.n_cards)]
+            return sum(died), sum(died) + sum(would)
         elif kind == LEAVES_SELF:  # 603.6c
             n = int(self._left_battlefield(before, after, x))
         elif kind == BECOMES_TAPPED:  # 603.2f: only the change, not entering tapped
             n = int(stayed and not was.tapped and now.tapped)
+        elif kind == BECOMES_UNTAPPED:  # 603.2f: nor entering untapped
+            n = int(stayed and was.tapped and not now.tapped)
         elif kind == YOUR_UPKEEP:  # 603.2b: "you" is the ability's controller
             n = int(self._began(before, after, UPKEEP) and after.active == self._controller(a, view, after))
         elif kind == END_STEP:  # 603.2b

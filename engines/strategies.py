@@ -500,7 +500,12 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
     if kind == game.LEAVES_SELF and on_bf:
         verb = draw(st.sampled_from(("destroy", "exile", "bounce", "flicker", "sacrifice")))
         return Action(**{verb: (x,)})
-    if kind == game.BECOMES_TAPPED and on_bf:
+    if kind == game.LAND_TO_GRAVEYARD:
+        lands = [c for c in permanents if played.flag(c, "land_card")]
+        if lands and _one_in(draw, 3):
+            return Action(dies_replaced=_some(draw, lands, 1))
+        return Action(destroy=_some(draw, lands or permanents, 3))  # several lands at once: 603.2c's example
+    if kind in (game.BECOMES_TAPPED, game.BECOMES_UNTAPPED) and on_bf:
         return Action(untap=(x,)) if card.tapped else Action(tap=(x,))
     if kind in (game.YOUR_UPKEEP, game.END_STEP) and idle:
         if kind == game.END_STEP and m.step < END:

@@ -396,7 +396,7 @@ def plain_occurrences(g, t: int, a: int, kind: int):
     if t == 0:
         return 0, 0
     cls, i = m.ability_class(g, a)
-    src = m.source_card(g, a)
+    src = m.subject(g, a)
     if cls == "reflexive":
         return 0, 0
 

@@ -48,6 +48,8 @@ KINDS = (
     "enchanted_leaves",  # When enchanted permanent leaves the battlefield, ...
     "ability_triggers",  # Whenever another ability triggers, ...
     "no_cards_in_hand",  # Whenever you have no cards in hand, ... (a state trigger)
+    "land_to_graveyard",  # Whenever a land is put into a graveyard from the battlefield, ...
+    "becomes_untapped",  # Whenever this becomes untapped, ...
 )
 (
     NONE,
@@ -68,9 +70,25 @@ KINDS = (
     ENCHANTED_LEAVES,
     ABILITY_TRIGGERS,
     NO_CARDS_IN_HAND,
+    LAND_TO_GRAVEYARD,
+    BECOMES_UNTAPPED,
 ) = range(len(KINDS))
 ENTERS_KINDS = (ENTERS_SELF, CREATURE_ENTERS)
-LEAVES_KINDS = (CREATURE_DIES, LEAVES_SELF, ENCHANTED_LEAVES)
+#: Leaves-the-battlefield abilities (603.6c: "Whenever [something] is put into a graveyard from the battlefield").
+LEAVES_KINDS = (CREATURE_DIES, LEAVES_SELF, ENCHANTED_LEAVES, LAND_TO_GRAVEYARD)
+#: Trigger conditions about one object, "this" (or the permanent this Aura enchants): a delayed
+#: ability's is the object it refers to as it was when the ability was created (see ``subject``).
+SUBJECT_KINDS = (
+    LEAVES_SELF,
+    BECOMES_TAPPED,
+    BECOMES_UNTAPPED,
+    DEALT_DAMAGE,
+    COUNTERED_SELF,
+    LOSE_CONTROL,
+    PHASES_OUT,
+    UNATTACHED,
+    ENCHANTED_LEAVES,
+)
 #: Zone-change abilities that try to do something to the object that moved (603.6).
 ZONE_CHANGE_SELF_KINDS = (ENTERS_SELF, LEAVES_SELF)
 
@@ -434,8 +452,37 @@ def can_trigger(g, t: int, view: int, a: int):
     """
     cls, i = ability_class(g, a)
     if cls == "delayed":
-        return g.registered(t, i) if t == 0 else g.Or(g.registered(t - 1, i), g.registered(t, i))
+        if t == 0:
+            return g.registered(t, i)
+        return g.And(g.Or(g.registered(t - 1, i), g.registered(t, i)), still_its_subject(g, t, a))
     return exists(g, view, a)
+
+
+def subject(g, a: int):
+    """The card a trigger condition calls "this": the ability's own card; the card a delayed
+    ability refers to ("When this creature leaves the battlefield", 603.7a's example); the card
+    whose ability created a reflexive one."""
+    cls, i = ability_class(g, a)
+    if cls == "printed":
+        return i
+    if cls == "delayed":
+        return g.d_object(i)
+    return g.reflexive_from(i)
+
+
+def still_its_subject(g, t: int, a: int):
+    """Before batch ``t``, a delayed ability's "this" is still the object it was created for.
+
+    The ability refers to an object, not to a card: once that object has changed zones, the
+    card is a new object (400.7) and "this creature leaves the battlefield" can't happen any
+    more -- 603.7a's "other events that happen earlier may make the trigger event impossible".
+    Conditions that name no object ("at the beginning of the next end step") don't care.
+    """
+    cls, d = ability_class(g, a)
+    if cls != "delayed" or t == 0:
+        return True
+    same_object = card_value(g, "since", t - 1, g.d_object(d)) == g.d_stamp(t - 1, d)
+    return g.Or(g.Not(is_kind(g, a, SUBJECT_KINDS)), g.Not(g.registered(t - 1, d)), same_object)
 
 
 def source_card(g, a: int):

@@ -22,6 +22,7 @@ from ..game import (
     ACTION_CAUSE,
     BATTLEFIELD,
     BECOMES_TAPPED,
+    BECOMES_UNTAPPED,
     COUNTERED_SELF,
     CREATURE_DIES,
     CREATURE_ENTERS,
@@ -32,6 +33,7 @@ from ..game import (
     GRAVEYARD,
     GRAVEYARD_FROM_ANYWHERE,
     HAND,
+    LAND_TO_GRAVEYARD,
     LEAVES_KINDS,
     LEAVES_SELF,
     LIBRARY,
@@ -211,24 +213,31 @@ def effects_skip_delayed(g, t: int) -> Iterator[Rule]:
     "603.2f",
     "'becomes' triggers fire only when the named change happens, not for a permanent entering in that state",
     text_hash="dba59ae3423b",
-    scope="'becomes tapped' of the ability's own permanent",
+    scope="'becomes tapped' and 'becomes untapped' of one permanent",
 )
 def becomes_triggers(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
-        src = m.source_card(g, a)
+        yield _defines(g, t, a, BECOMES_TAPPED, _status_change(g, t, a, to_tapped=True))
+        yield _defines(g, t, a, BECOMES_UNTAPPED, _status_change(g, t, a, to_tapped=False))
 
-        def n(v, a=a, src=src):
-            if t == 0:
-                return 0
-            was_there = g.And(
-                m.card_value(g, "zone", t - 1, src) == BATTLEFIELD,
-                m.card_value(g, "zone", t, src) == BATTLEFIELD,
-                m.card_value(g, "since", t, src) != t,
-            )
-            change = g.And(g.Not(m.card_value(g, "tapped", t - 1, src)), m.card_value(g, "tapped", t, src))
-            return g.If(g.And(was_there, change, m.can_trigger(g, t, v, a)), 1, 0)
 
-        yield _defines(g, t, a, BECOMES_TAPPED, n)
+def _status_change(g, t, a, *, to_tapped: bool):
+    """The permanent "this" names was on the battlefield before and after, and its status changed."""
+    subject = m.subject(g, a)
+
+    def n(v):
+        if t == 0:
+            return 0
+        was_there = g.And(
+            m.card_value(g, "zone", t - 1, subject) == BATTLEFIELD,
+            m.card_value(g, "zone", t, subject) == BATTLEFIELD,
+            m.card_value(g, "since", t, subject) != t,
+        )
+        before, after = m.card_value(g, "tapped", t - 1, subject), m.card_value(g, "tapped", t, subject)
+        change = g.And(g.Not(before), after) if to_tapped else g.And(before, g.Not(after))
+        return g.If(g.And(was_there, change, m.can_trigger(g, t, v, a)), 1, 0)
+
+    return n
 
 
 def _hidden_all_along(g, t, a):
@@ -473,8 +482,7 @@ def zone_change_object(g, t: int) -> Iterator[Rule]:
 
 
 def _enters_self(g, t, a):
-    src = m.source_card(g, a)
-    arrived = m.for_card(g, src, lambda c: m.entered_battlefield(g, t, c))
+    arrived = m.for_card(g, m.subject(g, a), lambda c: m.entered_battlefield(g, t, c))
     return lambda v: g.If(g.And(arrived, m.can_trigger(g, t, v, a)), 1, 0)
 
 
@@ -512,24 +520,28 @@ def effects_on_newcomers(g, t: int) -> Iterator[Rule]:
 
 
 def _leaves(g, t, a, kind):
-    src = m.source_card(g, a)
-    if kind == CREATURE_DIES:
+    subject = m.subject(g, a)
+    if kind in (CREATURE_DIES, LAND_TO_GRAVEYARD):
+        # "Whenever a creature dies" / "a land is put into a graveyard from the battlefield":
+        # a creature as it was in the view (603.10a looks back); being a land is printed.
+        def counted(v, c):
+            return g.eff_creature(v, c) if kind == CREATURE_DIES else g.land_card(c)
 
         def n(v):
             return g.If(
-                m.can_trigger(g, t, v, a), g.count(g.And(m.dies(g, t, c), g.eff_creature(v, c)) for c in m.cards(g)), 0
+                m.can_trigger(g, t, v, a), g.count(g.And(m.dies(g, t, c), counted(v, c)) for c in m.cards(g)), 0
             )
 
         def att(v):
             return g.If(
                 m.can_trigger(g, t, v, a),
-                g.count(g.And(g.Or(m.dies(g, t, c), g.dies_replaced(t, c)), g.eff_creature(v, c)) for c in m.cards(g)),
+                g.count(g.And(g.Or(m.dies(g, t, c), g.dies_replaced(t, c)), counted(v, c)) for c in m.cards(g)),
                 0,
             )
 
         return n, att
     if kind == LEAVES_SELF:
-        left = m.for_card(g, src, lambda c: m.left_battlefield(g, t, c))
+        left = m.for_card(g, subject, lambda c: m.left_battlefield(g, t, c))
 
         def n(v):
             return g.If(g.And(left, m.can_trigger(g, t, v, a)), 1, 0)
@@ -540,7 +552,8 @@ def _leaves(g, t, a, kind):
         return g.If(
             m.can_trigger(g, t, v, a),
             g.count(
-                g.And(m.card_value(g, "attached_to", t - 1, src) == x, m.left_battlefield(g, t, x)) for x in m.cards(g)
+                g.And(m.card_value(g, "attached_to", t - 1, subject) == x, m.left_battlefield(g, t, x))
+                for x in m.cards(g)
             ),
             0,
         )
@@ -552,7 +565,7 @@ def _leaves(g, t, a, kind):
     "603.6c",
     "leaves-the-battlefield abilities trigger on a permanent leaving; 'from anywhere' ones are not such",
     text_hash="76d39ae46e30",
-    scope="'dies', 'this leaves' and 'enchanted permanent leaves'",
+    scope="'dies', 'a land is put into a graveyard from the battlefield', 'this leaves', 'enchanted permanent leaves'",
 )
 def leaves_triggers(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):

@@ -15,12 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import smt
-from .bmc import Encoding
+from .bmc import Encoding, concrete_game
 from .registry import Edition
 from .schema import ENV, Game
 from .trace import Trace
 
 MAX_VALUES = 8  # values enumerated per question before saying "depends" without listing more
+
+#: A rule variable's name, or ``term(g, t)``: terms over moment ``t`` the script decides as well.
+Fixed = str | Callable[[Game, int], Sequence[Any]]
 
 
 @dataclass(frozen=True)
@@ -68,24 +71,32 @@ def rule(
     asks: Sequence[Ask],
     limits: smt.SolverLimits,
     without: Sequence[str] = (),
-    also_fixed: Sequence[str] = (),
+    also_fixed: Sequence[Fixed] = (),
 ) -> Ruling:
     """Answer ``asks`` over every game that plays ``script``'s environment and obeys every clause
     (but those named in ``without``: what a clause contributes shows by leaving it out).
 
-    ``also_fixed`` names rule variables the script decides too (e.g. object identity, when a
-    permanent leaves and returns within one batch)."""
+    ``also_fixed`` names what the script decides besides its environment: rule variables (e.g.
+    object identity, when a permanent leaves and returns within one batch), or functions giving
+    terms at each moment (e.g. which delayed abilities the resolving effects create), pinned to
+    their value in the script."""
     enc = Encoding(edition, script.universe, limits)
     enc.extend(script.length)
     g = enc.g
     pin = enc.solver.fresh_literal("scenario")
+    names = {f for f in also_fixed if isinstance(f, str)}
     for spec in enc.schema.specs:
-        if spec.role != ENV and spec.name not in also_fixed:
+        if spec.role != ENV and spec.name not in names:
             continue
         for idx in script.universe.indices(spec.dims):
             keys = [(t, *idx) for t in range(script.length)] if spec.per_moment else [idx]
             for key in keys:
                 enc.solver.add(g.Implies(pin, g.var(spec.name, *key) == script.value(spec.name, key, spec.per_moment)))
+    played = concrete_game(edition, script, [])
+    for terms in (f for f in also_fixed if not isinstance(f, str)):
+        for t in range(script.length):
+            for term, value in zip(terms(g, t), terms(played, t), strict=True):
+                enc.solver.add(g.Implies(pin, term == value))
     clauses = [e.number for e in edition.encodings if e.number not in without]
     base = enc.moment_literals[: script.length] + [pin]
     lits = {n: enc.solver.literal(n) for n in clauses}
