@@ -83,6 +83,7 @@ QUESTIONS = {
     "how_many_times": ("ability",),  # how many times does X trigger
     "controller": ("ability",),  # who controls X's instances
     "stack_order": ("ability", "other"),  # is X put on the stack before (below) Y
+    "put_on_stack": ("ability",),  # is X put on the stack (and left there: not removed, 603.3c-d)
     "does_something": ("ability",),  # does X do what it says when it resolves
     "zone": ("object",),  # where is the object after the script (or at ``at``)
 }
@@ -91,6 +92,7 @@ TYPES = ("creature", "land", "artifact", "enchantment", "instant", "sorcery")
 ABILITY_FLAGS = {
     "intervening_if": "has_if",
     "may": "optional",
+    "unless": "optional",  # 603.5: "unless" is dealt with on resolution, just as "may" is
     "modal": "modal",
     "targeted": "targeted",
     "once_each_turn": "once_each_turn",
@@ -262,6 +264,9 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
                 r.fail(table, i, "name", f"{n!r} names two things; names must be unique")
             everything.add(n)
     cards = tuple(_card(r, i, o, players, object_names) for i, o in enumerate(objects))
+    fillers = _unnamed_hand_cards(r, data.get("players", []), players, cards)
+    object_names += [name for name, _ in fillers]
+    cards += tuple(card for _, card in fillers)
     delayed = tuple(_delayed(r, i, d, object_names) for i, d in enumerate(data.get("delayed", [])))
     reflexive = tuple(_reflexive(r, i, x, object_names) for i, x in enumerate(data.get("reflexive", [])))
     abilities = tuple(object_names) + tuple(delayed_names) + tuple(reflexive_names)
@@ -324,12 +329,30 @@ def _players(r: _Reader, items: Any) -> tuple[str, ...]:
     if not 1 <= len(names) <= 4:
         r.fail("", -1, "players", f"{len(names)} players: the model plays 1 to 4")
     for i, p in enumerate(items):
-        r.only("players", i, p, ("name", "life", "active"))
+        r.only("players", i, p, ("name", "life", "hand_size", "active"))
+        r.kind("players", i, "life", p.get("life", 20), int)
         if p.get("active", i == 0) != (i == 0):
             r.fail("players", i, "active", "the first player listed is the active one; list the active player first")
     if len(set(names)) != len(names):
         r.fail("players", len(names) - 1, "name", "two players have the same name")
     return tuple(names)
+
+
+def _unnamed_hand_cards(
+    r: _Reader, items: list[dict[str, Any]], players: tuple[str, ...], cards: tuple[Card, ...]
+) -> list[tuple[str, Card]]:
+    """A player's ``hand_size`` beyond the objects named in their hand: plain cards, named
+    "Alice's card 1", ... (the model knows a hand only by the cards in it)."""
+    out = []
+    for p, item in enumerate(items):
+        if "hand_size" not in item:
+            continue
+        size = r.kind("players", p, "hand_size", item["hand_size"], int)
+        named = sum(1 for c in cards if c.owner == p and c.zone == "hand")
+        if not named <= size <= named + 7:
+            r.fail("players", p, "hand_size", f"{size}: {named} named object(s) are in the hand; at most 7 more")
+        out += [(f"{players[p]}'s card {k + 1}", Card(owner=p, zone="hand")) for k in range(size - named)]
+    return out
 
 
 def _ref(
@@ -366,9 +389,9 @@ def _card(r: _Reader, i: int, o: dict[str, Any], players: tuple[str, ...], names
     flags = ["creature_card"] * ("creature" in types) + ["land_card"] * ("land" in types)
     ability = r.kind("objects", i, "ability", o.get("ability", {}), dict)
     r.only("objects.ability", i, ability, tuple(ABILITY_FLAGS))
-    flags += [
+    flags += dict.fromkeys(
         flag for key, flag in ABILITY_FLAGS.items() if r.kind("objects.ability", i, key, ability.get(key, False), bool)
-    ]
+    )
     static = r.kind("objects", i, "static", o.get("static", {}), dict)
     r.only("objects.static", i, static, tuple(STATIC_FLAGS))
     flags += [
@@ -561,6 +584,10 @@ def _term(loaded: ScenarioFile, played, q: Question):
         ts = _moments(played, q, lambda s: s["triggers"][a] >= 1)
         text = f"Who controls {names[a]}'s triggered instances{where}?"
         return (lambda g: g.trigger_controller(ts[0], a)), False, text
+    if q.ask == "put_on_stack":
+        text = f"Is {names[a]} put on the stack{where}?"
+        ts = [q.at] if q.at is not None else list(range(n))
+        return (lambda g: g.Or(*[g.placed(t, a) >= 1 for t in ts])), True, text
     if q.ask == "does_something":
         text = f"Does {names[a]} do what it says when it resolves{where}?"
         ts = [q.at] if q.at is not None else list(range(1, n))
