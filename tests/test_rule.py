@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -105,17 +103,30 @@ def _expectations() -> list[tuple[Path, str, str]]:
     ]
 
 
-@functools.cache
-def _report(path: Path) -> dict:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        main(["rule", str(path), "--format", "json"])
-    return json.loads(out.getvalue())
+REGENERATE = "rule603 rule scenarios/*.toml --out reports/rulings --format md,html,json --overwrite"
+
+
+@pytest.fixture(scope="module")
+def fresh_rulings(tmp_path_factory) -> Path:
+    """Every scenario ruled once, in every format, as the documented command writes them."""
+    out = tmp_path_factory.mktemp("rulings")
+    root = SCENARIOS.parent
+    scenarios = sorted(str(p.relative_to(root)) for p in SCENARIOS.glob("*.toml"))
+    here = os.getcwd()
+    os.chdir(root)  # the reports name their scenario by its path relative to the repository
+    try:
+        assert main(["rule", *scenarios, "--out", str(out), "--format", "md,html,json"]) == 0
+    finally:
+        os.chdir(here)
+    return out
 
 
 @pytest.mark.parametrize(("path", "question", "expect"), _expectations(), ids=lambda x: getattr(x, "name", x))
-def test_each_scenario_gets_the_answer_its_rule_text_states(path: Path, question: str, expect: str):
-    answer = _answers(_report(path))[question]
+def test_each_scenario_gets_the_answer_its_rule_text_states(
+    fresh_rulings: Path, path: Path, question: str, expect: str
+):
+    report = json.loads((fresh_rulings / f"{path.stem}.json").read_text(encoding="utf-8"))
+    answer = _answers(report)[question]
     got = answer["answer"] if answer["answer"] in ("never", "depends") else f"always {answer['values'][0]}"
     assert got.lower() == expect.lower(), answer
     if answer["answer"] != "depends":
@@ -130,18 +141,31 @@ def test_a_choice_shows_the_games_that_lead_to_each_value(capsys):
     assert choices[False].startswith("moment 1: stack (bottom→top) c1(enters_self) [P0], c0(enters_self) [P0]")
 
 
-def test_committed_ruling_reports_are_current(tmp_path: Path, monkeypatch, capsys):
-    """reports/rulings/ is what `rule603 rule scenarios/*.toml --out reports/rulings --overwrite` writes."""
-    root = SCENARIOS.parent
-    monkeypatch.chdir(root)
-    scenarios = sorted(str(p.relative_to(root)) for p in SCENARIOS.glob("*.toml"))
-    assert main(["rule", *scenarios, "--out", str(tmp_path)]) == 0
-    committed = root / "reports" / "rulings"
-    assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in tmp_path.iterdir())
-    for fresh in tmp_path.iterdir():
+def test_committed_ruling_reports_are_current(fresh_rulings: Path):
+    """reports/rulings/ is what the documented command writes: Markdown, HTML and JSON per scenario."""
+    committed = SCENARIOS.parent / "reports" / "rulings"
+    assert sorted(p.name for p in committed.iterdir()) == sorted(p.name for p in fresh_rulings.iterdir()), REGENERATE
+    for fresh in fresh_rulings.iterdir():
         assert (committed / fresh.name).read_text(encoding="utf-8") == fresh.read_text(encoding="utf-8"), (
-            f"reports/rulings/{fresh.name} is stale: rule603 rule scenarios/*.toml --out reports/rulings --overwrite"
+            f"reports/rulings/{fresh.name} is stale: {REGENERATE}"
         )
+
+
+def test_every_scenario_has_a_report_in_each_format(fresh_rulings: Path):
+    stems = {p.stem for p in SCENARIOS.glob("*.toml")}
+    assert {(p.stem, p.suffix) for p in fresh_rulings.iterdir()} == {
+        (s, f) for s in stems for f in (".md", ".html", ".json")
+    }
+
+
+def test_several_formats_need_an_output_directory(capsys):
+    assert main(["rule", str(SCENARIOS / "603.10a-board-wipe.toml"), "--format", "md,json"]) == 2
+    assert "several formats need --out DIR" in capsys.readouterr().err
+
+
+def test_an_unknown_format_is_a_usage_error(capsys):
+    assert main(["rule", str(SCENARIOS / "603.10a-board-wipe.toml"), "--format", "md,pdf"]) == 2
+    assert "'pdf': formats are md, html, json" in capsys.readouterr().err
 
 
 def test_several_scenarios_need_an_output_directory(capsys):
@@ -155,3 +179,32 @@ def test_edition_option(capsys):
     assert code == 0 and report["edition"] == "current"
     assert main(["rule", str(SCENARIOS / "603.10a-board-wipe.toml"), "--edition", "1999"]) == 2
     assert "--edition 1999: unknown edition" in capsys.readouterr().err
+
+
+def test_a_scenario_no_compliant_game_fits_is_reported_with_the_conflicting_clauses():
+    """If the script fixes something the rules forbid, the ruling names the clauses in conflict (exit 1)."""
+    import dataclasses
+
+    from rule603 import load_edition
+    from rule603._internal import smt
+    from rule603._internal.ruling import rule
+    from rule603.cli import render_ruling
+    from rule603.engines import scenario_file
+
+    loaded = scenario_file.load(SCENARIOS / "603.10a-board-wipe.toml")
+    played = scenario_file.play(loaded)
+    # A script that also insists Blood Artist triggers only once for the two deaths.
+    states = [dict(s) for s in played.states]
+    states[1]["triggers"] = [1 if a == 0 else n for a, n in enumerate(states[1]["triggers"])]
+    states[1]["base_triggers"] = list(states[1]["triggers"])
+    insisting = dataclasses.replace(played, states=tuple(states))
+    edition = load_edition("current")
+    fixed = (*scenario_file.FIXED_BY_SCRIPT, "triggers", "base_triggers")
+    ruling = rule(edition, insisting, scenario_file.asks(loaded, played), smt.SolverLimits(20_000), also_fixed=fixed)
+    assert not ruling.consistent and ruling.answers == []
+    assert "603.2c" in ruling.conflict
+    for fmt in ("md", "html"):
+        text = render_ruling(fmt, "wipe.toml", loaded, edition, insisting, ruling)
+        assert "No game that follows every clause fits this scenario" in text and "603.2c" in text
+    report = json.loads(render_ruling("json", "wipe.toml", loaded, edition, insisting, ruling))
+    assert report["consistent"] is False and "603.2c" in report["conflict"] and report["questions"] == []

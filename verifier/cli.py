@@ -118,8 +118,13 @@ def _parser() -> argparse.ArgumentParser:
 
     ruling = sub.add_parser("rule", help="answer a scenario file's questions over every rule-compliant game")
     ruling.add_argument("scenarios", nargs="+", metavar="SCENARIO")
-    ruling.add_argument("--format", choices=("md", "html", "json"), default="md")
-    ruling.add_argument("--out", metavar="DIR", help="write one report per scenario into DIR (SCENARIO-name.md/.json)")
+    ruling.add_argument(
+        "--format",
+        type=_ruling_formats,
+        default=("md",),
+        help="md, html or json, or several with --out: md,html,json (default md)",
+    )
+    ruling.add_argument("--out", metavar="DIR", help="write one report per scenario and format into DIR (NAME.md, ...)")
     ruling.add_argument("--overwrite", action="store_true", help="with --out: replace existing reports")
     ruling.add_argument("--timeout", type=float, default=60.0, help="seconds per solver call (default 60)")
     ruling.add_argument("--edition", default=None, help="edition of rule 603 (default: the one the scenario names)")
@@ -666,6 +671,17 @@ def cmd_mutants(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK if sound else ExitCode.VIOLATED
 
 
+RULING_FORMATS = ("md", "html", "json")
+
+
+def _ruling_formats(text: str) -> tuple[str, ...]:
+    formats = tuple(dict.fromkeys(f.strip() for f in text.split(",")))
+    for f in formats:
+        if f not in RULING_FORMATS:
+            raise argparse.ArgumentTypeError(f"{f!r}: formats are {', '.join(RULING_FORMATS)}")
+    return formats
+
+
 def cmd_rule(args: argparse.Namespace) -> ExitCode:
     import importlib
 
@@ -677,51 +693,68 @@ def cmd_rule(args: argparse.Namespace) -> ExitCode:
         raise _UsageError(f"--out {args.out}: no such directory")
     if out_dir is None and len(args.scenarios) > 1:
         raise _UsageError("several scenarios: add --out DIR to write one report each")
+    if out_dir is None and len(args.format) > 1:
+        raise _UsageError(f"--format {','.join(args.format)}: several formats need --out DIR")
     limits = smt.SolverLimits(timeout_ms=int(args.timeout * 1000))
     if args.edition is not None:
         load_edition(args.edition)  # an unknown edition is a usage error before any work
     loaded = [files.load(path) for path in args.scenarios]  # every file is checked before any is ruled on
-    targets = [out_dir / f"{Path(p).stem}.{args.format}" for p in args.scenarios] if out_dir else []
-    for target in targets:
+    targets = [{f: out_dir / f"{Path(p).stem}.{f}" for f in args.format} for p in args.scenarios] if out_dir else []
+    for target in (t for by_format in targets for t in by_format.values()):
         if target.exists() and not args.overwrite:
             raise _UsageError(f"--out {args.out}: {target.name} already exists; add --overwrite to replace it")
     worst = ExitCode.OK
+    progress = _Progress(len(loaded)) if out_dir else None
     for i, (path, scenario) in enumerate(zip(args.scenarios, loaded, strict=True)):
-        text, code = _rule_one(path, scenario, files, limits, args.format, args.edition)
+        if progress:
+            progress(path)
+        texts, code = _rule_one(path, scenario, files, limits, args.format, args.edition)
         if out_dir:
-            targets[i].write_text(text + "\n", encoding="utf-8")
+            for fmt, text in texts.items():
+                targets[i][fmt].write_text(text + "\n", encoding="utf-8")
         else:
-            print(text)
+            print(texts[args.format[0]])
+        if progress:
+            progress.step()
         worst = max(worst, code, key=lambda c: (c == ExitCode.VIOLATED, c == ExitCode.UNKNOWN))
+    if progress:
+        progress.close()
     if out_dir:
-        print(f"wrote {len(targets)} report(s) to {out_dir}", file=sys.stderr)
+        print(f"wrote {sum(map(len, targets))} report(s) to {out_dir}", file=sys.stderr)
     return worst
 
 
-def _rule_one(path: str, loaded, files, limits, fmt: str, edition_name: str | None) -> tuple[str, ExitCode]:
+def _rule_one(
+    path: str, loaded, files, limits, formats: Sequence[str], edition_name: str | None
+) -> tuple[dict[str, str], ExitCode]:
+    """One scenario ruled once, then written in each of ``formats``."""
     from ._internal.ruling import rule
 
     played = files.play(loaded)
     edition = load_edition(edition_name or loaded.edition)
     ruling = rule(edition, played, files.asks(loaded, played), limits, also_fixed=files.FIXED_BY_SCRIPT)
-    if fmt == "json":
-        report = {
-            "scenario": path,
-            "title": loaded.title,
-            "edition": edition.name,
-            "moments": played.length,
-            "consistent": ruling.consistent,
-            "conflict": ruling.conflict,
-            "questions": [{**a.to_json(), **_choices_json(edition, a)} for a in ruling.answers],
-        }
-        text = json.dumps(report, indent=1, ensure_ascii=False)
-    elif fmt == "html":
-        text = _ruling_html(path, loaded, edition, played, ruling)
-    else:
-        text = _ruling_markdown(path, loaded, edition, played, ruling)
+    texts = {fmt: render_ruling(fmt, path, loaded, edition, played, ruling) for fmt in formats}
     if not ruling.consistent:
-        return text, ExitCode.VIOLATED
-    return text, ExitCode.UNKNOWN if any(a.answer == "unknown" for a in ruling.answers) else ExitCode.OK
+        return texts, ExitCode.VIOLATED
+    return texts, ExitCode.UNKNOWN if any(a.answer == "unknown" for a in ruling.answers) else ExitCode.OK
+
+
+def render_ruling(fmt: str, path: str, loaded, edition: Edition, played: Trace, ruling) -> str:
+    """A ruling as Markdown, a self-contained HTML page, or JSON."""
+    if fmt == "html":
+        return _ruling_html(path, loaded, edition, played, ruling)
+    if fmt == "md":
+        return _ruling_markdown(path, loaded, edition, played, ruling)
+    report = {
+        "scenario": path,
+        "title": loaded.title,
+        "edition": edition.name,
+        "moments": played.length,
+        "consistent": ruling.consistent,
+        "conflict": ruling.conflict,
+        "questions": [{**a.to_json(), **_choices_json(edition, a)} for a in ruling.answers],
+    }
+    return json.dumps(report, indent=1, ensure_ascii=False)
 
 
 def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling) -> str:
@@ -736,13 +769,11 @@ def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling)
         lines += [f"- **{n}** {_clause_text(edition, n)}" for n in ruling.conflict]
         return "\n".join(lines)
     for a in ruling.answers:
-        shown = ", ".join(str(v) for v in a.values)
-        verdict = {"always": f"always {shown}", "never": "never", "depends": f"depends on choices: {shown}"}
-        lines += [f"## {a.text}", "", f"**{verdict.get(a.answer, a.answer)}**" + (f" ({a.note})" if a.note else ""), ""]
+        lines += [f"## {a.text}", "", f"**{_verdict(a)}**" + (f" ({a.note})" if a.note else ""), ""]
         if a.clauses:
             lines += ["Forced by:", ""] + [f"- **{n}** {_clause_text(edition, n)}" for n in a.clauses] + [""]
         for choice in _choices_json(edition, a).get("choices", []):
-            lines += [f"- {choice['value']}: {choice['how']}"]
+            lines += [f"- {_word(choice['value'])}: {choice['how']}"]
         if a.games:
             lines += [""]
     lines += ["## A game of this scenario", "", "```", render_trace(edition, played), "```"]
@@ -772,22 +803,38 @@ def _ruling_html(path: str, loaded, edition: Edition, played: Trace, ruling) -> 
         parts.append("<p class='answer'>No game that follows every clause fits this scenario.</p>")
         parts += [f"<p class='clause'><b>{n}</b>{escape(_clause_text(edition, n))}</p>" for n in ruling.conflict]
     for a in ruling.answers:
-        shown = ", ".join(str(v) for v in a.values)
-        verdict = {"always": f"always {shown}", "never": "never", "depends": f"depends on choices: {shown}"}
         parts.append(f"<section class='question' id='{escape(a.id)}'><h2>{escape(a.text)}</h2>")
-        parts.append(f"<p class='answer'>{escape(verdict.get(a.answer, a.answer))}</p>")
+        parts.append(f"<p class='answer'>{escape(_verdict(a))}</p>")
         if a.note:
             parts.append(f"<p>{escape(a.note)}</p>")
         if a.clauses:
             parts.append("<p>Forced by:</p>")
             parts += [f"<p class='clause'><b>{n}</b>{escape(_clause_text(edition, n))}</p>" for n in a.clauses]
         for choice in _choices_json(edition, a).get("choices", []):
-            parts.append(f"<p class='choice'>{escape(str(choice['value']))}: {escape(choice['how'])}</p>")
+            parts.append(f"<p class='choice'>{escape(_word(choice['value']))}: {escape(choice['how'])}</p>")
         parts.append("</section>")
     rows = [edition.model.describe(concrete_game(edition, played, []), t) for t in range(played.length)]
     parts += ["<h2>A game of this scenario</h2>", f"<div class='timeline'>{svg_timeline(rows)}</div>"]
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _word(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _verdict(answer) -> str:
+    """The answer in words: "always 2", "always yes (in every compliant game)", "depends on choices: no, yes"."""
+    shown = ", ".join(_word(v) for v in answer.values)
+    if answer.answer == "depends":
+        return f"depends on choices: {shown}"
+    if answer.answer == "never":
+        return "never (no, in every compliant game)"
+    if answer.answer == "always":
+        return f"always {shown}" + (" (in every compliant game)" if answer.values == [True] else "")
+    return answer.answer
 
 
 def _choices_json(edition: Edition, answer) -> dict:
