@@ -23,6 +23,21 @@ from ._internal.bmc import concrete_game
 from ._internal.catalogue import builtin_properties, check_clause_names, load_edition, select
 from ._internal.loader import load_property_file
 from ._internal.registry import Edition, Property
+from ._internal.report import (
+    DEFAULT_BOUND,
+    DEFAULT_DIR,
+    DEFAULT_EDITION,
+    HTML,
+    MARKDOWN,
+    drop_text,
+    full_run,
+    regenerate_command,
+    render_trace,
+    report_options,
+    to_html,
+    to_markdown,
+    verdict_text,
+)
 from ._internal.schema import Schema
 from ._internal.trace import Trace, dump, load, to_json
 from ._internal.verify import HOLDS, UNKNOWN, VIOLATED, Adequacy, CheckResult, Options, Verifier
@@ -88,11 +103,17 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("trace", metavar="TRACE")
     show.add_argument("--edition", default="current")
 
-    report = sub.add_parser("report", help="write the verification report for an edition (deterministic: no timings)")
-    report.add_argument("--edition", default="current")
-    report.add_argument("--bound", type=int, default=8)
-    report.add_argument("--output", metavar="FILE", help="file to write (default: print to standard output)")
-    report.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
+    report = sub.add_parser(
+        "report", help="run the catalogue and adequacy checks; write DIR/verification.md and DIR/verification.html"
+    )
+    report.add_argument("--edition", default=DEFAULT_EDITION)
+    report.add_argument("--bound", type=int, default=DEFAULT_BOUND)
+    where = report.add_mutually_exclusive_group()
+    where.add_argument("--out", metavar="DIR", default=DEFAULT_DIR, help="directory to write (default reports)")
+    where.add_argument(
+        "--output", metavar="FILE", help="instead: write only the Markdown to FILE ('-': standard output)"
+    )
+    report.add_argument("--overwrite", action="store_true", help="replace existing reports")
 
     check = sub.add_parser(
         "check", help="check engine traces (files, directories, JSON Lines streams, '-' for stdin) against the rules"
@@ -205,9 +226,13 @@ def _universe(edition: Edition, args: argparse.Namespace):
     return edition.model.universe(player=args.players, card=args.cards, slot=args.slots)
 
 
+def _check_bound(bound: int) -> None:
+    if not 1 <= bound <= MAX_BOUND:
+        raise _UsageError(f"--bound {bound}: must be between 1 and {MAX_BOUND}")
+
+
 def _options(args: argparse.Namespace) -> Options:
-    if not 1 <= args.bound <= MAX_BOUND:
-        raise _UsageError(f"--bound {args.bound}: must be between 1 and {MAX_BOUND}")
+    _check_bound(args.bound)
     if not math.isfinite(args.timeout) or args.timeout <= 0:
         raise _UsageError(f"--timeout {args.timeout}: must be a positive number of seconds")
     if args.rlimit < 0:
@@ -233,6 +258,11 @@ def _load_properties(args: argparse.Namespace, edition: Edition) -> list[Propert
         props = select(props, args.property)
     check_clause_names(props, edition)
     return props
+
+
+def _steps(edition: Edition, props: Sequence[Property], adequacy: bool) -> int:
+    """What a progress display counts: each check, and with adequacy each property's drops and each clause's witness."""
+    return len(props) + (len(props) + len(edition.encodings) if adequacy else 0)
 
 
 class _Progress:
@@ -263,15 +293,10 @@ def cmd_verify(args: argparse.Namespace) -> ExitCode:
     universe = _universe(edition, args)
     props = _load_properties(args, edition)
     save_dir = _prepare_save_dir(args, props)
-    total = len(props) * (2 if args.adequacy else 1) + (len(edition.encodings) if args.adequacy else 0)
-    progress = _Progress(total)
+    progress = _Progress(_steps(edition, props, args.adequacy))
     verifier = Verifier(edition, universe, options, progress)
     started = time.perf_counter()
-    results: list[CheckResult] = []
-    for prop in props:
-        progress(f"checking {prop.id}")
-        results.append(verifier.check(prop))
-        progress.step()
+    results = verifier.check_all(props, progress.step)
     adequacy = verifier.adequacy(props, progress.step) if args.adequacy else None
     progress.close()
     seconds = time.perf_counter() - started
@@ -331,20 +356,12 @@ def _exit_code(results: Sequence[CheckResult], adequacy: Adequacy | None) -> Exi
     return ExitCode.OK
 
 
-def _verdict_text(r: CheckResult) -> str:
-    if r.verdict == HOLDS:
-        return f"holds (to bound {r.bound})"
-    if r.verdict == VIOLATED:
-        return f"VIOLATED at moment {r.violated_at}"
-    return f"unknown ({r.reason})"
-
-
 def _print_verify(args, edition, options, universe, results, adequacy, seconds, saved) -> None:
     if args.format == "json":
         print(json.dumps(_verify_json(edition, options, universe, results, adequacy, seconds, saved), indent=1))
         return
     fmt = "github" if args.format == "markdown" else "simple"
-    rows = [[r.property.id, _verdict_text(r), ", ".join(r.property.clauses), f"{r.seconds:.2f}"] for r in results]
+    rows = [[r.property.id, verdict_text(r), ", ".join(r.property.clauses), f"{r.seconds:.2f}"] for r in results]
     print(
         f"rule603 verify: edition {edition.name}, bound {options.bound}, "
         f"{universe.size('player')} players, {universe.size('card')} cards, z3 {smt.z3_version()}\n"
@@ -416,9 +433,7 @@ def render_adequacy(adequacy: Adequacy, fmt: str) -> str:
         [
             a.property.id,
             "confirmed" if a.confirmed else "NOT CONFIRMED",
-            ", ".join(
-                f"{d.clause}{'' if d.verdict == VIOLATED else ' (' + d.verdict + ' without it)'}" for d in a.drops
-            ),
+            ", ".join(drop_text(d) for d in a.drops),
         ]
         for a in adequacy.properties
     ]
@@ -447,15 +462,6 @@ def render_adequacy(adequacy: Adequacy, fmt: str) -> str:
             f"{t['clauses_covered']}/{t['clauses_total']} clauses covered",
         ]
     )
-
-
-def render_trace(edition: Edition, trace: Trace, fmt: str = "simple") -> str:
-    """A trace as a step table, preceded by the cards involved."""
-    g = concrete_game(edition, trace, [])
-    setup = edition.model.describe_setup(g)
-    rows = [edition.model.describe(g, t) for t in range(trace.length)]
-    table = tabulate([list(r.values()) for r in rows], headers=list(rows[0]), tablefmt=fmt, maxcolwidths=36)
-    return "\n".join(["  " + line for line in setup] + [table])
 
 
 # --- clauses, properties, show ------------------------------------------------------
@@ -531,87 +537,47 @@ def _print_rows(rows: list[dict], fmt: str, title: str = "") -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> ExitCode:
-    """Clauses, precedence, property verdicts and adequacy as Markdown: what ``reports/`` holds."""
-    if args.output and Path(args.output).is_dir():
-        raise _UsageError(f"--output {args.output}: is a directory; give a file name")
-    if args.output and Path(args.output).exists() and not args.overwrite:
-        raise _UsageError(f"--output {args.output}: already exists (add --overwrite to replace it)")
+    """The catalogue and every adequacy check, written as reports/verification.md and .html."""
     edition = load_edition(args.edition)
-    options = _options(argparse.Namespace(bound=args.bound, timeout=600.0, rlimit=0, seed=0))
-    results, adequacy = full_run(edition, options)
-    text = render_report(edition, options, results, adequacy)
-    if args.output:
-        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        print(text, end="")
-    return _exit_code(results, adequacy)
-
-
-def full_run(edition: Edition, options: Options) -> tuple[list[CheckResult], Adequacy]:
-    """Every built-in property, then every adequacy check, on one incremental encoding."""
+    _check_bound(args.bound)
+    targets = _report_targets(args)  # before the run: a refusal must not cost minutes
     props = builtin_properties()
     check_clause_names(props, edition)
-    verifier = Verifier(edition, edition.model.universe(), options)
-    results = [verifier.check(p) for p in props]
-    return results, verifier.adequacy(props)
+    progress = _Progress(_steps(edition, props, adequacy=True))
+    try:
+        run = full_run(edition, report_options(args.bound), props, progress, progress.step)
+    finally:
+        progress.close()
+    command = regenerate_command(args.edition, args.bound, args.out)
+    if args.output == "-":
+        sys.stdout.write(to_markdown(run, command))
+    elif args.output:
+        Path(args.output).write_text(to_markdown(run, command), encoding="utf-8")
+    else:
+        targets[0].write_text(to_markdown(run, command), encoding="utf-8")
+        targets[1].write_text(to_html(run, command), encoding="utf-8")
+        print(f"wrote {targets[0]} and {targets[1]}", file=sys.stderr)
+    return _exit_code(run.results, run.adequacy)
 
 
-def render_report(edition: Edition, options: Options, results: Sequence[CheckResult], adequacy: Adequacy) -> str:
-    t = adequacy.totals()
-    lines = [
-        f"# rule603 report: edition `{edition.name}`, bound {options.bound}",
-        "",
-        "Generated by `rule603 report --output reports/current.md --overwrite`; a test checks it is current.",
-        f"Rule text: {edition.rules.source} ({edition.rules.date}).",
-        "",
-        "## Verdicts",
-        "",
-        tabulate(
-            [[r.property.id, _verdict_text(r), ", ".join(r.property.clauses), r.property.summary] for r in results],
-            headers=["property", "verdict", "depends on", "claim"],
-            tablefmt="github",
-        ),
-        "",
-        "## Adequacy",
-        "",
-        f"- properties confirmed (dropping any named clause gives a counterexample): "
-        f"{t['properties_confirmed']}/{t['properties_total']}",
-        f"- clauses with a witness trace in which they apply: {t['clauses_non_vacuous']}/{t['clauses_total']}",
-        f"- clauses some property depends on: {t['clauses_covered']}/{t['clauses_total']}",
-        "",
-        tabulate(
-            [[c.number, c.non_vacuous, ", ".join(c.covered_by)] for c in adequacy.clauses],
-            headers=["clause", "non-vacuous", "properties that need it"],
-            tablefmt="github",
-        ),
-        "",
-        "## Clauses",
-        "",
-        tabulate(
-            [
-                [
-                    c.number,
-                    edition.status(c.number),
-                    c.text_hash,
-                    (edition.by_number[c.number].summary if c.number in edition.by_number else c.summary),
-                    next(
-                        (nm.reason for nm in edition.not_modelled if nm.number == c.number),
-                        edition.by_number[c.number].scope if c.number in edition.by_number else "",
-                    ),
-                ]
-                for c in edition.rules.clauses
-            ],
-            headers=["clause", "status", "text hash", "summary", "note"],
-            tablefmt="github",
-        ),
-        "",
-        "## Precedence (a specific rule beats a general one)",
-        "",
-        tabulate(edition.precedence(), headers=["specific", "steps aside"], tablefmt="github"),
-        "",
-    ]
-    return "\n".join(lines)
+def _report_targets(args: argparse.Namespace) -> list[Path]:
+    """DIR/verification.md and .html, refusing to replace either unless asked; none with --output."""
+    if args.output:
+        if args.output != "-":
+            _check_output(args.output, args.overwrite)
+        return []
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise _UsageError(f"--out {args.out}: exists and is not a directory")
+    targets = [out / MARKDOWN, out / HTML]
+    for target in targets:
+        if target.exists() and not args.overwrite:
+            raise _UsageError(f"--out {args.out}: {target.name} already exists; add --overwrite to replace it")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _UsageError(f"--out {args.out}: cannot create it ({e.strerror})") from None
+    return targets
 
 
 def cmd_mutants(args: argparse.Namespace) -> ExitCode:

@@ -198,6 +198,15 @@ class Verifier:
             reason="a violation exists at the bound but none was found at any single depth",
         )
 
+    def check_all(self, props: Sequence[Property], step: Callable[[], None] = lambda: None) -> list[CheckResult]:
+        """A verdict for each property, in order; ``step`` after each (a progress display counts them)."""
+        results = []
+        for prop in props:
+            self.progress(f"checking {prop.id}")
+            results.append(self.check(prop))
+            step()
+        return results
+
     def _minimise(self, depth: int, enabled: Sequence[str], goal) -> Trace:
         """As few objects, then as few events, as the solver can manage within its limits."""
         enc = self.encoding
