@@ -924,7 +924,7 @@ class _WindowTrace:
         self.on_stack: list[_Slot] = []  # normalised: instances waiting to resolve, bottom first
         self.pending = [0] * self.abilities
         self.resolutions = [0] * self.n
-        self.done = [False] * self.n
+        self.done = [[False, False] for _ in range(self.n)]  # per card, per player (603.2i)
 
     def constants(self) -> dict[str, Any]:
         cards, n = self.cards, self.n
@@ -985,7 +985,7 @@ class _WindowTrace:
         if prev is not None:
             self.since = [t if zone[j] != prev["zone"][j] else self.since[j] for j in range(self.n)]  # 400.7
             if turn != prev["turn"]:
-                self.resolutions, self.done = [0] * self.n, [False] * self.n
+                self.resolutions, self.done = [0] * self.n, [[False, False] for _ in range(self.n)]
         controller = [
             self.player[frame.controller[c]]
             if zone[j] in ("battlefield", "stack")
@@ -1087,7 +1087,7 @@ class _WindowTrace:
             top = self.on_stack.pop()
             leave, acts = "resolve", True
             self.resolutions[top.src - 1] += 1
-            self.done[top.src - 1] = True
+            self.done[top.src - 1][top.controller] = True
         elif prev is not None and prev["stack_size"]:
             before = list(zip(prev["slot_src"], prev["slot_controller"], strict=True))[: prev["stack_size"]]
             now = [(s.src, s.controller) for s in spells]
@@ -1113,7 +1113,7 @@ class _WindowTrace:
             "pending": list(self.pending),
             "placed": placed,
             "resolutions": list(self.resolutions),
-            "done_this_turn": list(self.done),
+            "done_this_turn": [list(per_player) for per_player in self.done],
             "stack_size": sum(1 for s in slots if s.src),
             "slot_src": [s.src for s in slots],
             "slot_controller": [s.controller for s in slots],

@@ -136,7 +136,7 @@ class CardState:
     damage_prevented: bool = False
     dies_replaced: bool = False
     resolutions: int = 0  # resolutions of its triggered ability this turn
-    done_this_turn: bool = False  # its ability did what it says this turn (603.2i)
+    done_by: frozenset[int] = frozenset()  # players whose resolving ability of it did what it says this turn (603.2i)
 
 
 @dataclass(frozen=True)
@@ -716,10 +716,11 @@ class ReferenceGame:
         resolving = after.resolving
         for c, card in enumerate(after.cards):
             if not same_turn:
-                card.resolutions, card.done_this_turn = 0, False
+                card.resolutions, card.done_by = 0, frozenset()
             if resolving is not None and resolving.code == self.ability_code(c):
                 card.resolutions += 1
-                card.done_this_turn = card.done_this_turn or after.acts
+                if after.acts:  # the action is taken by the ability's controller
+                    card.done_by = card.done_by | {resolving.controller}
         if any(card.resolutions > 7 for card in after.cards):
             raise BeyondModelBounds("the model counts at most 7 resolutions of one ability in a turn")
 
@@ -954,7 +955,7 @@ class ReferenceGame:
             if (
                 self.flag(i, "once_each_turn")
                 and before is not None
-                and before.cards[i].done_this_turn
+                and after.cards[i].controller in before.cards[i].done_by
                 and before.turn == after.turn
             ):
                 return "603.2i"
@@ -1125,7 +1126,7 @@ class ReferenceGame:
             "d_stamp": [d.stamp for d in m.delayed],
             "d_zone": [d.zone for d in m.delayed],
             "resolutions": [c.resolutions for c in cards],
-            "done_this_turn": [c.done_this_turn for c in cards],
+            "done_this_turn": [[p in c.done_by for p in range(self.n_players)] for c in cards],
             "stack_size": len(m.stack),
             "slot_src": [obj.code for obj in slots],
             "slot_controller": [obj.controller for obj in slots],

@@ -279,16 +279,19 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
         me = m.printed(g, c)
         res = m.resolving_ability(g, t, me)
         if t == 0:
-            yield R(True, g.And(g.resolutions(t, c) == 0, g.Not(g.done_this_turn(t, c))))
+            yield R(True, g.And(g.resolutions(t, c) == 0, *[g.Not(g.done_this_turn(t, c, p)) for p in m.players(g)]))
             continue
         same_turn = g.turn(t) == g.turn(t - 1)
         before = g.If(same_turn, g.resolutions(t - 1, c), 0)
         yield R(True, g.resolutions(t, c) == before + g.If(res, 1, 0), f"card {c}")
-        yield R(
-            True,
-            g.done_this_turn(t, c) == g.Or(g.And(same_turn, g.done_this_turn(t - 1, c)), g.And(res, g.acts(t))),
-            f"card {c}",
-        )
+        # The action is taken by whoever controls the ability as it resolves (603.2i asks about that player).
+        for p in m.players(g):
+            took = g.And(res, g.acts(t), m.top(g, t - 1, "slot_controller") == p)
+            yield R(
+                True,
+                g.done_this_turn(t, c, p) == g.Or(g.And(same_turn, g.done_this_turn(t - 1, c, p)), took),
+                f"card {c}",
+            )
     for d in g.range("delayed"):
         if t == 0:
             yield R(True, g.Not(g.registered(t, d)))

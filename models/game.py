@@ -290,7 +290,11 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _rule("d_zone", ("delayed",), "zone the referred object was in at creation", kind="enum", values=ZONES),
     _rule("resolutions", ("card",), "resolutions of the card's ability this turn", kind="int", max=7),
-    _rule("done_this_turn", ("card",), "the card's ability did its action this turn (603.2i)"),
+    _rule(
+        "done_this_turn",
+        ("card", "player"),
+        "the player, controlling the card's ability as it resolved, took its action this turn (603.2i)",
+    ),
     # --- the stack ----------------------------------------------------------------
     _rule("stack_size", (), "number of objects on the stack", kind="int", max=7),
     _rule(

@@ -367,13 +367,18 @@ def hidden_never_triggers(g, t):
 
 @prop("once-each-turn-stops-triggering", clauses=["603.2i"])
 def once_each_turn(g, t):
-    """After a 'do this only once each turn' ability has done its action, it doesn't trigger again that turn."""
+    """After a player has had a 'do this only once each turn' ability do its action, it doesn't trigger
+    again that turn while that player controls it."""
     if t == 0:
         return True
     return g.And(
         *[
             g.Implies(
-                g.And(g.once_each_turn(c), g.done_this_turn(t - 1, c), g.turn(t) == g.turn(t - 1)),
+                g.And(
+                    g.once_each_turn(c),
+                    g.Or(*[g.And(g.done_this_turn(t - 1, c, p), g.controller(t, c) == p) for p in m.players(g)]),
+                    g.turn(t) == g.turn(t - 1),
+                ),
                 g.triggers(t, c) == 0,
             )
             for c in m.cards(g)

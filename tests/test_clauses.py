@@ -188,7 +188,7 @@ def case_603_2i(bad: bool) -> TraceBuilder:
     # "... Do this only once each turn." triggers only if the action wasn't taken this turn.
     b = TraceBuilder()
     b.const("kind", "creature_enters", 0).const("once_each_turn", True, 0).move(0, 0, "battlefield")
-    b.at(0, "done_this_turn", bad, 0)
+    b.at(0, "done_this_turn", bad, 0, 0)  # by player 0, who controls card 0
     creature_enters(b, 1)
     return b.at(1, "matches", 1, 0).at(1, "attempts", 1, 0).at(1, "base_triggers", 1, 0)
 
