@@ -208,3 +208,11 @@ def test_a_scenario_no_compliant_game_fits_is_reported_with_the_conflicting_clau
         assert "No game that follows every clause fits this scenario" in text and "603.2c" in text
     report = json.loads(render_ruling("json", "wipe.toml", loaded, edition, insisting, ruling))
     assert report["consistent"] is False and "603.2c" in report["conflict"] and report["questions"] == []
+
+
+def test_answers_read_as_words(fresh_rulings: Path):
+    """A count of 1 is a number, not "yes"; a yes/no answer is in words."""
+    once = (fresh_rulings / "603.8-empty-hand.md").read_text(encoding="utf-8")
+    assert "**always 1**" in once and "**never (no, in every compliant game)**" in once
+    tapped = (fresh_rulings / "603.2f-becomes-tapped.md").read_text(encoding="utf-8")
+    assert "**always yes (in every compliant game)**" in tapped

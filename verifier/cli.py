@@ -799,7 +799,7 @@ def _verdict(answer) -> str:
     if answer.answer == "never":
         return "never (no, in every compliant game)"
     if answer.answer == "always":
-        return f"always {shown}" + (" (in every compliant game)" if answer.values == [True] else "")
+        return f"always {shown}" + (" (in every compliant game)" if answer.values[0] is True else "")
     return answer.answer
 
 
