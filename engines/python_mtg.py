@@ -967,7 +967,7 @@ class _WindowTrace:
                 "cards": [c.name for c in self.cards],
                 "format": "ITF",
                 "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
-                "rule603": "rule603-trace/1",
+                "rule603": "rule603-trace/2",
                 "edition": EDITION,
                 "universe": dict(self.universe.sizes),
             },

@@ -955,7 +955,7 @@ class ReferenceGame:
             if (
                 self.flag(i, "once_each_turn")
                 and before is not None
-                and after.cards[i].controller in before.cards[i].done_by
+                and (before if tr.look_back else after).cards[i].controller in before.cards[i].done_by
                 and before.turn == after.turn
             ):
                 return "603.2i"

@@ -51,6 +51,7 @@ from rule603.models import game
 from .scenario import (
     CARD_LIST_FIELDS,
     EFFECTS,
+    MAX_CARDS,
     START_ZONES,
     Action,
     Card,
@@ -265,6 +266,10 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
             everything.add(n)
     cards = tuple(_card(r, i, o, players, object_names) for i, o in enumerate(objects))
     fillers = _unnamed_hand_cards(r, data.get("players", []), players, cards)
+    for name, _ in fillers:
+        if name in everything:
+            i = object_names.index(name)
+            r.fail("objects", i, "name", f"{name!r} is the name of a card hand_size adds; choose another")
     object_names += [name for name, _ in fillers]
     cards += tuple(card for _, card in fillers)
     delayed = tuple(_delayed(r, i, d, object_names) for i, d in enumerate(data.get("delayed", [])))
@@ -343,14 +348,20 @@ def _unnamed_hand_cards(
 ) -> list[tuple[str, Card]]:
     """A player's ``hand_size`` beyond the objects named in their hand: plain cards, named
     "Alice's card 1", ... (the model knows a hand only by the cards in it)."""
-    out = []
+    out: list[tuple[str, Card]] = []
     for p, item in enumerate(items):
         if "hand_size" not in item:
             continue
         size = r.kind("players", p, "hand_size", item["hand_size"], int)
         named = sum(1 for c in cards if c.owner == p and c.zone == "hand")
-        if not named <= size <= named + 7:
-            r.fail("players", p, "hand_size", f"{size}: {named} named object(s) are in the hand; at most 7 more")
+        room = MAX_CARDS - len(cards) - len(out)  # the model plays a few cards in all
+        if not named <= size <= named + room:
+            r.fail(
+                "players",
+                p,
+                "hand_size",
+                f"{size}: {named} named object(s) are in this hand, and the model has room for {room} more card(s)",
+            )
         out += [(f"{players[p]}'s card {k + 1}", Card(owner=p, zone="hand")) for k in range(size - named)]
     return out
 
@@ -389,6 +400,7 @@ def _card(r: _Reader, i: int, o: dict[str, Any], players: tuple[str, ...], names
     flags = ["creature_card"] * ("creature" in types) + ["land_card"] * ("land" in types)
     ability = r.kind("objects", i, "ability", o.get("ability", {}), dict)
     r.only("objects.ability", i, ability, tuple(ABILITY_FLAGS))
+    # "may" and "unless" are one flag in the model (603.5 treats them alike): list it once.
     flags += dict.fromkeys(
         flag for key, flag in ABILITY_FLAGS.items() if r.kind("objects.ability", i, key, ability.get(key, False), bool)
     )
@@ -585,7 +597,7 @@ def _term(loaded: ScenarioFile, played, q: Question):
         text = f"Who controls {names[a]}'s triggered instances{where}?"
         return (lambda g: g.trigger_controller(ts[0], a)), False, text
     if q.ask == "put_on_stack":
-        text = f"Is {names[a]} put on the stack{where}?"
+        text = f"Is {names[a]} put on the stack and left there (not removed, 603.3c-d){where}?"
         ts = [q.at] if q.at is not None else list(range(n))
         return (lambda g: g.Or(*[g.placed(t, a) >= 1 for t in ts])), True, text
     if q.ask == "does_something":

@@ -365,10 +365,10 @@ def hidden_never_triggers(g, t):
     return g.And(*claims)
 
 
-@prop("once-each-turn-stops-triggering", clauses=["603.2i"])
+@prop("once-each-turn-stops-triggering", clauses=["603.2i", "603.3a"])
 def once_each_turn(g, t):
-    """After a player has had a 'do this only once each turn' ability do its action, it doesn't trigger
-    again that turn while that player controls it."""
+    """After a player has had a 'do this only once each turn' ability do its action, no instance of it
+    triggers for that player again that turn."""
     if t == 0:
         return True
     return g.And(
@@ -376,7 +376,9 @@ def once_each_turn(g, t):
             g.Implies(
                 g.And(
                     g.once_each_turn(c),
-                    g.Or(*[g.And(g.done_this_turn(t - 1, c, p), g.controller(t, c) == p) for p in m.players(g)]),
+                    g.Or(
+                        *[g.And(g.done_this_turn(t - 1, c, p), g.trigger_controller(t, c) == p) for p in m.players(g)]
+                    ),
                     g.turn(t) == g.turn(t - 1),
                 ),
                 g.triggers(t, c) == 0,

@@ -85,6 +85,11 @@ def test_names_become_numbers(tmp_path: Path):
             'ability = "Nobody"',
             "s.toml:31: questions[0].ability: no ability named 'Nobody'",
         ),
+        (
+            'name = "Bob"',
+            'name = "Bob"\nhand_size = 9',
+            "players[1].hand_size: 9: 1 named object(s) are in this hand, and the model has room for 4 more",
+        ),
     ],
 )
 def test_a_mistake_is_one_line_naming_file_line_and_field(tmp_path: Path, old: str, new: str, expected: str):
@@ -101,6 +106,16 @@ def test_an_action_impossible_in_the_stated_zone_names_its_line(tmp_path: Path):
     path = _write(tmp_path, BASE.replace('destroy = ["Blood Artist"]', 'destroy = ["Grizzly Bears"]'))
     with pytest.raises(ScenarioFileError, match=r"s\.toml:25: actions\[0\]: destroy card 1: it is in the hand"):
         play(load(path))
+
+
+def test_hand_size_adds_named_cards_and_keeps_their_names_free(tmp_path: Path):
+    with_hand = BASE.replace('name = "Bob"', 'name = "Bob"\nhand_size = 3', 1)
+    loaded = load(_write(tmp_path, with_hand))
+    assert loaded.objects[-2:] == ("Bob's card 1", "Bob's card 2")
+    assert [c.zone for c in loaded.scenario.cards[-2:]] == ["hand", "hand"]
+    clash = with_hand.replace('name = "Grizzly Bears"', 'name = "Bob\'s card 1"', 1)
+    with pytest.raises(ScenarioFileError, match='objects\\[1\\].name: "Bob\'s card 1" is the name of a card hand_size'):
+        load(_write(tmp_path, clash))
 
 
 def test_missing_file_is_one_line(tmp_path: Path):

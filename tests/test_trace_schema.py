@@ -1,4 +1,4 @@
-"""The published trace format: docs/rule603-trace-1.schema.json and docs/trace-format.md.
+"""The published trace format: docs/rule603-trace-2.schema.json and docs/trace-format.md.
 
 The schema and the table of variables are generated from the model's declarations; these
 tests fail when the committed copies are stale, check that real traces (a counterexample
@@ -189,7 +189,7 @@ DOC_ERRORS = {
     "player": ("/states/1/controller/1", 2),
     "length": ("/states/1/zone", ["graveyard", "graveyard", "library"]),
     "missing": ("/states/1/since", None),
-    "tag": ("/#meta/rule603", "rule603-trace/2"),
+    "tag": ("/#meta/rule603", "rule603-trace/1"),
     "bigint": ("/states/0/turn", {"#bigint": "one"}),
 }
 
@@ -225,7 +225,7 @@ BROKEN: list[tuple[str, Callable[[dict], None], str | None]] = [
     ("enum name of another variable", _set("/constants/kind/1", "graveyard"), "/constants/kind/1"),
     ("missing state variable", _delete("/states/1/zone"), "/states/1/zone"),
     ("missing constant", _delete("/constants/owner"), "/constants/owner"),
-    ("wrong rule603 tag", _set("/#meta/rule603", "rule603-trace/2"), "/#meta/rule603"),
+    ("wrong rule603 tag", _set("/#meta/rule603", "rule603-trace/1"), "/#meta/rule603"),
     ("missing universe size", _delete("/#meta/universe/slot"), "/#meta/universe/slot"),
     ("negative universe size", _set("/#meta/universe/card", -1), "/#meta/universe/card"),
     ("integer above its maximum", _set("/states/0/turn", 32), "/states/0/turn"),

@@ -638,6 +638,11 @@ def cmd_mutants(args: argparse.Namespace) -> ExitCode:
 
 
 RULING_FORMATS = ("md", "html", "json")
+FORCED_BY = (
+    "Forced by these clauses together (without any one of them, the rest of the list no longer forces it; "
+    "marked *needed*: no other clause can stand in for it):"
+)
+NEEDED = " *needed*"
 
 
 def _ruling_formats(text: str) -> tuple[str, ...]:
@@ -700,9 +705,24 @@ def _rule_one(
     edition = load_edition(edition_name or loaded.edition)
     ruling = rule(edition, played, files.asks(loaded, played), limits, also_fixed=files.FIXED_BY_SCRIPT)
     texts = {fmt: render_ruling(fmt, path, loaded, edition, played, ruling) for fmt in formats}
-    if not ruling.consistent:
+    if not ruling.consistent or not _as_expected(path, loaded, ruling):
         return texts, ExitCode.VIOLATED
     return texts, ExitCode.UNKNOWN if any(a.answer == "unknown" for a in ruling.answers) else ExitCode.OK
+
+
+def _as_expected(path: str, loaded, ruling) -> bool:
+    """Say on stderr where a ruling differs from the answer its file expects (``expect``)."""
+    ok = True
+    for i, (question, answer) in enumerate(zip(loaded.questions, ruling.answers, strict=True)):
+        if question.expect is not None and question.expect.lower() != answer.summary().lower():
+            where = f"{path}:{question.line}" if question.line else path
+            print(
+                f"{where}: questions[{i}].expect: the file expects {question.expect!r}, "
+                f"the ruling is {answer.summary()!r}",
+                file=sys.stderr,
+            )
+            ok = False
+    return ok
 
 
 def render_ruling(fmt: str, path: str, loaded, edition: Edition, played: Trace, ruling) -> str:
@@ -737,7 +757,9 @@ def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling)
     for a in ruling.answers:
         lines += [f"## {a.text}", "", f"**{_verdict(a)}**" + (f" ({a.note})" if a.note else ""), ""]
         if a.clauses:
-            lines += ["Forced by:", ""] + [f"- **{n}** {_clause_text(edition, n)}" for n in a.clauses] + [""]
+            lines += [FORCED_BY, ""]
+            lines += [f"- **{n}**{NEEDED if n in a.needed else ''} {_clause_text(edition, n)}" for n in a.clauses]
+            lines += [""]
         for choice in _choices_json(edition, a).get("choices", []):
             lines += [f"- {_word(choice['value'])}: {choice['how']}"]
         if a.games:
@@ -774,8 +796,12 @@ def _ruling_html(path: str, loaded, edition: Edition, played: Trace, ruling) -> 
         if a.note:
             parts.append(f"<p>{escape(a.note)}</p>")
         if a.clauses:
-            parts.append("<p>Forced by:</p>")
-            parts += [f"<p class='clause'><b>{n}</b>{escape(_clause_text(edition, n))}</p>" for n in a.clauses]
+            parts.append(f"<p>{escape(FORCED_BY).replace('*needed*', '<em>needed</em>')}</p>")
+            parts += [
+                f"<p class='clause'><b>{n}</b>{' <em>needed</em>' if n in a.needed else ''} "
+                f"{escape(_clause_text(edition, n))}</p>"
+                for n in a.clauses
+            ]
         for choice in _choices_json(edition, a).get("choices", []):
             parts.append(f"<p class='choice'>{escape(_word(choice['value']))}: {escape(choice['how'])}</p>")
         parts.append("</section>")
@@ -799,7 +825,7 @@ def _verdict(answer) -> str:
     if answer.answer == "never":
         return "never (no, in every compliant game)"
     if answer.answer == "always":
-        return f"always {shown}" + (" (in every compliant game)" if answer.values[0] is True else "")
+        return answer.summary() + (" (in every compliant game)" if isinstance(answer.values[0], bool) else "")
     return answer.answer
 
 

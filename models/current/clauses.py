@@ -282,12 +282,14 @@ def _done_already(g, t, a):
     if m.ability_class(g, a)[0] != "printed" or t == 0:
         return False
     c = m.source_card(g, a)
-    return g.And(g.once_each_turn(c), done_by_controller(g, t, c), g.turn(t) == g.turn(t - 1))
+    return g.And(g.once_each_turn(c), _done_by_controller(g, t, a, c), g.turn(t) == g.turn(t - 1))
 
 
-def done_by_controller(g, t: int, c: int):
-    """The source's controller (as the ability triggers) took the ability's action earlier this turn."""
-    return m.select(g, [g.done_this_turn(t - 1, c, p) for p in m.players(g)], g.controller(t, c))
+def _done_by_controller(g, t: int, a: int, c: int):
+    """The source's controller took the ability's action earlier this turn: the controller as the
+    trigger is judged, so before the event for a look-back trigger ("when you lose control of this")."""
+    controller = in_view(g, t, a, lambda v: g.controller(v, c))
+    return m.select(g, [g.done_this_turn(t - 1, c, p) for p in m.players(g)], controller)
 
 
 @clause(

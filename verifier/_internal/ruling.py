@@ -43,17 +43,28 @@ class Answer:
     text: str
     answer: str  # "always", "never", "depends" or "unknown"
     values: list[Any]
-    clauses: list[str] = field(default_factory=list)  # the clauses that force a single value
+    clauses: list[str] = field(default_factory=list)  # a minimal set of clauses that forces a single value
     note: str = ""
     games: list[Trace] = field(default_factory=list, repr=False)  # for "depends": a game for each value
+    needed: list[str] = field(default_factory=list)  # of ``clauses``, those no other clauses can stand in for
+
+    def summary(self) -> str:
+        """The answer in a few words, as a scenario file's ``expect`` states it: "always 2",
+        "always yes", "always Bob", "never", "depends" (or "unknown")."""
+        if self.answer != "always":
+            return self.answer
+        value = self.values[0]
+        return f"always {('yes' if value else 'no') if isinstance(value, bool) else value}"
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "question": self.text,
             "answer": self.answer,
+            "summary": self.summary(),
             "values": self.values,
             "clauses": self.clauses,
+            "needed": self.needed,
             **({"note": self.note} if self.note else {}),
         }
 
@@ -147,7 +158,14 @@ def _values(enc: Encoding, base: list, lits: dict[str, Any], ask: Ask) -> Answer
     enc.solver.add(g.Implies(other, term != values[0]))
     core = _minimal_core(enc, base, lits, [other])
     note = "" if core else "the scenario's own events decide it, whatever the clauses say"
-    return Answer(ask.id, ask.text, _kind(ask, values), values, core, note)
+    needed = [n for n in core if _answer_changes_without(enc, base + [other], lits, n)]
+    return Answer(ask.id, ask.text, _kind(ask, values), values, core, note, needed=needed)
+
+
+def _answer_changes_without(enc: Encoding, base: list, lits: dict[str, Any], number: str) -> bool:
+    """With every clause but ``number`` in force, can the answer differ?  (Another minimal set of
+    clauses may force it as well: 603.2c and 603.2h often stand in for each other.)"""
+    return enc.solver.check(base + [lit for n, lit in lits.items() if n != number]) == smt.Verdict.SAT
 
 
 def _kind(ask: Ask, values: list[Any]) -> str:

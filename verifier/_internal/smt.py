@@ -8,6 +8,7 @@ measured several times faster than the same model over integers.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -28,6 +29,11 @@ class Z3Backend(Backend):
     symbolic = True
 
     def __init__(self, ctx: z3.Context | None = None) -> None:
+        if ctx is None:
+            # Free the contexts of earlier runs now, not while this one solves: z3's search
+            # was seen to depend on memory being freed mid-run (two identical checks in one
+            # process gave different counterexamples when an old context was collected).
+            gc.collect()
         self.ctx = ctx or z3.Context()
 
     def And(self, *xs: Expr) -> Expr:  # noqa: N802
