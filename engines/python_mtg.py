@@ -65,7 +65,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rule603 import Trace, TraceChecker, Universe
+from rule603 import TRACE_FORMAT, Trace, TraceChecker, Universe
 from rule603.models import game
 
 if TYPE_CHECKING:
@@ -943,6 +943,8 @@ class _WindowTrace:
             "doubler": [False] * n,
             "granted": [False] * n,
             "uncounterable": [False] * n,
+            "mana_ability": [False] * n,
+            "final_chapter": [0] * n,
             "reflexive_from": [0],
             "pay_any": [False],
             "d_kind": ["none"],
@@ -967,7 +969,7 @@ class _WindowTrace:
                 "cards": [c.name for c in self.cards],
                 "format": "ITF",
                 "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
-                "rule603": "rule603-trace/2",
+                "rule603": TRACE_FORMAT,
                 "edition": EDITION,
                 "universe": dict(self.universe.sizes),
             },
@@ -1015,6 +1017,7 @@ class _WindowTrace:
             "phased_out": [False] * n,
             "attached_to": [n if frame.attached[c] is None else self.local.get(frame.attached[c], n) for c in cards],
             "prohibited": [False] * n,
+            "lore": [0] * n,  # no Sagas in the micro decks
             "cond": [False] * n,
             "lands_are_creatures": False,
             "creatures_lose_abilities": False,
@@ -1030,6 +1033,10 @@ class _WindowTrace:
             "damage": [False] * n,
             "damage_prevented": [False] * n,
             "dies_replaced": [False] * n,
+            "deals_damage": [False] * n,
+            "blocked": [False] * n,
+            "instances": [1] * n,
+            "tapped_for_mana": [False] * n,
             "leaves_game": [False, False],
             "by_draw": [False, False],
             "may_use": False,

@@ -36,15 +36,20 @@ from rule603.models.game import (
     ABILITY_CAUSE,
     ABILITY_TRIGGERS,
     BATTLEFIELD,
+    BECOMES_BLOCKED,
     BECOMES_TAPPED,
     BECOMES_UNTAPPED,
+    CHAPTER,
+    COMBAT,
     COMMAND,
     COUNTER,
     COUNTERED_SELF,
     CREATURE_DIES,
     CREATURE_ENTERS,
+    DEALS_DAMAGE,
     DEALT_DAMAGE,
     ENCHANTED_LEAVES,
+    ENCHANTED_TAPPED_FOR_MANA,
     END,
     END_STEP,
     ENTERS_SELF,
@@ -57,7 +62,9 @@ from rule603.models.game import (
     LIBRARY,
     LOSE_CONTROL,
     MAIN,
+    MAX_CHAPTER,
     MAX_COUNT,
+    MAX_INSTANCES,
     NO_CARDS_IN_HAND,
     NO_LEAVE,
     NONE,
@@ -99,6 +106,8 @@ ONE_OBJECT_KINDS = frozenset(
         BECOMES_TAPPED,
         BECOMES_UNTAPPED,
         DEALT_DAMAGE,
+        DEALS_DAMAGE,
+        BECOMES_BLOCKED,
         COUNTERED_SELF,
         LOSE_CONTROL,
         PHASES_OUT,
@@ -132,8 +141,13 @@ class CardState:
     cond: bool = True  # its intervening-'if' condition is true
     eff_creature: bool = False  # is a creature, continuous effects applied
     eff_ability: bool = False  # has its triggered ability, continuous effects applied
+    instances: int = 1  # instances of its triggered ability the object has (113.2c)
     damage: bool = False  # events of the batch that made this moment
     damage_prevented: bool = False
+    deals_damage: bool = False
+    blocked: bool = False
+    tapped_for_mana: bool = False
+    lore: int = 0  # lore counters (714.3)
     dies_replaced: bool = False
     resolutions: int = 0  # resolutions of its triggered ability this turn
     done_by: frozenset[int] = frozenset()  # players whose resolving ability of it did what it says this turn (603.2i)
@@ -213,7 +227,18 @@ class Moment:
 
     def successor(self) -> Moment:
         """The next moment before anything happens: lasting state copied, the batch's events cleared."""
-        cards = [replace(c, damage=False, damage_prevented=False, dies_replaced=False) for c in self.cards]
+        cards = [
+            replace(
+                c,
+                damage=False,
+                damage_prevented=False,
+                dies_replaced=False,
+                deals_damage=False,
+                blocked=False,
+                tapped_for_mana=False,
+            )
+            for c in self.cards
+        ]
         delayed = [replace(d, replacement_applied=False, action_taken=False) for d in self.delayed]
         return Moment(
             t=self.t + 1,
@@ -339,6 +364,8 @@ class ReferenceGame:
                     attached_to=card.attached_to,
                     prohibited=c in s.prohibited,
                     cond=card.condition,
+                    instances=card.instances,
+                    lore=card.lore,
                 )
             )
         m = Moment(
@@ -388,6 +415,7 @@ class ReferenceGame:
         self._top_of_stack(before, after, action)
         self._zone_changes(before, after, action)
         self._events_on_permanents(before, after, action)
+        self._lore_counters(before, after)
         self._players_leave(before, after, action)
         self._tidy_permanents(after)
         self._characteristics(after)
@@ -546,6 +574,8 @@ class ReferenceGame:
         card.phased_out = False
         card.attached_to = None
         card.revealed = False  # a new object hasn't been revealed
+        card.instances = 1  # effects that gave the old object more instances don't know the new one (400.7)
+        card.lore = int(zone == BATTLEFIELD and self.kind[c] == CHAPTER)  # 714.3a: a Saga enters with a lore counter
 
     def _zone_changes(self, before: Moment, after: Moment, action: Action) -> None:
         cards = before.cards
@@ -621,11 +651,31 @@ class ReferenceGame:
             if c not in action.damage:
                 _fail(f"prevent_damage card {c}: no damage is dealt to it in this batch")
             after.cards[c].damage_prevented = True
-        for c in action.tap:
-            permanent(c, "tap")
-            if before.cards[c].tapped:
-                _fail(f"tap card {c}: it is already tapped")
+        for c in action.deals_damage:
+            permanent(c, "deals_damage", stays=False)
+            after.cards[c].deals_damage = True
+        for c in action.block:
+            permanent(c, "block")
+            if before.step != COMBAT or action.step is not None:
+                _fail(f"block card {c}: creatures become blocked as blockers are declared, during combat (509.1h)")
+            if not before.cards[c].eff_creature:
+                _fail(f"block card {c}: only a creature becomes blocked")
+            after.cards[c].blocked = True
+        for c, n in action.instances:
+            if not 1 <= n <= MAX_INSTANCES:
+                _fail(f"instances card {c}: {n} instances; an object has 1 to {MAX_INSTANCES} in this model")
+            if after.cards[c].zone != BATTLEFIELD and n != 1:
+                raise BeyondModelBounds(f"instances card {c}: only a permanent has more than one in this model")
+            if self.kind[c] == NO_CARDS_IN_HAND and n != 1:
+                raise BeyondModelBounds(f"instances card {c}: the model follows one instance of a state trigger")
+            after.cards[c].instances = n
+        for c in action.tap + action.tap_for_mana:
+            verb = "tap" if c in action.tap else "tap_for_mana"
+            permanent(c, verb)
+            if before.cards[c].tapped or (c in action.tap and c in action.tap_for_mana):
+                _fail(f"{verb} card {c}: it is already tapped")
             after.cards[c].tapped = True
+            after.cards[c].tapped_for_mana = verb == "tap_for_mana"  # 106.12: its mana ability with {T}
         for c in action.untap:
             permanent(c, "untap")
             if not before.cards[c].tapped or c in action.tap:
@@ -659,6 +709,17 @@ class ReferenceGame:
             if c in action.unattach:
                 _fail(f"attach card {c}: also unattached in this batch")
             after.cards[c].attached_to = target
+
+    def _lore_counters(self, before: Moment, after: Moment) -> None:
+        """714.3b: as its controller's precombat main phase begins, a Saga gets a lore counter."""
+        if after.step != MAIN or (after.step == before.step and after.turn == before.turn):
+            return
+        for c, card in enumerate(after.cards):
+            staying = card.zone == BATTLEFIELD and card.since != after.t and not before.cards[c].phased_out
+            if self.kind[c] == CHAPTER and staying and card.controller == after.active:
+                card.lore += 1
+                if card.lore > MAX_CHAPTER + 1:
+                    raise BeyondModelBounds(f"card {c}: the model counts at most {MAX_CHAPTER + 1} lore counters")
 
     # players leaving ---------------------------------------------------------------------------------
     def _players_leave(self, before: Moment, after: Moment, action: Action) -> None:
@@ -802,6 +863,9 @@ class ReferenceGame:
             tr.matches = tr.attempts = self._reflexive_occurrences(i, after)
         else:
             tr.matches, tr.attempts = self._occurrences(a, kind, before, after, view, found)
+            if cls == "printed":  # 113.2c: each instance of the ability triggers separately
+                tr.matches *= view.cards[i].instances
+                tr.attempts *= view.cards[i].instances
         tr.stopped_by = self._why_it_does_not_trigger(a, before, after, tr)
         if tr.stopped_by or not tr.matches:
             tr.base_triggers = 0
@@ -895,6 +959,16 @@ class ReferenceGame:
         elif kind == DEALT_DAMAGE:
             if now.damage:
                 return int(not now.damage_prevented), 1  # 603.2h: prevented damage triggers nothing
+        elif kind == DEALS_DAMAGE:
+            n = int(now.deals_damage)
+        elif kind == BECOMES_BLOCKED:  # 603.2f: the event of becoming blocked
+            n = int(now.blocked)
+        elif kind == ENCHANTED_TAPPED_FOR_MANA:  # "Whenever enchanted land is tapped for mana"
+            n = int(now.attached_to is not None and after.cards[now.attached_to].tapped_for_mana)
+        elif kind == CHAPTER:  # 714.2b: each chapter number the lore counters reach
+            had = 0 if now.since == t else was.lore
+            final = self.scenario.cards[x].final_chapter
+            n = sum(had < number <= now.lore for number in range(1, final + 1))
         elif kind == GRAVEYARD_FROM_ANYWHERE:  # creature cards, not judged by look-back (603.6c)
             n = sum(
                 card.zone == GRAVEYARD and card.since == t and self.flag(c, "creature_card")
@@ -1018,6 +1092,8 @@ class ReferenceGame:
         for a, tr in enumerate(after.abilities):
             cls, i = self.ability_class(a)
             zone = after.cards[i].zone if cls == "printed" else 0  # 603.6: where its object moved to
+            if cls == "printed" and self.flag(i, "mana_ability"):
+                continue  # 605.4a: a triggered mana ability resolves at once, without the stack
             waiting += [WaitingAbility(a, tr.controller, after.t, zone)] * tr.triggers
         if not after.priority:
             after.waiting = waiting  # 603.3: they wait for the next time a player would receive priority
@@ -1069,6 +1145,7 @@ class ReferenceGame:
             "d_source": [d.source for d in s.delayed],
             "d_object": [d.refers_to for d in s.delayed],
             "d_nth": [d.nth for d in s.delayed],
+            "final_chapter": [card.final_chapter for card in s.cards],
         }
         return out
 
@@ -1098,6 +1175,11 @@ class ReferenceGame:
             "eff_ability": [c.eff_ability for c in cards],
             "damage": [c.damage for c in cards],
             "damage_prevented": [c.damage_prevented for c in cards],
+            "deals_damage": [c.deals_damage for c in cards],
+            "blocked": [c.blocked for c in cards],
+            "instances": [c.instances for c in cards],
+            "tapped_for_mana": [c.tapped_for_mana for c in cards],
+            "lore": [c.lore for c in cards],
             "dies_replaced": [c.dies_replaced for c in cards],
             "leaves_game": list(m.leaves_game),
             "by_draw": list(m.by_draw),

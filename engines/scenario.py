@@ -54,6 +54,9 @@ class Card:
     permanent: bool = True  # as a spell it resolves onto the battlefield; False: an instant or sorcery
     condition: bool = True  # its intervening-'if' condition is true at the start (``cond``)
     revealed: bool = False  # starts revealed to all players (``revealed``)
+    instances: int = 1  # instances of its triggered ability it starts with (``instances``, 113.2c)
+    final_chapter: int = 0  # a Saga (trigger "chapter"): its final chapter number, 1 to 3 (``final_chapter``, 714.2d)
+    lore: int = 0  # lore counters it starts with, on the battlefield (``lore``, 714.3)
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
@@ -115,6 +118,10 @@ class Action:
     # --- events on permanents ---------------------------------------------------------
     damage: tuple[int, ...] = ()  # creatures dealt damage
     prevent_damage: tuple[int, ...] = ()  # of those, the ones whose damage is prevented (603.2h)
+    deals_damage: tuple[int, ...] = ()  # permanents that deal damage (to anything)
+    tap_for_mana: tuple[int, ...] = ()  # permanents tapped for mana: they become tapped (106.12)
+    block: tuple[int, ...] = ()  # attacking creatures that become blocked (during combat, 509.1h)
+    instances: tuple[tuple[int, int], ...] = ()  # (card, n): from now on the object has n instances of its ability
     tap: tuple[int, ...] = ()
     untap: tuple[int, ...] = ()
     gain_control: tuple[tuple[int, int], ...] = ()  # (card, player): that player gains control of the permanent
@@ -246,6 +253,19 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
             _fail(where, "a card can't be attached to itself")
         if not on_battlefield or s.cards[card.attached_to].zone != "battlefield":
             _fail(where, "attachments exist only between permanents on the battlefield")
+    if isinstance(card.instances, bool) or not isinstance(card.instances, int) or not 1 <= card.instances <= 3:
+        _fail(f"{where}: instances", f"{card.instances!r}: an object has 1 to 3 instances of its ability here")
+    if card.instances != 1 and not on_battlefield:
+        _fail(f"{where}: instances", "only a permanent has more than one instance of its ability in this model")
+    saga = card.trigger == "chapter"
+    if saga != (1 <= card.final_chapter <= game.MAX_CHAPTER) or isinstance(card.final_chapter, bool):
+        _fail(f"{where}: final_chapter", f"{card.final_chapter!r}: a Saga (trigger 'chapter') has 1 to 3 chapters")
+    if not 0 <= card.lore <= game.MAX_CHAPTER + 1 or (card.lore and not (saga and on_battlefield)):
+        _fail(f"{where}: lore", f"{card.lore!r}: only a Saga on the battlefield has lore counters (0 to 4)")
+    if card.has("mana_ability") and (
+        card.trigger != "enchanted_tapped_for_mana" or card.has("targeted") or card.has("modal")
+    ):
+        _fail(where, "a triggered mana ability triggers on a land tapped for mana and has no target (605.1b)")
     if not card.permanent and (card.has("creature_card") or card.has("land_card")):
         _fail(where, "a creature or land card is a permanent card (permanent = true)")
 
@@ -265,7 +285,10 @@ CARD_LIST_FIELDS = (
     "dies_replaced",
     "damage",
     "prevent_damage",
+    "deals_damage",
+    "block",
     "tap",
+    "tap_for_mana",
     "untap",
     "phase_out",
     "phase_in",
@@ -303,6 +326,12 @@ def check_action_names(where: str, a: Action, s: Scenario) -> None:
                 _fail(f"{where}: {name}", f"expected pairs, got {pair!r}")
             _index(f"{where}: {name}", pair[0], n, "card")
             _index(f"{where}: {name}", pair[1], s.players if name == "gain_control" else n, "player or card")
+    for pair in a.instances:
+        if not (isinstance(pair, tuple) and len(pair) == 2):
+            _fail(f"{where}: instances", f"expected (card, count) pairs, got {pair!r}")
+        _index(f"{where}: instances", pair[0], n, "card")
+        if isinstance(pair[1], bool) or not isinstance(pair[1], int) or not 1 <= pair[1] <= 3:
+            _fail(f"{where}: instances", f"{pair[1]!r}: an object has 1 to 3 instances of its ability here")
     for p in a.lose:
         _index(f"{where}: lose", p, s.players, "player")
     for name in ("actions_by_effect", "actions_other"):

@@ -100,6 +100,7 @@ ABILITY_FLAGS = {
     "works_from_hand": "from_hand",
     "cant_be_countered": "uncounterable",
     "granted_by_effect": "granted",
+    "mana_ability": "mana_ability",
 }
 #: Static abilities, in the file's words.
 STATIC_FLAGS = {"enters_tapped": "enters_tapped", "triggers_additional_time": "doubler"}
@@ -299,7 +300,7 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
     try:
         check_scenario(scenario)
     except InvalidArgument as e:
-        r.fail("", -1, "", str(e))
+        _fail_at_object(r, str(e))
     questions = tuple(
         _question(r, i, q, abilities, object_names, len(actions))
         for i, q in enumerate(r.kind("", -1, "questions", data.get("questions", []), list))
@@ -315,6 +316,19 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
         r.one_of("", -1, "edition", data.get("edition", "current"), ("current",)),
         r.lines,
     )
+
+
+#: The scenario's card fields that this file spells differently.
+_FILE_FIELDS = {"final_chapter": "chapters", "flags": "ability"}
+
+
+def _fail_at_object(r: _Reader, message: str) -> None:
+    """A scenario check's "card N: field: why" as the file's objects[N].field, with its line."""
+    found = re.match(r"card (\d+): (?:([a-z_]+): )?(.*)", message)
+    if found is None:
+        r.fail("", -1, "", message)
+    index, field, why = int(found.group(1)), found.group(2) or "", found.group(3)
+    r.fail("objects", index, _FILE_FIELDS.get(field, field), why)
 
 
 def _names(r: _Reader, table: str, items: Any) -> list[str]:
@@ -392,6 +406,9 @@ def _card(r: _Reader, i: int, o: dict[str, Any], players: tuple[str, ...], names
         "condition",
         "prohibited",
         "permanent",
+        "instances",
+        "chapters",
+        "lore",
     )
     r.only("objects", i, o, fields_)
     types = r.kind("objects", i, "types", o.get("types", []), list)
@@ -424,7 +441,18 @@ def _card(r: _Reader, i: int, o: dict[str, Any], players: tuple[str, ...], names
         permanent=r.kind("objects", i, "permanent", o.get("permanent", permanent_default), bool),
         condition=r.kind("objects", i, "condition", o.get("condition", True), bool),
         revealed=r.kind("objects", i, "revealed", o.get("revealed", False), bool),
+        instances=_instances(r, "objects", i, "instances", o.get("instances", 1)),
+        final_chapter=r.kind("objects", i, "chapters", o.get("chapters", 0), int),
+        lore=r.kind("objects", i, "lore", o.get("lore", 0), int),
     )
+
+
+def _instances(r: _Reader, table: str, i: int, key: str, value: Any) -> int:
+    """A count of instances of an object's triggered ability (113.2c): 1 to 3 in the model."""
+    n = r.kind(table, i, key, value, int)
+    if not 1 <= n <= 3:
+        r.fail(table, i, key, f"{n}: an object has 1 to 3 instances of its triggered ability in the model")
+    return n
 
 
 def _delayed(r: _Reader, i: int, d: dict[str, Any], objects: list[str]) -> DelayedAbility:
@@ -467,6 +495,7 @@ def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[
             "create_delayed",
             "gain_control",
             "attach",
+            "instances",
             "lose",
             "effects_on",
             "effects_off",
@@ -503,6 +532,12 @@ def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[
                 (_ref(r, "actions", i, key, k, objects, "object"), _ref(r, "actions", i, key, v, second, what))
                 for k, v in pairs.items()
             )
+    if "instances" in a:
+        counts = r.kind("actions", i, "instances", a["instances"], dict)
+        values["instances"] = tuple(
+            (_ref(r, "actions", i, "instances", k, objects, "object"), _instances(r, "actions", i, "instances", v))
+            for k, v in counts.items()
+        )
     for key, on in (("effects_on", True), ("effects_off", False)):
         for e in r.kind("actions", i, key, a.get(key, []), list):
             values[r.one_of("actions", i, key, e, EFFECTS)] = on

@@ -23,6 +23,7 @@ from rule603 import InvalidArgument
 from rule603.models import game
 from rule603.models.game import (
     BATTLEFIELD,
+    COMBAT,
     COMMAND,
     END,
     EXILE,
@@ -77,6 +78,10 @@ ACTION_WEIGHTS = {
             "condition",
             "reveal",
             "create_delayed",
+            "deals_damage",
+            "block",
+            "instances",
+            "tap_for_mana",
         ),
         1,
     ),
@@ -118,6 +123,11 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
     trigger = draw(st.sampled_from(KINDS_FIRST))
     if focus is not None and draw(st.booleans()):
         trigger = focus
+    if "mana_ability" in flags:  # 605.1b: only a trigger on tapping for mana, with no target, is a mana ability
+        if trigger != "enchanted_tapped_for_mana":
+            flags.remove("mana_ability")
+        else:
+            flags = [f for f in flags if f not in ("targeted", "modal")]
     return Card(
         owner=draw(st.integers(0, players - 1)),
         trigger=trigger,
@@ -128,6 +138,10 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
         permanent=creature_or_land or draw(st.booleans()),
         condition=not _one_in(draw, 4),
         revealed=zone in ("hand", "library") and _one_in(draw, 4),
+        # 113.2c: now and then a second instance of the ability (a state trigger is followed as one).
+        instances=2 if on_battlefield and trigger != "no_cards_in_hand" and _one_in(draw, 6) else 1,
+        final_chapter=draw(st.integers(1, game.MAX_CHAPTER)) if trigger == "chapter" else 0,
+        lore=int(trigger == "chapter" and on_battlefield),
     )
 
 
@@ -135,8 +149,8 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
 def delayed_abilities(draw, n_cards: int, focus: str | None = None) -> DelayedAbility:
     """A delayed triggered ability: any trigger condition (or the scenario's focus), cause, duration."""
     cause = draw(st.sampled_from(game.CAUSES))
-    # Conditions several simultaneous events can meet come twice: 603.7b is about exactly those.
-    trigger = draw(st.sampled_from(KINDS_FIRST + ("creature_dies", "creature_enters", "graveyard_from_anywhere")))
+    # Conditions several simultaneous events can meet come four times: 603.7b is about exactly those.
+    trigger = draw(st.sampled_from(KINDS_FIRST + ("creature_dies", "creature_enters", "graveyard_from_anywhere") * 3))
     if focus is not None and draw(st.booleans()):
         trigger = focus
     source = draw(st.integers(0, n_cards - 1))
@@ -359,8 +373,17 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
     if kind == "damage":
         hit = _some(draw, creatures, 3)
         return Action(damage=hit, prevent_damage=tuple(c for c in hit if draw(st.booleans())))
+    if kind == "deals_damage":
+        return Action(deals_damage=_some(draw, permanents, 2))
+    if kind == "block":
+        return Action(block=_some(draw, creatures, 2)) if m.step == COMBAT else Action()
+    if kind == "instances":
+        many = [c for c in permanents if played.kind[c] not in (game.NONE, game.NO_CARDS_IN_HAND)]
+        return Action(instances=((draw(st.sampled_from(many)), draw(st.integers(1, 3))),)) if many else Action()
     if kind == "tap":
         return Action(tap=_some(draw, [c for c in permanents if not m.cards[c].tapped], 2))
+    if kind == "tap_for_mana":
+        return Action(tap_for_mana=_some(draw, [c for c in permanents if not m.cards[c].tapped], 2))
     if kind == "untap":
         return Action(untap=_some(draw, [c for c in permanents if m.cards[c].tapped], 2))
     if kind == "gain_control":
@@ -511,6 +534,24 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
         if kind == game.END_STEP and m.step < END:
             return Action(step="end")
         return Action(next_turn=True)
+    if kind == game.ENCHANTED_TAPPED_FOR_MANA and on_bf:
+        host = card.attached_to
+        if host is None:
+            hosts = [c for c in permanents if c != x]
+            return Action(attach=((x, draw(st.sampled_from(hosts))),)) if hosts else Action()
+        return Action(tap_for_mana=(host,)) if not m.cards[host].tapped else Action(untap=(host,))
+    if kind == game.CHAPTER:
+        if not on_bf:
+            return Action(put_onto_battlefield=(x,)) if x in off_bf else Action()
+        if idle and m.step < MAIN:
+            return Action(step="main")
+        return Action(next_turn=True) if idle else Action()
+    if kind == game.DEALS_DAMAGE and on_bf:
+        return Action(deals_damage=(x,))
+    if kind == game.BECOMES_BLOCKED and on_bf and card.eff_creature:
+        if m.step == COMBAT:
+            return Action(block=(x,))
+        return Action(step="combat") if idle and m.step < COMBAT else Action()
     if kind == game.DEALT_DAMAGE and on_bf and card.eff_creature:
         return Action(damage=(x,), prevent_damage=(x,) if _one_in(draw, 4) else ())
     if kind == game.PLAYER_LOSES:

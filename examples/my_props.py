@@ -37,5 +37,10 @@ def upkeep_only(g, t):
 
 @prop("dies-never-triggers-twice-per-creature", clauses=["603.2c"])
 def too_strong(g, t):
-    """Deliberately wrong: claims a 'dies' ability triggers at most once per batch (it triggers once per creature)."""
-    return g.And(*[g.Implies(g.kind(c) == m.CREATURE_DIES, g.triggers(t, c) <= 1) for c in m.cards(g)])
+    """Deliberately wrong: claims a 'dies' ability triggers at most once per batch for each instance of it the
+    object has (113.2c); it triggers once per creature."""
+    if t == 0:
+        return True
+    return g.And(
+        *[g.Implies(g.kind(c) == m.CREATURE_DIES, g.triggers(t, c) <= g.instances(t - 1, c)) for c in m.cards(g)]
+    )

@@ -15,9 +15,11 @@ from rule603 import ClauseEncoding, Rule, exempt
 from . import game as m
 from .game import (
     BATTLEFIELD,
+    COMBAT,
     COUNTER,
     GRAVEYARD,
     HAND,
+    MAIN,
     NO_LEAVE,
     OUTSIDE,
     RESOLVE,
@@ -82,9 +84,12 @@ def permanents(g, t: int) -> Iterator[Rule]:
         for x in m.cards(g):
             yield R(g.attached_to(t, c) == x, g.And(x != c, m.on_battlefield(g, t, x)) if x != c else False)
         if t == 0:
-            yield R(True, g.And(g.Not(g.damage(t, c)), g.Not(g.dies_replaced(t, c))))
+            yield R(True, g.And(g.Not(g.damage(t, c)), g.Not(g.dies_replaced(t, c)), g.Not(g.deals_damage(t, c))))
             continue
         yield R(g.damage(t, c), g.And(m.on_battlefield(g, t - 1, c), g.eff_creature(t - 1, c)), f"card {c}")
+        # Damage dealt by a spell is part of its resolution, which the model doesn't follow: only
+        # a permanent that is there (phased in) deals damage here.
+        yield R(g.deals_damage(t, c), g.And(m.on_battlefield(g, t - 1, c), g.Not(g.phased_out(t - 1, c))), f"card {c}")
         yield R(g.damage_prevented(t, c), g.damage(t, c), f"card {c}")
         yield R(g.dies_replaced(t, c), g.And(m.left_battlefield(g, t, c), g.zone(t, c) != GRAVEYARD), f"card {c}")
         yield R(
@@ -92,6 +97,29 @@ def permanents(g, t: int) -> Iterator[Rule]:
             g.priority(t - 1),
             f"card {c}",
         )
+
+
+@_axiom("509.1h", "an attacking creature becomes blocked as blockers are declared, during combat")
+def becoming_blocked(g, t: int) -> Iterator[Rule]:
+    for c in m.cards(g):
+        if t == 0:
+            yield R(True, g.Not(g.blocked(t, c)), f"card {c}")
+            continue
+        in_combat = g.And(g.step(t - 1) == COMBAT, g.step(t) == COMBAT, g.turn(t) == g.turn(t - 1))
+        stays = g.And(m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)), g.Not(g.phased_out(t - 1, c)))
+        yield R(g.blocked(t, c), g.And(in_combat, stays, g.eff_creature(t - 1, c)), f"card {c}")
+
+
+@_axiom("113.2c", "an object may have several instances of one ability; each triggers separately")
+def ability_instances(g, t: int) -> Iterator[Rule]:
+    for c in m.cards(g):
+        yield R(True, g.instances(t, c) >= 1, f"card {c}")
+        # Model bound: only effects on permanents give an object more instances (flanking granted by
+        # Cavalry Master, Genju's animation); elsewhere an object has the one its card prints.
+        yield R(g.Not(m.on_battlefield(g, t, c)), g.instances(t, c) == 1, f"card {c}")
+        # Model bound: 603.8 follows "the ability" of a state trigger as one; several instances of
+        # one would each need their own "has it left the stack yet".
+        yield R(g.kind(c) == m.NO_CARDS_IN_HAND, g.instances(t, c) == 1, f"card {c}")
 
 
 @_axiom("702.26b", "a phased-out permanent is treated as though it doesn't exist: nothing moves it")
@@ -266,7 +294,7 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
             )
             continue
         yield R(
-            True,
+            g.Not(_mana_ability(g, a)),
             g.pending(t, a) + g.placed(t, a) + g.removed(t, a) + g.skipped(t, a)
             == g.pending(t - 1, a) + g.triggers(t, a),
             f"ability {a}",
@@ -319,6 +347,69 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
         )
 
 
+def _mana_ability(g, a: int):
+    cls, c = m.ability_class(g, a)
+    return g.mana_ability(c) if cls == "printed" else False
+
+
+@_axiom("605.1b", "a triggered mana ability triggers from a mana ability, has no target, and could add mana")
+def triggered_mana_abilities(g, t: int) -> Iterator[Rule]:
+    if t > 0:
+        return
+    for c in m.cards(g):
+        yield R(
+            g.mana_ability(c),
+            g.And(g.kind(c) == m.ENCHANTED_TAPPED_FOR_MANA, g.Not(g.targeted(c)), g.Not(g.modal(c))),
+            f"card {c}",
+        )
+
+
+@_axiom("605.4a", "a triggered mana ability resolves at once: it never waits for priority or uses the stack")
+def mana_abilities_resolve_at_once(g, t: int) -> Iterator[Rule]:
+    for c in m.cards(g):
+        a = m.printed(g, c)
+        yield R(
+            g.mana_ability(c),
+            g.And(g.pending(t, a) == 0, g.placed(t, a) == 0, g.removed(t, a) == 0, g.skipped(t, a) == 0),
+            f"card {c}",
+        )
+
+
+@_axiom("106.12", "to tap a permanent for mana is to activate its mana ability with {T} in its cost")
+def tapping_for_mana(g, t: int) -> Iterator[Rule]:
+    for c in m.cards(g):
+        if t == 0:
+            yield R(True, g.Not(g.tapped_for_mana(t, c)), f"card {c}")
+            continue
+        stays = g.And(m.on_battlefield(g, t - 1, c), m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)))
+        becomes_tapped = g.And(g.Not(g.tapped(t - 1, c)), g.tapped(t, c), g.Not(g.phased_out(t - 1, c)))
+        yield R(g.tapped_for_mana(t, c), g.And(stays, becomes_tapped), f"card {c}")
+
+
+@_axiom("714.3", "a Saga enters with a lore counter and gets another as its controller's main phase begins")
+def lore_counters(g, t: int) -> Iterator[Rule]:
+    for c in m.cards(g):
+        saga = g.kind(c) == m.CHAPTER
+        if t == 0:
+            yield R(True, (g.final_chapter(c) >= 1) == saga, f"card {c}")  # 714.2d: its chapters
+        # Counters exist on permanents only (122.2); the model puts lore counters on Sagas only.
+        yield R(g.Or(g.Not(m.on_battlefield(g, t, c)), g.Not(saga)), g.lore(t, c) == 0, f"card {c}")
+        if t == 0:
+            continue
+        # 714.3a: as it enters ("read ahead" may give more).
+        yield R(g.And(saga, m.entered_battlefield(g, t, c)), g.lore(t, c) >= 1, f"card {c}")
+        stays = g.And(m.on_battlefield(g, t - 1, c), m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)))
+        # Model bound: nothing removes lore counters.
+        yield R(stays, g.lore(t, c) >= g.lore(t - 1, c), f"card {c}")
+        # 714.3b: a turn-based action as its controller's precombat main phase begins.
+        main_begins = g.And(m.begins(g, t), g.step(t) == MAIN, g.active(t) == g.controller(t, c))
+        yield R(
+            g.And(saga, stays, main_begins, g.Not(g.phased_out(t - 1, c))),
+            g.lore(t, c) >= g.lore(t - 1, c) + 1,
+            f"card {c}",
+        )
+
+
 @_axiom("113.3", "what each trigger condition means, for conditions rule 603 does not define")
 def trigger_conditions(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
@@ -327,6 +418,8 @@ def trigger_conditions(g, t: int) -> Iterator[Rule]:
             if g.known_false(has_kind):
                 continue
             actual, attempted = plain_occurrences(g, t, a, kind)
+            instances = in_view(g, t, a, lambda v, a=a: m.instances_of(g, v, a))
+            actual, attempted = m.per_instance(g, actual, instances), m.per_instance(g, attempted, instances)
             yield R(
                 has_kind,
                 g.And(g.matches(t, a) == actual, g.attempts(t, a) == attempted),
@@ -370,6 +463,9 @@ def cant_beats_can(g, t: int) -> Iterator[Rule]:
 
 PLAIN_KINDS = (
     m.DEALT_DAMAGE,
+    m.DEALS_DAMAGE,
+    m.ENCHANTED_TAPPED_FOR_MANA,
+    m.CHAPTER,
     m.GRAVEYARD_FROM_ANYWHERE,
     m.COUNTERED_SELF,
     m.LOSE_CONTROL,
@@ -413,6 +509,20 @@ def plain_occurrences(g, t: int, a: int, kind: int):
         dmg, prevented = m.card_value(g, "damage", t, src), m.card_value(g, "damage_prevented", t, src)
         ok = in_view(g, t, a, exists_in)
         return g.If(g.And(ok, dmg, g.Not(prevented)), 1, 0), g.If(g.And(ok, dmg), 1, 0)
+    if kind == m.DEALS_DAMAGE:
+        dealt = g.If(g.And(in_view(g, t, a, exists_in), m.card_value(g, "deals_damage", t, src)), 1, 0)
+        return dealt, dealt
+    if kind == m.ENCHANTED_TAPPED_FOR_MANA:  # "Whenever enchanted land is tapped for mana"
+        host = m.card_value(g, "attached_to", t, src)
+        tapped = g.count(g.And(host == x, g.tapped_for_mana(t, x)) for x in m.cards(g))
+        n = g.If(in_view(g, t, a, exists_in), tapped, 0)
+        return n, n
+    if kind == m.CHAPTER:  # 714.2b: as lore counters reach a chapter number, that chapter's ability triggers
+        before = g.If(m.for_card(g, src, lambda c: m.entered(g, t, c)), 0, m.card_value(g, "lore", t - 1, src))
+        now, final = m.card_value(g, "lore", t, src), m.card_value(g, "final_chapter", None, src)
+        reached = g.count(g.And(n <= final, before < n, n <= now) for n in range(1, m.MAX_CHAPTER + 1))
+        n = g.If(in_view(g, t, a, exists_in), reached, 0)
+        return n, n
     if kind == m.GRAVEYARD_FROM_ANYWHERE:
 
         def count(v):

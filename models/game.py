@@ -50,6 +50,10 @@ KINDS = (
     "no_cards_in_hand",  # Whenever you have no cards in hand, ... (a state trigger)
     "land_to_graveyard",  # Whenever a land is put into a graveyard from the battlefield, ...
     "becomes_untapped",  # Whenever this becomes untapped, ...
+    "deals_damage",  # Whenever this creature deals damage, ...
+    "becomes_blocked",  # Whenever this creature becomes blocked, ... (flanking)
+    "enchanted_tapped_for_mana",  # Whenever enchanted land is tapped for mana, ... (Wild Growth)
+    "chapter",  # a Saga's chapter abilities: I, II, III -- ... (714.2b)
 )
 (
     NONE,
@@ -72,6 +76,10 @@ KINDS = (
     NO_CARDS_IN_HAND,
     LAND_TO_GRAVEYARD,
     BECOMES_UNTAPPED,
+    DEALS_DAMAGE,
+    BECOMES_BLOCKED,
+    ENCHANTED_TAPPED_FOR_MANA,
+    CHAPTER,
 ) = range(len(KINDS))
 ENTERS_KINDS = (ENTERS_SELF, CREATURE_ENTERS)
 #: Leaves-the-battlefield abilities (603.6c: "Whenever [something] is put into a graveyard from the battlefield").
@@ -83,6 +91,8 @@ SUBJECT_KINDS = (
     BECOMES_TAPPED,
     BECOMES_UNTAPPED,
     DEALT_DAMAGE,
+    DEALS_DAMAGE,
+    BECOMES_BLOCKED,
     COUNTERED_SELF,
     LOSE_CONTROL,
     PHASES_OUT,
@@ -150,9 +160,12 @@ CARD_FLAGS = (
     "doubler",
     "uncounterable",
     "granted",
+    "mana_ability",
 )
 
 MAX_COUNT = 6  # the most instances one ability can put on the stack in one batch
+MAX_INSTANCES = 3  # the most instances of its triggered ability one object can have (113.2c)
+MAX_CHAPTER = 3  # the most chapters a Saga has in this model (714.2)
 
 VARIABLES: tuple[VarSpec, ...] = (
     # --- the cards and their printed text (constant over a trace) -----------------
@@ -178,6 +191,18 @@ VARIABLES: tuple[VarSpec, ...] = (
         "the card's triggered ability is not printed: the continuous effect grant_ability gives it",
     ),
     _const("uncounterable", ("card",), "the ability says 'This ability can't be countered' (603.1a)"),
+    _const(
+        "mana_ability",
+        ("card",),
+        "the triggered ability is a mana ability (605.1b): it resolves at once, without the stack (605.4a)",
+    ),
+    _const(
+        "final_chapter",
+        ("card",),
+        "a Saga's final chapter number (714.2d); 0 for a card that is not a Saga",
+        kind="int",
+        max=MAX_CHAPTER,
+    ),
     _const(
         "reflexive_from",
         ("reflexive",),
@@ -214,6 +239,7 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _env("controller", ("card",), "controller (owner outside the battlefield and stack)", kind="int", max_dim="player"),
     _env("tapped", ("card",), "tapped status"),
+    _env("lore", ("card",), "lore counters on the permanent (714.3)", kind="int", max=MAX_CHAPTER + 1),
     _env("revealed", ("card",), "the card is revealed to all players"),
     _env("phased_out", ("card",), "the permanent is phased out"),
     _env(
@@ -224,11 +250,22 @@ VARIABLES: tuple[VarSpec, ...] = (
     _env("lands_are_creatures", (), "continuous effect 'All lands are creatures'"),
     _env("creatures_lose_abilities", (), "continuous effect 'All creatures lose all abilities'"),
     _env("grant_ability", (), "continuous effect giving permanents with 'granted' their triggered ability"),
+    _env(
+        "instances",
+        ("card",),
+        "instances of its triggered ability the object has (113.2c: each triggers separately); 1 unless effects"
+        " give it more",
+        kind="int",
+        max=MAX_INSTANCES,
+    ),
     _rule("eff_creature", ("card",), "is a creature, continuous effects applied"),
     _rule("eff_ability", ("card",), "has its triggered ability, continuous effects applied"),
     # --- events of the batch -------------------------------------------------------
     _env("damage", ("card",), "damage would be dealt to the card in this batch"),
     _env("damage_prevented", ("card",), "that damage was prevented"),
+    _env("deals_damage", ("card",), "the permanent deals damage in this batch (damage actually dealt)"),
+    _env("blocked", ("card",), "the attacking creature becomes blocked in this batch (509.1h)"),
+    _env("tapped_for_mana", ("card",), "the permanent is tapped for mana in this batch (106.12)"),
     _env("dies_replaced", ("card",), "the card would have died, but a replacement effect moved it elsewhere"),
     _env("leaves_game", ("player",), "the player loses or leaves the game in this batch"),
     _env("by_draw", ("player",), "the player leaves the game because the game is a draw"),
@@ -244,7 +281,11 @@ VARIABLES: tuple[VarSpec, ...] = (
     # --- triggered abilities (rule-determined) -------------------------------------
     _rule("look_back", ("ability",), "the ability's trigger is judged on the state before the batch (603.10)"),
     _rule(
-        "matches", ("ability",), "occurrences in the batch that match the trigger condition", kind="int", max=MAX_COUNT
+        "matches",
+        ("ability",),
+        "occurrences in the batch that match the trigger condition, once for each instance of the ability (113.2c)",
+        kind="int",
+        max=MAX_COUNT,
     ),
     _rule(
         "attempts", ("ability",), "matching occurrences counting prevented and replaced ones", kind="int", max=MAX_COUNT
@@ -489,6 +530,24 @@ def still_its_subject(g, t: int, a: int):
     return g.Or(g.Not(is_kind(g, a, SUBJECT_KINDS)), g.Not(g.registered(t - 1, d)), same_object)
 
 
+def instances_of(g, t: int, a: int):
+    """How many instances of ability ``a`` its object has at moment ``t`` (113.2c).
+
+    Only a card's own triggered ability can be had several times (two Cavalry Masters give each
+    other flanking; Genju of the Fields, activated three times, gives the land three instances);
+    a delayed or reflexive ability is one ability each.
+    """
+    cls, i = ability_class(g, a)
+    return g.instances(t, i) if cls == "printed" else 1
+
+
+def per_instance(g, n, instances):
+    """``n`` occurrences seen by each of ``instances`` instances: ``n`` times ``instances`` (1 to 3)."""
+    if isinstance(instances, int) and instances == 1:
+        return n
+    return g.If(instances == 3, n + n + n, g.If(instances == 2, n + n, n))
+
+
 def source_card(g, a: int):
     cls, i = ability_class(g, a)
     if cls == "printed":
@@ -625,6 +684,10 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
                 g.damage(t, c),
                 g.controller(t, c) != g.controller(t - 1, c),
                 g.phased_out(t, c) != g.phased_out(t - 1, c),
+                g.deals_damage(t, c),
+                g.blocked(t, c),
+                g.tapped_for_mana(t, c),
+                g.lore(t, c) != g.lore(t - 1, c),
             ]
         events += [g.leave(t) != NO_LEAVE, begins(g, t)]
         events += [g.leaves_game(t, p) for p in players(g)]
@@ -633,6 +696,7 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
         x for t in range(moments) for x in (g.lands_are_creatures(t), g.creatures_lose_abilities(t), g.grant_ability(t))
     ]
     circumstances += [g.prohibited(t, c) for t in range(moments) for c in cards(g)]
+    circumstances += [g.instances(t, c) != 1 for t in range(moments) for c in cards(g)]
     return [("objects", involved), ("events", events), ("circumstances", circumstances)]
 
 
@@ -678,6 +742,16 @@ def describe(g, t: int) -> dict[str, str]:
             events.append(f"{name} {ZONES[g.zone(t - 1, c)]}→{ZONES[g.zone(t, c)]}{how}")
         if g.damage(t, c):
             events.append(f"{name} dealt damage" + (" (prevented)" if g.damage_prevented(t, c) else ""))
+        if g.deals_damage(t, c):
+            events.append(f"{name} deals damage")
+        if g.blocked(t, c):
+            events.append(f"{name} becomes blocked")
+        if g.tapped_for_mana(t, c):
+            events.append(f"{name} tapped for mana")
+        if g.lore(t, c) and (t == 0 or g.lore(t, c) != g.lore(t - 1, c)):
+            changes.append(f"{name} has {g.lore(t, c)} lore counter{'s' if g.lore(t, c) > 1 else ''}")
+        if g.instances(t, c) != 1 and g.kind(c) != NONE and (t == 0 or g.instances(t, c) != g.instances(t - 1, c)):
+            changes.append(f"{name} has {g.instances(t, c)} instances of its ability")
         if t > 0 and g.since(t, c) != t:
             if g.tapped(t, c) != g.tapped(t - 1, c):
                 changes.append(f"{name} {'tapped' if g.tapped(t, c) else 'untapped'}")

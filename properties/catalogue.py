@@ -18,6 +18,7 @@ from rule603.models.game import (
     ABILITY_TRIGGERS,
     ACTION_CAUSE,
     BATTLEFIELD,
+    BECOMES_BLOCKED,
     BECOMES_TAPPED,
     COUNTER,
     COUNTERED_SELF,
@@ -312,13 +313,14 @@ def triggers_despite_prohibition(g, t):
 
 @prop("dies-once-per-creature", clauses=["603.2", "603.2c", "603.2h", "603.6c", "603.10a"])
 def dies_once_per_creature(g, t):
-    """'Whenever a creature dies' triggers exactly once for each creature that died, and not for replaced deaths."""
+    """'Whenever a creature dies' triggers exactly once for each creature that died (once per instance of the
+    ability, 113.2c), and not for replaced deaths."""
     if t == 0:
         return True
     claims = []
     for c in m.cards(g):
         watching = g.And(g.kind(c) == CREATURE_DIES, present(g, t - 1, c), unhindered(g, t, c))
-        claims.append(g.Implies(watching, g.triggers(t, c) == deaths(g, t)))
+        claims.append(g.Implies(watching, g.triggers(t, c) == m.per_instance(g, deaths(g, t), g.instances(t - 1, c))))
     return g.And(*claims)
 
 
@@ -344,12 +346,15 @@ def dies_seen_by_dying(g, t):
 @prop("prevented-damage-triggers-nothing", clauses=["603.2h"])
 def prevented_damage(g, t):
     """Over a whole game, a 'whenever this is dealt damage' ability never has more instances put on the stack than
-    times damage was actually dealt to its permanent: prevented damage adds none."""
+    times damage was actually dealt to its permanent (once per instance of the ability, 113.2c): prevented damage
+    adds none."""
     claims = []
     for c in m.cards(g):
         a = m.printed(g, c)
         stacked = g.Sum(g.placed(u, a) + g.removed(u, a) for u in range(t + 1))
-        dealt = g.count(g.And(g.damage(u, c), g.Not(g.damage_prevented(u, c))) for u in range(t + 1))
+        dealt = g.Sum(
+            g.If(g.And(g.damage(u, c), g.Not(g.damage_prevented(u, c))), g.instances(u, c), 0) for u in range(t + 1)
+        )
         claims.append(g.Implies(g.kind(c) == m.DEALT_DAMAGE, stacked <= dealt))
     return g.And(*claims)
 
@@ -390,8 +395,8 @@ def once_each_turn(g, t):
 
 @prop("additional-trigger-counts-once", clauses=["603.2", "603.2d", "603.6a", "603.10"])
 def additional_trigger_counts_once(g, t):
-    """With N 'triggers an additional time' effects, a creature's enters ability triggers exactly 1+N times, never
-    more."""
+    """With N 'triggers an additional time' effects, a creature's enters ability triggers exactly 1+N times (for
+    each instance of the ability, 113.2c), never more."""
     if t == 0:
         return True
     claims = []
@@ -415,7 +420,7 @@ def additional_trigger_counts_once(g, t):
             )
             for x in m.cards(g)
         )
-        claims.append(g.Implies(enters, g.triggers(t, c) == 1 + effects))
+        claims.append(g.Implies(enters, g.triggers(t, c) == m.per_instance(g, 1 + effects, g.instances(t, c))))
     return g.And(*claims)
 
 
@@ -438,15 +443,31 @@ def additional_trigger_skips_delayed(g, t):
 
 @prop("upkeep-trigger-each-upkeep", clauses=["603.2", "603.2b"])
 def upkeep_trigger(g, t):
-    """'At the beginning of your upkeep' triggers exactly once as each of its controller's upkeeps begins, and at
-    no other time."""
+    """'At the beginning of your upkeep' triggers exactly once (once per instance, 113.2c) as each of its
+    controller's upkeeps begins, and at no other time."""
     claims = []
     for c in m.cards(g):
         upkeep = g.And(m.begins(g, t), g.step(t) == UPKEEP, g.active(t) == g.controller(t, c), present(g, t, c))
         claims.append(
             g.Implies(
                 g.And(g.kind(c) == YOUR_UPKEEP, unhindered(g, t, c), g.Not(g.from_hand(c))),
-                g.triggers(t, c) == g.If(upkeep, 1, 0),
+                g.triggers(t, c) == g.If(upkeep, g.instances(t, c), 0),
+            )
+        )
+    return g.And(*claims)
+
+
+@prop("blocked-trigger-per-instance", clauses=["603.2", "603.2c", "603.2f"])
+def blocked_trigger_per_instance(g, t):
+    """A 'becomes blocked' ability (flanking) triggers exactly once for each instance of it its creature has
+    (113.2c) as that creature becomes blocked, and at no other time."""
+    claims = []
+    for c in m.cards(g):
+        blocked = g.And(g.blocked(t, c), present(g, t, c))
+        claims.append(
+            g.Implies(
+                g.And(g.kind(c) == BECOMES_BLOCKED, unhindered(g, t, c), g.Not(g.from_hand(c))),
+                g.triggers(t, c) == g.If(blocked, g.instances(t, c), 0),
             )
         )
     return g.And(*claims)
@@ -801,13 +822,13 @@ def no_choice(g, t):
 @prop("optional-still-goes-on-stack", clauses=["603.3", "603.5"])
 def optional_on_stack(g, t):
     """An optional ('may') ability that triggered is put on the stack at the next priority, whatever its controller
-    intends."""
+    intends (unless it is a mana ability, which never uses the stack: 605.4a)."""
     if t == 0:
         return True
     claims = []
     for c in m.cards(g):
         a = m.printed(g, c)
-        due = g.And(g.optional(c), g.priority(t), g.Not(g.no_legal_choice(t, a)))
+        due = g.And(g.optional(c), g.Not(g.mana_ability(c)), g.priority(t), g.Not(g.no_legal_choice(t, a)))
         claims.append(g.Implies(due, g.placed(t, a) == g.pending(t - 1, a) + g.triggers(t, a)))
     return g.And(*claims)
 

@@ -129,7 +129,7 @@ def test_parallel_workers_give_the_same_results(traces: Path):
     [
         ("{not json", "bad.json: at /: not JSON"),
         ('{"#meta": {"edition": "current", "rule603": "rule603-trace/0"}}', "bad.json: at /#meta/rule603"),
-        ('{"#meta": {"rule603": "rule603-trace/2"}}', "bad.json: at /#meta/edition: missing"),
+        ('{"#meta": {"rule603": "rule603-trace/3"}}', "bad.json: at /#meta/edition: missing"),
     ],
 )
 def test_bad_trace_is_one_line_and_exit_2(capsys, tmp_path: Path, content: str, expected: str):

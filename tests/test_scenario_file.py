@@ -86,6 +86,18 @@ def test_names_become_numbers(tmp_path: Path):
             "s.toml:31: questions[0].ability: no ability named 'Nobody'",
         ),
         (
+            'trigger = "creature_dies"',
+            'trigger = "creature_dies"\ninstances = 5',
+            "s.toml:15: objects[0].instances: 5: an object has 1 to 3 instances",
+        ),
+        (
+            'trigger = "creature_dies"',
+            'trigger = "creature_dies"\nchapters = 2',
+            "s.toml:15: objects[0].chapters: 2: a Saga (trigger 'chapter') has 1 to 3 chapters",
+        ),
+        ("may = true", "mana_ability = true", "s.toml:9: objects[0]: a triggered mana ability triggers on a land"),
+        ('zone = "hand"', 'zone = "hand"\ntapped = true', "s.toml:19: objects[1]: only a permanent can be tapped"),
+        (
             'name = "Bob"',
             'name = "Bob"\nhand_size = 9',
             "players[1].hand_size: 9: 1 named object(s) are in this hand, and the model has room for 4 more",

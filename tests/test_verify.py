@@ -12,8 +12,13 @@ from rule603.models import game as m
 
 @prop("dies-at-most-once-per-batch", clauses=["603.2c"])
 def too_strong(g, t):
-    """Wrong on purpose: a 'dies' ability triggers once per creature, so twice for two."""
-    return g.And(*[g.Implies(g.kind(c) == m.CREATURE_DIES, g.triggers(t, c) <= 1) for c in m.cards(g)])
+    """Wrong on purpose: a 'dies' ability triggers once per creature (and instance), so twice for two."""
+    return g.And(
+        *[
+            g.Implies(g.kind(c) == m.CREATURE_DIES, g.triggers(t, c) <= (g.instances(t - 1, c) if t else 1))
+            for c in m.cards(g)
+        ]
+    )
 
 
 @prop("upkeep-only-in-upkeep", clauses=["603.2b", "603.4"])

@@ -218,6 +218,8 @@ class TraceBuilder:
             return params["creature_card"][idx[0]]
         if name in ("eff_ability", "priority"):
             return True
+        if name == "instances":
+            return 1
         if name == "attached_to":
             return self.size("card")
         if name == "turn":

@@ -21,6 +21,7 @@ from ..game import (
     ABILITY_TRIGGERS,
     ACTION_CAUSE,
     BATTLEFIELD,
+    BECOMES_BLOCKED,
     BECOMES_TAPPED,
     BECOMES_UNTAPPED,
     COUNTERED_SELF,
@@ -71,8 +72,12 @@ def _defines(g, t, a, kind, count_in_view, attempts_in_view=None):
         return R(False, True)
     if t == 0:
         return R(has_kind, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0), f"ability {a}")
-    n = in_view(g, t, a, count_in_view)
-    n_att = n if attempts_in_view is None else in_view(g, t, a, attempts_in_view)
+    n = in_view(g, t, a, lambda v: m.per_instance(g, count_in_view(v), m.instances_of(g, v, a)))
+    n_att = (
+        n
+        if attempts_in_view is None
+        else in_view(g, t, a, lambda v: m.per_instance(g, attempts_in_view(v), m.instances_of(g, v, a)))
+    )
     return R(
         has_kind,
         g.And(g.matches(t, a) == n, g.attempts(t, a) == n_att),
@@ -213,12 +218,25 @@ def effects_skip_delayed(g, t: int) -> Iterator[Rule]:
     "603.2f",
     "'becomes' triggers fire only when the named change happens, not for a permanent entering in that state",
     text_hash="dba59ae3423b",
-    scope="'becomes tapped' and 'becomes untapped' of one permanent",
+    scope="'becomes tapped', 'becomes untapped' and 'becomes blocked' of one permanent",
 )
 def becomes_triggers(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         yield _defines(g, t, a, BECOMES_TAPPED, _status_change(g, t, a, to_tapped=True))
         yield _defines(g, t, a, BECOMES_UNTAPPED, _status_change(g, t, a, to_tapped=False))
+        yield _defines(g, t, a, BECOMES_BLOCKED, _becomes_blocked(g, t, a))
+
+
+def _becomes_blocked(g, t, a):
+    """The creature "this" names becomes blocked in the batch: the event, not the state of being blocked."""
+    subject = m.subject(g, a)
+
+    def n(v):
+        if t == 0:
+            return 0
+        return g.If(g.And(m.card_value(g, "blocked", t, subject), m.can_trigger(g, t, v, a)), 1, 0)
+
+    return n
 
 
 def _status_change(g, t, a, *, to_tapped: bool):

@@ -33,7 +33,11 @@ MAX_MOMENTS = 64  # symbolic moments are created on demand; this only catches no
 class Encoding:
     """The symbolic trace of one edition over one universe, extended moment by moment."""
 
-    def __init__(self, edition: Edition, universe: Universe, limits: smt.SolverLimits) -> None:
+    def __init__(
+        self, edition: Edition, universe: Universe, limits: smt.SolverLimits, *, track_axioms: bool = False
+    ) -> None:
+        """``track_axioms``: guard each game-model rule with its own literal too (``axiom_literals``), so that
+        an unsat core can name the rules outside 603 that decide something; they must then be assumed."""
         self.edition = edition
         self.universe = universe
         self.schema = Schema(tuple(edition.model.VARIABLES))
@@ -43,6 +47,9 @@ class Encoding:
         self.g = Game(self.backend, self.schema, universe, self._lookup, self.solver.literal, 0)
         self.g.edition = edition
         self.moment_literals: list[Expr] = []
+        self.axiom_literals: dict[str, Expr] = (
+            {ax.number: self.solver.literal(ax.number) for ax in edition.axioms} if track_axioms else {}
+        )
         self.witness: dict[str, list[Expr]] = {enc.number: [] for enc in edition.encodings}
         self._constants_done = False
 
@@ -90,8 +97,9 @@ class Encoding:
         self.moment_literals.append(alive)
         g = self.g
         for axiom in self.edition.axioms:
+            on = g.And(alive, self.axiom_literals[axiom.number]) if self.axiom_literals else alive
             for rule in axiom.rules(g, t):
-                self.solver.add(g.Implies(alive, g.Implies(rule.applies, rule.requires)))
+                self.solver.add(g.Implies(on, g.Implies(rule.applies, rule.requires)))
         for enc in self.edition.encodings:
             lit = self.solver.literal(enc.number)
             fires = []

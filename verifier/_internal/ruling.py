@@ -91,7 +91,7 @@ def rule(
     object identity, when a permanent leaves and returns within one batch), or functions giving
     terms at each moment (e.g. which delayed abilities the resolving effects create), pinned to
     their value in the script."""
-    enc = Encoding(edition, script.universe, limits)
+    enc = Encoding(edition, script.universe, limits, track_axioms=True)
     enc.extend(script.length)
     g = enc.g
     pin = enc.solver.fresh_literal("scenario")
@@ -109,7 +109,7 @@ def rule(
             for term, value in zip(terms(g, t), terms(played, t), strict=True):
                 enc.solver.add(g.Implies(pin, term == value))
     clauses = [e.number for e in edition.encodings if e.number not in without]
-    base = enc.moment_literals[: script.length] + [pin]
+    base = enc.moment_literals[: script.length] + [pin] + list(enc.axiom_literals.values())
     lits = {n: enc.solver.literal(n) for n in clauses}
     status = enc.solver.check(base + list(lits.values()))
     if status == smt.Verdict.UNSAT:
@@ -157,9 +157,20 @@ def _values(enc: Encoding, base: list, lits: dict[str, Any], ask: Ask) -> Answer
     other = enc.solver.fresh_literal(f"{ask.id}:not")
     enc.solver.add(g.Implies(other, term != values[0]))
     core = _minimal_core(enc, base, lits, [other])
-    note = "" if core else "the scenario's own events decide it, whatever the clauses say"
+    note = "" if core else _decided_outside_603(enc, base, other)
     needed = [n for n in core if _answer_changes_without(enc, base + [other], lits, n)]
     return Answer(ask.id, ask.text, _kind(ask, values), values, core, note, needed=needed)
+
+
+def _decided_outside_603(enc: Encoding, base: list, other: Any) -> str:
+    """Who decides an answer no clause of 603 is needed for: the script alone, or with the rules of the game
+    outside 603 the model follows (such as 605.4a, a mana ability never uses the stack)."""
+    tracked = list(enc.axiom_literals.values())
+    untracked = [lit for lit in base if not any(lit is t for t in tracked)]
+    rules = _minimal_core(enc, untracked, enc.axiom_literals, [other])
+    if not rules:
+        return "the scenario's own events decide it, whatever the clauses say"
+    return f"no clause of rule 603 is needed: the game's rules outside it decide it ({', '.join(rules)})"
 
 
 def _answer_changes_without(enc: Encoding, base: list, lits: dict[str, Any], number: str) -> bool:

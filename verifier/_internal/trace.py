@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import TraceFormatError
 from .schema import Schema, Universe, VarSpec
 
-FORMAT = "rule603-trace/2"
+FORMAT = "rule603-trace/3"
 _MISSING = object()
 
 

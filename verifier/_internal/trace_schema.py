@@ -1,10 +1,10 @@
 """The published description of the trace format, generated from the variable declarations.
 
-:func:`json_schema` gives a JSON Schema (draft 2020-12) for ``rule603-trace/2`` traces and
+:func:`json_schema` gives a JSON Schema (draft 2020-12) for ``rule603-trace/3`` traces and
 :func:`variables_markdown` the table of variables in ``docs/trace-format.md``; both are
 derived from the model's ``VARIABLES``, so they cannot drift from what
 :mod:`rule603._internal.trace` writes and reads.  The committed copies are regenerated
-with ``rule603 schema --output docs/rule603-trace-2.schema.json --overwrite`` and
+with ``rule603 schema --output docs/rule603-trace-3.schema.json --overwrite`` and
 checked by ``tests/test_trace_schema.py``.
 
 JSON Schema cannot relate one part of a document to another, so what depends on
@@ -24,7 +24,7 @@ from .trace import FORMAT
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 ITF_ADR = "https://apalache-mc.org/docs/adr/015adr-trace.html"
-SCHEMA_FILE = "docs/rule603-trace-2.schema.json"
+SCHEMA_FILE = "docs/rule603-trace-3.schema.json"
 REGENERATE = f"rule603 schema --output {SCHEMA_FILE} --overwrite"
 
 _ROLE_TEXT = {ENV: "environment (what players and effects do)", RULE: "rule (what the rules force)"}
@@ -90,7 +90,7 @@ def _variable(spec: VarSpec) -> dict[str, Any]:
 
 
 def json_schema(schema: Schema) -> dict[str, Any]:
-    """A JSON Schema (draft 2020-12) for ``rule603-trace/2`` traces of the variables in ``schema``."""
+    """A JSON Schema (draft 2020-12) for ``rule603-trace/3`` traces of the variables in ``schema``."""
     per_moment = [s for s in schema.specs if s.per_moment]
     constants = [s for s in schema.specs if not s.per_moment]
     dims = dimensions(schema)
