@@ -20,7 +20,8 @@ from tabulate import tabulate
 
 from ._internal import smt
 from ._internal.bmc import concrete_game
-from ._internal.catalogue import builtin_properties, check_clause_names, load_edition, select
+from ._internal.catalogue import EDITIONS, builtin_properties, check_clause_names, load_edition, select
+from ._internal.editions import KINDS, Alignment, align, edition_texts, find_edition, similarity
 from ._internal.loader import load_property_file
 from ._internal.registry import Edition, Property
 from ._internal.report import (
@@ -98,6 +99,14 @@ def _parser() -> argparse.ArgumentParser:
     props = sub.add_parser("properties", help="list the properties and the clauses each depends on")
     props.add_argument("--property-file", action="append", default=[], metavar="FILE")
     props.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+
+    editions = sub.add_parser(
+        "editions", help="list the editions of the rule text held, or (--align A B) how their clauses correspond"
+    )
+    editions.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+    editions.add_argument(
+        "--align", nargs=2, metavar=("A", "B"), help="the reviewed clause alignment from edition A to edition B"
+    )
 
     show = sub.add_parser("show", help="print a JSON trace as a step table")
     show.add_argument("trace", metavar="TRACE")
@@ -509,6 +518,81 @@ def cmd_properties(args: argparse.Namespace) -> ExitCode:
         for p in props
     ]
     _print_rows(rows, args.format)
+    return ExitCode.OK
+
+
+def cmd_editions(args: argparse.Namespace) -> ExitCode:
+    if args.align:
+        return _print_alignment(align(*args.align), args.format)
+    rows = []
+    for text in edition_texts():
+        doc = text.document()
+        rows.append(
+            {
+                "id": text.id,
+                "date": doc.date,
+                "language": doc.language,
+                "rule": text.rule,
+                "clauses": len(doc.clauses),
+                "encoded": text.id in EDITIONS,
+                "title": doc.title,
+                "source": doc.source,
+                "file": f"models/{text.path.parent.name}/{text.path.name}",
+            }
+        )
+    if args.format == "json":
+        print(json.dumps({"editions": rows}, indent=1, ensure_ascii=False))
+        return ExitCode.OK
+    table = [
+        # Short forms for the table; the full date and source are in the file header and the JSON.
+        [r["id"], _before_parenthesis(r["date"]), r["language"], r["rule"], r["clauses"], _yes(r["encoded"]), r["file"]]
+        for r in rows
+    ]
+    headers = ["edition", "date", "language", "rule", "clauses", "encoded", "file"]
+    print(tabulate(table, headers=headers, tablefmt="github" if args.format == "markdown" else "simple"))
+    return ExitCode.OK
+
+
+def _before_parenthesis(text: str) -> str:
+    return text.split(" (", 1)[0]
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def _print_alignment(alignment: Alignment, fmt: str) -> ExitCode:
+    doc_a = find_edition(alignment.a).document()
+    doc_b = find_edition(alignment.b).document()
+    rows = []
+    for link in alignment.links:
+        # Similarity says nothing across languages; it is left out rather than shown as 0.
+        same_language = doc_a.language == doc_b.language
+        score = similarity(doc_a.get(link.a), doc_b.get(link.b)) if link.a and link.b and same_language else None
+        rows.append(
+            {alignment.a: link.a, alignment.b: link.b, "kind": link.kind, "similarity": score, "note": link.note}
+        )
+    if fmt == "json":
+        links = [
+            {"a": r[alignment.a], "b": r[alignment.b], **{k: r[k] for k in ("kind", "similarity", "note")}}
+            for r in rows
+        ]
+        data = {"a": alignment.a, "b": alignment.b, "review": alignment.review, "links": links}
+        print(json.dumps(data, indent=1, ensure_ascii=False))
+        return ExitCode.OK
+    print(f"{alignment.a} -> {alignment.b} ({alignment.review})")
+    table = [["" if v is None else (f"{v:.2f}" if isinstance(v, float) else v) for v in r.values()] for r in rows]
+    print(
+        tabulate(
+            table,
+            headers=list(rows[0]) if rows else [],
+            tablefmt="github" if fmt == "markdown" else "simple",
+            maxcolwidths=[None, None, None, None, 70],
+            disable_numparse=True,
+        )
+    )
+    counts = {kind: sum(r["kind"] == kind for r in rows) for kind in KINDS}
+    print("\n" + ", ".join(f"{n} {kind}" for kind, n in counts.items() if n))
     return ExitCode.OK
 
 
@@ -960,6 +1044,7 @@ def cmd_bench(args: argparse.Namespace) -> ExitCode:
 _COMMANDS = {
     "verify": cmd_verify,
     "clauses": cmd_clauses,
+    "editions": cmd_editions,
     "properties": cmd_properties,
     "show": cmd_show,
     "report": cmd_report,

@@ -11,6 +11,7 @@ import importlib
 from collections.abc import Sequence
 
 from ..errors import InvalidArgument
+from .editions import edition_texts
 from .registry import Edition, Property, collect
 
 EDITIONS = {"current": "rule603.models.current"}
@@ -18,8 +19,20 @@ CATALOGUE = "rule603.properties.catalogue"
 
 
 def load_edition(name: str = "current") -> Edition:
+    """The encoded edition ``name``; an edition with text but no encodings yet is a usage error."""
     if name not in EDITIONS:
-        raise InvalidArgument(f"--edition {name}: unknown edition; known: {', '.join(EDITIONS)}.")
+        texts = {t.id: t for t in edition_texts()}
+        if name in texts:
+            text = texts[name]
+            raise InvalidArgument(
+                f"--edition {name}: the {name} edition's text is there ({len(text.document().clauses)} clauses of "
+                f"rule {text.rule}, see 'rule603 editions') but no clause encodings are yet; "
+                f"encoded: {', '.join(EDITIONS)}."
+            )
+        raise InvalidArgument(
+            f"--edition {name}: unknown edition; encoded: {', '.join(EDITIONS)}; "
+            f"text only: {', '.join(t for t in texts if t not in EDITIONS)}."
+        )
     return importlib.import_module(EDITIONS[name]).edition()
 
 

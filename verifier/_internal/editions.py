@@ -1,0 +1,322 @@
+"""The editions of the rule text the project holds, and how their clauses correspond.
+
+An edition here is text only: which clauses a source printed, in its own numbering
+(410.6 in 2004, 404.1 in 2008, 603.x since 2009).  Encodings are a separate matter
+(:mod:`.catalogue`); an edition may have text and no encodings yet.
+
+A clause alignment between two editions says, for every clause of the older one, what
+became of it in the newer one.  It is data, reviewed by a person and committed as
+``models/editions/align-<A>-<B>.json``: similarity proposes, a reader decides (a
+renumbered clause with a reworded example reads as "removed" plus "new" to difflib).
+:func:`propose` computes the candidate a reviewer starts from; the committed file is
+the source of truth, and the similarity shown next to it is recomputed from the texts.
+
+Editions that no committed file joins are aligned by composing the committed pairs
+along the one path that joins them (each pair may be read in either direction);
+:func:`align` says which pairs exist when there is none.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import json
+from collections import deque
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from ..errors import InvalidArgument, InvalidDefinition
+from .editiontext import load_rule_text
+from .ruletext import RuleClause, RuleDocument
+
+__all__ = [
+    "KINDS",
+    "Alignment",
+    "EditionText",
+    "Link",
+    "align",
+    "edition_texts",
+    "find_edition",
+    "propose",
+    "similarity",
+]
+
+INDEX = "rule603.models.editions"
+
+#: What became of a clause.  ``renumbered+reworded`` is a clause that moved and changed.
+KINDS = (
+    "same",
+    "reworded",
+    "renumbered",
+    "renumbered+reworded",
+    "split",
+    "merged",
+    "new",
+    "removed",
+    "translation",
+)
+# The kinds a reviewer cannot choose freely: they follow from the numbers and the hashes.
+_MECHANICAL = ("same", "reworded", "renumbered", "renumbered+reworded")
+
+
+@dataclass(frozen=True)
+class EditionText:
+    """One edition's rule text: an id a rules manager reads ("2004") and its data file."""
+
+    id: str
+    path: Path
+
+    def document(self) -> RuleDocument:
+        return _load(self.path)
+
+    @property
+    def rule(self) -> str:
+        """The rule number the edition prints ("410", "404", "603")."""
+        return self.document().clauses[0].number.split(".")[0]
+
+
+@cache
+def _load(path: Path) -> RuleDocument:
+    # Cached per path: the files are package data and do not change while we run.
+    return load_rule_text(path)
+
+
+def edition_texts() -> tuple[EditionText, ...]:
+    """Every edition, oldest first (the order of the index in models/editions)."""
+    return tuple(importlib.import_module(INDEX).EDITIONS)
+
+
+def find_edition(name: str, option: str = "--edition") -> EditionText:
+    for text in edition_texts():
+        if text.id == name:
+            return text
+    known = ", ".join(t.id for t in edition_texts())
+    close = difflib.get_close_matches(name, [t.id for t in edition_texts()], n=1)
+    hint = f" Did you mean {close[0]}?" if close else ""
+    raise InvalidArgument(f"{option} {name}: unknown edition; known: {known}.{hint}")
+
+
+# --- alignments ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Link:
+    """One row of an alignment: clause ``a`` of the older edition became clause ``b``."""
+
+    a: str | None  # None: ``b`` is new
+    b: str | None  # None: ``a`` was removed
+    kind: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """The reviewed correspondence between the clauses of editions ``a`` and ``b``."""
+
+    a: str
+    b: str
+    links: tuple[Link, ...]
+    review: str = ""  # who reviewed it, and how
+    path: str = ""
+
+    def reversed(self) -> Alignment:
+        """The same correspondence read from ``b`` to ``a`` (new and removed swap, split and merged too)."""
+        swap = {"new": "removed", "removed": "new", "split": "merged", "merged": "split"}
+        links = tuple(Link(x.b, x.a, swap.get(x.kind, x.kind), x.note) for x in self.links)
+        return Alignment(self.b, self.a, links, self.review, self.path)
+
+    def problems(self, doc_a: RuleDocument, doc_b: RuleDocument) -> list[str]:
+        """Every way the alignment fails to cover the two texts exactly; empty when it does."""
+        where = self.path or f"{self.a}->{self.b}"
+        out: list[str] = []
+        numbers_a, numbers_b = set(doc_a.numbers()), set(doc_b.numbers())
+        for i, link in enumerate(self.links):
+            if link.kind not in KINDS:
+                out.append(f"{where}: links[{i}]: kind {link.kind!r} is not one of {', '.join(KINDS)}")
+            if link.a is not None and link.a not in numbers_a:
+                out.append(f"{where}: links[{i}]: {link.a} is no clause of {self.a}")
+            if link.b is not None and link.b not in numbers_b:
+                out.append(f"{where}: links[{i}]: {link.b} is no clause of {self.b}")
+            if (link.a is None) != (link.kind == "new") or (link.b is None) != (link.kind == "removed"):
+                out.append(f"{where}: links[{i}]: kind {link.kind} needs " + _shape(link.kind))
+        covered_a = {x.a for x in self.links}
+        covered_b = {x.b for x in self.links}
+        out += [
+            f"{where}: {n} of {self.a} is neither aligned nor marked removed"
+            for n in doc_a.numbers()
+            if n not in covered_a
+        ]
+        out += [
+            f"{where}: {n} of {self.b} is neither aligned nor marked new" for n in doc_b.numbers() if n not in covered_b
+        ]
+        return out
+
+
+def _shape(kind: str) -> str:
+    if kind == "new":
+        return "no 'a' clause and a 'b' clause"
+    if kind == "removed":
+        return "an 'a' clause and no 'b' clause"
+    return "both an 'a' and a 'b' clause"
+
+
+def load_alignment(path: Path) -> Alignment:
+    """Read one ``align-<A>-<B>.json``; a malformed file is named with the offending key."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        links = tuple(Link(row.get("a"), row.get("b"), row["kind"], row.get("note", "")) for row in data["links"])
+        return Alignment(data["a"], data["b"], links, data.get("review", ""), str(path))
+    except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+        raise InvalidDefinition(f"{path}: not an alignment file ({type(exc).__name__}: {exc})") from None
+
+
+def committed_alignments() -> tuple[Alignment, ...]:
+    """Every committed alignment, ordered by file name."""
+    folder = Path(importlib.import_module(INDEX).__file__).parent
+    return tuple(load_alignment(p) for p in sorted(folder.glob("align-*.json")))
+
+
+# --- similarity and the candidate a reviewer starts from ------------------------------
+
+_TYPOGRAPHY = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u2014": "-", "\u2013": "-"})
+
+
+def _normal(text: str) -> str:
+    """Wording without typography: curly quotes, dashes and ". . ." spacing differ between sources."""
+    text = text.translate(_TYPOGRAPHY).replace(" -- ", "-").replace("--", "-").replace(". . .", "...")
+    return " ".join(text.lower().split())
+
+
+def similarity(a: RuleClause, b: RuleClause) -> float:
+    """How alike two clauses' rule texts are, from 0 to 1 (difflib's ratio, typography ignored)."""
+    return round(difflib.SequenceMatcher(None, _normal(a.text), _normal(b.text), autojunk=False).ratio(), 2)
+
+
+def mechanical_kind(a: RuleClause, b: RuleClause) -> str:
+    """The kind the numbers and the wording alone decide (examples are part of the wording)."""
+    renumbered = a.number != b.number
+    reworded = a.text_hash != b.text_hash
+    if renumbered and reworded:
+        return "renumbered+reworded"
+    return "renumbered" if renumbered else "reworded" if reworded else "same"
+
+
+def _tail(number: str) -> str:
+    """'603.2d' -> '2d': the part that survives a change of rule number."""
+    return number.split(".", 1)[1]
+
+
+def propose(doc_a: RuleDocument, doc_b: RuleDocument, *, cutoff: float = 0.5) -> list[Link]:
+    """A candidate alignment: each clause of A to the most similar clause of B.
+
+    Translations (different languages) align by number.  Otherwise a clause keeps its
+    best match at or above ``cutoff`` (a same-numbered clause gets a small head start,
+    as most clauses keep their number); a B clause matched twice is "merged", an
+    unmatched clause "removed" or "new".  It is only a start: review it.
+    """
+    if doc_a.language != doc_b.language:
+        by_number = {c.number: c for c in doc_b.clauses}
+        links = [Link(c.number, c.number if c.number in by_number else None, "translation") for c in doc_a.clauses]
+        links = [x if x.b else Link(x.a, None, "removed") for x in links]
+        linked = {x.b for x in links}
+        return links + [Link(None, n, "new") for n in doc_b.numbers() if n not in linked]
+    best: dict[str, RuleClause] = {}
+    for a in doc_a.clauses:
+        scored = [(similarity(a, b) + (0.05 if _tail(a.number) == _tail(b.number) else 0), b) for b in doc_b.clauses]
+        score, b = max(scored, key=lambda pair: pair[0])
+        if score >= cutoff:
+            best[a.number] = b
+    targets = [b.number for b in best.values()]
+    links: list[Link] = []
+    for a in doc_a.clauses:
+        if a.number not in best:
+            links.append(Link(a.number, None, "removed"))
+            continue
+        b = best[a.number]
+        kind = "merged" if targets.count(b.number) > 1 else mechanical_kind(a, b)
+        links.append(Link(a.number, b.number, kind))
+    return links + [Link(None, n, "new") for n in doc_b.numbers() if n not in targets]
+
+
+# --- aligning any two editions --------------------------------------------------------
+
+
+def align(a: str, b: str) -> Alignment:
+    """The alignment from edition ``a`` to ``b``: committed, reversed, or composed along the path joining them."""
+    find_edition(a, "--align")
+    find_edition(b, "--align")
+    if a == b:
+        raise InvalidArgument(f"--align {a} {b}: name two different editions")
+    steps = _path(a, b)
+    result = steps[0]
+    for step in steps[1:]:
+        result = _compose(result, step)
+    return result
+
+
+def _path(a: str, b: str) -> list[Alignment]:
+    """The committed alignments (read forwards or backwards) on the shortest path from a to b."""
+    edges: dict[str, list[Alignment]] = {}
+    for al in committed_alignments():
+        edges.setdefault(al.a, []).append(al)
+        edges.setdefault(al.b, []).append(al.reversed())
+    came: dict[str, Alignment | None] = {a: None}
+    queue = deque([a])
+    while queue:
+        here = queue.popleft()
+        for step in edges.get(here, []):
+            if step.b not in came:
+                came[step.b] = step
+                queue.append(step.b)
+    if b not in came:
+        pairs = ", ".join(f"{al.a}->{al.b}" for al in committed_alignments()) or "none"
+        raise InvalidArgument(f"--align {a} {b}: no reviewed alignment joins these editions; committed pairs: {pairs}")
+    path: list[Alignment] = []
+    node = b
+    while (step := came[node]) is not None:
+        path.append(step)
+        node = step.a
+    return path[::-1]
+
+
+def _compose(first: Alignment, second: Alignment) -> Alignment:
+    """A->C from A->B and B->C: follow each clause through B; kinds recomputed from the texts."""
+    doc_a = find_edition(first.a).document()
+    doc_c = find_edition(second.b).document()
+    onward: dict[str, list[str]] = {}
+    for link in second.links:
+        if link.a is not None and link.b is not None:
+            onward.setdefault(link.a, []).append(link.b)
+    via: dict[tuple[str, str], list[str]] = {}  # (a, c) -> the B clauses between them
+    for link in first.links:
+        if link.a is not None and link.b is not None:
+            for c in onward.get(link.b, []):
+                via.setdefault((link.a, c), []).append(link.b)
+    rows: list[Link] = []
+    for a in doc_a.numbers():
+        ends = [c for (x, c) in via if x == a]
+        if not ends:
+            rows.append(Link(a, None, "removed", f"no clause of {second.b} through {first.b}; composed"))
+        for c in ends:
+            kind = _composed_kind(doc_a, doc_c, a, c, via)
+            rows.append(Link(a, c, kind, f"via {', '.join(via[a, c])} in {first.b}; composed, not reviewed"))
+    reached = {c for (_, c) in via}
+    rows += [
+        Link(None, c, "new", f"not reached from {first.a} through {first.b}")
+        for c in doc_c.numbers()
+        if c not in reached
+    ]
+    return Alignment(first.a, second.b, tuple(rows), f"composed from {first.path} and {second.path}")
+
+
+def _composed_kind(
+    doc_a: RuleDocument, doc_c: RuleDocument, a: str, c: str, via: dict[tuple[str, str], list[str]]
+) -> str:
+    if sum(x == a for x, _ in via) > 1:
+        return "split"
+    if sum(y == c for _, y in via) > 1:
+        return "merged"
+    if doc_a.language != doc_c.language:
+        return "translation"
+    return mechanical_kind(doc_a.get(a), doc_c.get(c))
