@@ -43,8 +43,10 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import RuleTextError
 from .ruletext import (
+    _DOTLESS_RE,
     _METADATA_KEYS,
     _METADATA_RE,
+    _SUBRULE_RE,
     RuleDocument,
     _collapse,
     _parse_prefix,
@@ -384,6 +386,13 @@ class _WikiReader:
             if depth <= depth_of["title"]:
                 raise self.error(lineno, f"rule {text.split()[0]} is not nested under the title bullet")
             depth_of["rule"] = depth
+        elif not _WIKI_TITLE_RE.fullmatch(text) and not _SUBRULE_RE.fullmatch(text):
+            dotless = _DOTLESS_RE.fullmatch(text)
+            hint = f"; {text.split()[0]} lacks the dot after its number" if dotless else ""
+            raise self.error(
+                lineno,
+                f"bullet {_shorten(text)!r} is no rule ('603.1. text'), subrule ('603.1a text') or title{hint}",
+            )
         elif not _WIKI_TITLE_RE.fullmatch(text) and depth <= depth_of["rule"]:
             raise self.error(
                 lineno,
