@@ -307,7 +307,9 @@ def _compose(first: Alignment, second: Alignment) -> Alignment:
         for c in doc_c.numbers()
         if c not in reached
     ]
-    return Alignment(first.a, second.b, tuple(rows), f"composed from {first.path} and {second.path}")
+    return Alignment(
+        first.a, second.b, tuple(rows), f"composed from {Path(first.path).name} and {Path(second.path).name}"
+    )
 
 
 def _composed_kind(
