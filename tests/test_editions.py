@@ -202,7 +202,10 @@ def test_editions_json(capsys):
         "rule": "410",
     }
     assert rows["battlefield-fr"]["language"] == "fr" and rows["2008"]["clauses"] == 10
-    assert [r["id"] for r in data["editions"] if r["encoded"]] == ["current"]
+    assert {r["id"]: r["encoded"] for r in data["editions"]} == {
+        **{e: "reviewed" for e in ("2004", "2008", "battlefield-en", "battlefield-fr", "2024-06")},
+        "current": "own module",
+    }
     assert rows["2024-06"]["date"].startswith("2024-06-07") and rows["current"]["clauses"] == 47
 
 
@@ -244,9 +247,8 @@ def test_align_reversed_and_composed(capsys):
     [
         (["editions", "--align", "2004", "1999"], "--align 1999: unknown edition; known: 2004, 2008"),
         (["editions", "--align", "current", "current"], "name two different editions"),
-        (["verify", "--edition", "2004"], "--edition 2004: the 2004 edition's text is there"),
-        (["clauses", "--edition", "battlefield-fr"], "but no clause encodings are yet; encoded: current"),
-        (["clauses", "--edition", "1999"], "--edition 1999: unknown edition; encoded: current; text only: 2004"),
+        (["clauses", "--edition", "1999"], "--edition 1999: unknown edition; known: 2004, 2008, battlefield-en"),
+        (["clauses", "--edition", "2005"], "Did you mean 2004?"),
     ],
 )
 def test_editions_usage_errors_are_one_line(capsys, argv, message):

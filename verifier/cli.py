@@ -20,7 +20,7 @@ from tabulate import tabulate
 
 from ._internal import smt
 from ._internal.bmc import concrete_game
-from ._internal.catalogue import EDITIONS, builtin_properties, check_clause_names, load_edition, select
+from ._internal.catalogue import builtin_properties, check_clause_names, how_encoded, load_edition, select
 from ._internal.editions import KINDS, Alignment, align, edition_texts, find_edition, similarity
 from ._internal.loader import load_property_file
 from ._internal.registry import Edition, Property
@@ -492,6 +492,7 @@ def cmd_clauses(args: argparse.Namespace) -> ExitCode:
                 "clause": clause.number,
                 "summary": enc.summary if enc else clause.summary,
                 "status": status,
+                **({"encoding": _how(enc)} if args.edition != "current" else {}),
                 "text hash": clause.text_hash,
                 **({"note": reason or enc.scope} if args.format == "json" else {}),
             }
@@ -504,6 +505,13 @@ def cmd_clauses(args: argparse.Namespace) -> ExitCode:
             f"({', '.join(nm.number for nm in edition.not_modelled)}); source: {edition.rules.source}"
         )
     return ExitCode.OK
+
+
+def _how(enc) -> str:
+    """'reuses 603.2f' or 'own': the short form of an older edition's encoding origin."""
+    if enc is None:
+        return ""
+    return enc.origin.replace("reuses current ", "reuses ").replace("own encoding ", "own: ")
 
 
 def cmd_properties(args: argparse.Namespace) -> ExitCode:
@@ -534,7 +542,7 @@ def cmd_editions(args: argparse.Namespace) -> ExitCode:
                 "language": doc.language,
                 "rule": text.rule,
                 "clauses": len(doc.clauses),
-                "encoded": text.id in EDITIONS,
+                "encoded": how_encoded(text.id),
                 "title": doc.title,
                 "source": doc.source,
                 "file": f"models/{text.path.parent.name}/{text.path.name}",
@@ -545,7 +553,7 @@ def cmd_editions(args: argparse.Namespace) -> ExitCode:
         return ExitCode.OK
     table = [
         # Short forms for the table; the full date and source are in the file header and the JSON.
-        [r["id"], _before_parenthesis(r["date"]), r["language"], r["rule"], r["clauses"], _yes(r["encoded"]), r["file"]]
+        [r["id"], _before_parenthesis(r["date"]), r["language"], r["rule"], r["clauses"], r["encoded"], r["file"]]
         for r in rows
     ]
     headers = ["edition", "date", "language", "rule", "clauses", "encoded", "file"]
@@ -555,10 +563,6 @@ def cmd_editions(args: argparse.Namespace) -> ExitCode:
 
 def _before_parenthesis(text: str) -> str:
     return text.split(" (", 1)[0]
-
-
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
 
 
 def _print_alignment(alignment: Alignment, fmt: str) -> ExitCode:

@@ -22,20 +22,25 @@ import difflib
 import importlib
 import json
 from collections import deque
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from ..errors import InvalidArgument, InvalidDefinition
 from .editiontext import load_rule_text
+from .registry import ClauseEncoding, Edition, NotModelled
 from .ruletext import RuleClause, RuleDocument
 
 __all__ = [
     "KINDS",
     "Alignment",
+    "Decision",
     "EditionText",
     "Link",
     "align",
+    "build_edition",
     "edition_texts",
     "find_edition",
     "propose",
@@ -322,3 +327,138 @@ def _composed_kind(
     if doc_a.language != doc_c.language:
         return "translation"
     return mechanical_kind(doc_a.get(a), doc_c.get(c))
+
+
+# --- encodings per edition ----------------------------------------------------------------
+#
+# An older edition is encoded clause by clause, by a reviewed decision committed as data
+# (models/editions/encodings-<id>.toml): reuse the current encoding of a clause that means
+# the same, use an edition-specific one where the meaning differs, or list the clause as not
+# modelled.  Every decision records the text hash of the edition's clause it was reviewed
+# against, so a later change of the text marks that clause stale.
+
+REUSE, OWN, NOT_MODELLED = "reuse", "own", "not modelled"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What encodes one clause of one edition, and why."""
+
+    number: str  # the clause in the edition's own numbering
+    kind: str  # REUSE, OWN or NOT_MODELLED
+    text_hash: str = ""  # the edition's clause text the decision was reviewed against
+    target: str = ""  # REUSE: the current clause; OWN: the encoding's name; NOT_MODELLED: the reason
+    note: str = ""  # what changes in behaviour, or why the change is wording only
+
+
+def load_decisions(path: Path) -> tuple[Decision, ...]:
+    """Read ``encodings-<id>.toml``; a malformed row is one line naming the file and the row."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10 reads TOML with the tomli backport
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidDefinition(f"{path}: not a TOML file ({exc})") from None
+    rows = data.get("clause")
+    if not isinstance(rows, list) or not rows:
+        raise InvalidDefinition(f"{path}: no [[clause]] rows")
+    return tuple(_decision(path, i, row) for i, row in enumerate(rows))
+
+
+def _decision(path: Path, i: int, row: dict) -> Decision:
+    where = f"{path}: clause[{i}]"
+    kinds = [k for k in ("reuse", "own", "not_modelled") if k in row]
+    if "number" not in row or len(kinds) != 1:
+        raise InvalidDefinition(f"{where}: needs 'number' and exactly one of reuse, own, not_modelled")
+    kind = {"reuse": REUSE, "own": OWN, "not_modelled": NOT_MODELLED}[kinds[0]]
+    if kind != NOT_MODELLED and not row.get("text_hash"):
+        raise InvalidDefinition(f"{where} ({row['number']}): an encoded clause needs its reviewed text_hash")
+    return Decision(row["number"], kind, row.get("text_hash", ""), row[kinds[0]], row.get("note", ""))
+
+
+def provisional_decisions(rules: RuleDocument, current: Any) -> tuple[Decision, ...]:
+    """Decisions for an edition nobody has reviewed yet: every current encoding, by clause number.
+
+    Each carries the hash of the *current* text it was written from, so every clause whose
+    wording differs shows as stale: the list of what must be re-encoded for a new release.
+    """
+    out = []
+    for number in rules.numbers():
+        if number in current.by_number:
+            enc = current.by_number[number]
+            out.append(Decision(number, REUSE, enc.text_hash, number, "not reviewed: the current encoding by number"))
+        for nm in current.not_modelled:
+            if nm.number == number:
+                out.append(Decision(number, NOT_MODELLED, "", nm.reason, "not reviewed: as in the current edition"))
+    return tuple(out)
+
+
+def counterparts(name: str, current: Any) -> dict[str, tuple[str, ...]]:
+    """Each current clause -> the clauses of edition ``name`` that stand for it, from the reviewed alignments.
+
+    An edition no alignment reaches (one just added) is matched by clause number.
+    """
+    numbers = find_edition(name).document().numbers()
+    try:
+        links = align("current", name).links
+    except InvalidArgument:
+        return {n: ((n,) if n in numbers else ()) for n in current.rules.numbers()}
+    out: dict[str, tuple[str, ...]] = {n: () for n in current.rules.numbers()}
+    for link in links:
+        if link.a is not None and link.b is not None:
+            out[link.a] = (*out.get(link.a, ()), link.b)
+    return out
+
+
+def build_edition(
+    name: str, decisions: Sequence[Decision], current: Edition, own: Mapping[str, ClauseEncoding]
+) -> Edition:
+    """The encoded edition ``name``: current encodings renumbered, edition-specific ones, and the rest.
+
+    A reused encoding keeps its function, takes the edition's clause number and the hash it
+    was reviewed against; every ``overrides`` key (a current number) is re-keyed to the
+    edition's counterparts, and dropped where the edition has none (the general rule it
+    steps aside from does not exist there).  The game model and its axioms are the current ones.
+    """
+    rules = find_edition(name).document()
+    parts = counterparts(name, current)
+
+    def rekeyed(enc: ClauseEncoding) -> dict:
+        # A general clause of rule 603 becomes this edition's counterparts; a game-model rule (608.2) stays.
+        return {local: fn for general, fn in enc.overrides.items() for local in parts.get(general, (general,))}
+
+    encodings, not_modelled = [], []
+    for d in decisions:
+        if d.kind == NOT_MODELLED:
+            not_modelled.append(NotModelled(d.number, d.target))
+            continue
+        enc = _source_encoding(name, d, current, own)
+        overrides = rekeyed(enc)
+        origin = f"reuses current {d.target}" if d.kind == REUSE else f"own encoding {d.target}"
+        note = f"{origin}: {d.note}" if d.note else origin
+        scope = f"{enc.scope}; {note}" if enc.scope else note
+        encodings.append(
+            replace(enc, number=d.number, text_hash=d.text_hash, overrides=overrides, scope=scope, origin=origin)
+        )
+    return Edition(
+        name=name,
+        rules=rules,
+        encodings=tuple(encodings),
+        not_modelled=tuple(not_modelled),
+        axioms=tuple(replace(ax, overrides=rekeyed(ax)) for ax in current.axioms),
+        model=current.model,
+        counterparts=parts,
+    )
+
+
+def _source_encoding(name: str, d: Decision, current: Any, own: Mapping[str, Any]) -> Any:
+    if d.kind == REUSE:
+        if d.target not in current.by_number:
+            raise InvalidDefinition(f"{name}: {d.number} reuses {d.target}, which the current edition does not encode")
+        return current.by_number[d.target]
+    if d.target not in own:
+        known = ", ".join(sorted(own))
+        raise InvalidDefinition(f"{name}: {d.number}: no edition-specific encoding named {d.target}; known: {known}")
+    return own[d.target]
