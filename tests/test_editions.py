@@ -248,7 +248,7 @@ def test_align_reversed_and_composed(capsys):
         (["editions", "--align", "2004", "1999"], "--align 1999: unknown edition; known: 2004, 2008"),
         (["editions", "--align", "current", "current"], "name two different editions"),
         (["clauses", "--edition", "1999"], "--edition 1999: unknown edition; known: 2004, 2008, battlefield-en"),
-        (["clauses", "--edition", "2005"], "Did you mean 2004?"),
+        (["clauses", "--edition", "2024-6"], "Did you mean 2024-06?"),
     ],
 )
 def test_editions_usage_errors_are_one_line(capsys, argv, message):
