@@ -21,7 +21,7 @@ from tabulate import tabulate
 from ._internal import smt
 from ._internal.bmc import concrete_game
 from ._internal.catalogue import builtin_properties, check_clause_names, how_encoded, load_edition, select
-from ._internal.editions import KINDS, Alignment, align, edition_texts, find_edition, similarity
+from ._internal.editions import KINDS, Alignment, align, edition_texts, find_edition, localise, similarity
 from ._internal.loader import load_property_file
 from ._internal.registry import Edition, Property
 from ._internal.report import (
@@ -41,7 +41,7 @@ from ._internal.report import (
 )
 from ._internal.schema import Schema
 from ._internal.trace import Trace, dump, load, to_json
-from ._internal.verify import HOLDS, UNKNOWN, VIOLATED, Adequacy, CheckResult, Options, Verifier
+from ._internal.verify import HOLDS, NOT_APPLICABLE, UNKNOWN, VIOLATED, Adequacy, CheckResult, Options, Verifier
 from .errors import Rule603Error
 
 MAX_BOUND = 30  # moments are stored in 8-bit vectors with room for sums
@@ -252,7 +252,7 @@ def _options(args: argparse.Namespace) -> Options:
     return Options(bound=args.bound, limits=limits, minimise=not getattr(args, "no_minimise", False))
 
 
-def _load_properties(args: argparse.Namespace, edition: Edition) -> list[Property]:
+def _load_properties(args: argparse.Namespace) -> list[Property]:
     if getattr(args, "no_builtin", False) and not args.property_file:
         raise _UsageError("--no-builtin: nothing left to check; add --property-file FILE")
     props = [] if getattr(args, "no_builtin", False) else builtin_properties()
@@ -265,8 +265,15 @@ def _load_properties(args: argparse.Namespace, edition: Edition) -> list[Propert
         seen[p.id] = p
     if getattr(args, "property", None):
         props = select(props, args.property)
-    check_clause_names(props, edition)
+    check_clause_names(props, load_edition("current"))  # properties cite current clause numbers
     return props
+
+
+def _in_edition(props: Sequence[Property], edition: Edition) -> tuple[list[Property], list[CheckResult]]:
+    """The properties to check in ``edition`` (clauses renumbered), and a NOT_APPLICABLE verdict for the rest."""
+    applicable, skipped = localise(props, edition)
+    check_clause_names(applicable, edition)
+    return applicable, [CheckResult(p, NOT_APPLICABLE, 0, 0.0, reason=why) for p, why in skipped]
 
 
 def _steps(edition: Edition, props: Sequence[Property], adequacy: bool) -> int:
@@ -300,12 +307,14 @@ def cmd_verify(args: argparse.Namespace) -> ExitCode:
     edition = load_edition(args.edition)
     options = _options(args)
     universe = _universe(edition, args)
-    props = _load_properties(args, edition)
+    cited = _load_properties(args)
+    props, not_applicable = _in_edition(cited, edition)
     save_dir = _prepare_save_dir(args, props)
     progress = _Progress(_steps(edition, props, args.adequacy))
     verifier = Verifier(edition, universe, options, progress)
     started = time.perf_counter()
-    results = verifier.check_all(props, progress.step)
+    checked = {r.property.id: r for r in verifier.check_all(props, progress.step) + not_applicable}
+    results = [checked[p.id] for p in cited]  # catalogue order, the not applicable ones in their place
     adequacy = verifier.adequacy(props, progress.step) if args.adequacy else None
     progress.close()
     seconds = time.perf_counter() - started
@@ -376,8 +385,9 @@ def _print_verify(args, edition, options, universe, results, adequacy, seconds, 
         f"{universe.size('player')} players, {universe.size('card')} cards, z3 {smt.z3_version()}\n"
     )
     print(tabulate(rows, headers=["property", "verdict", "clauses", "seconds"], tablefmt=fmt))
-    counts = {v: sum(r.verdict == v for r in results) for v in (HOLDS, VIOLATED, UNKNOWN)}
-    print(f"\n{counts[HOLDS]} hold, {counts[VIOLATED]} violated, {counts[UNKNOWN]} unknown in {seconds:.1f} s")
+    counts = {v: sum(r.verdict == v for r in results) for v in (HOLDS, VIOLATED, UNKNOWN, NOT_APPLICABLE)}
+    na = f", {counts[NOT_APPLICABLE]} not applicable" if counts[NOT_APPLICABLE] else ""
+    print(f"\n{counts[HOLDS]} hold, {counts[VIOLATED]} violated, {counts[UNKNOWN]} unknown{na} in {seconds:.1f} s")
     for r in results:
         if r.trace is not None:
             print(f"\nCounterexample to {r.property.id}: {r.property.summary}")
@@ -515,8 +525,7 @@ def _how(enc) -> str:
 
 
 def cmd_properties(args: argparse.Namespace) -> ExitCode:
-    edition = load_edition("current")
-    props = _load_properties(argparse.Namespace(property_file=args.property_file, property=[]), edition)
+    props = _load_properties(argparse.Namespace(property_file=args.property_file, property=[]))
     rows = [
         {
             "id": p.id,

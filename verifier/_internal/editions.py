@@ -30,7 +30,7 @@ from typing import Any
 
 from ..errors import InvalidArgument, InvalidDefinition
 from .editiontext import load_rule_text
-from .registry import ClauseEncoding, Edition, NotModelled
+from .registry import ClauseEncoding, Edition, NotModelled, Property
 from .ruletext import RuleClause, RuleDocument
 
 __all__ = [
@@ -462,3 +462,37 @@ def _source_encoding(name: str, d: Decision, current: Any, own: Mapping[str, Any
         known = ", ".join(sorted(own))
         raise InvalidDefinition(f"{name}: {d.number}: no edition-specific encoding named {d.target}; known: {known}")
     return own[d.target]
+
+
+# --- properties in an older edition ---------------------------------------------------------
+
+
+def localise(props: Sequence[Property], edition: Edition) -> tuple[list[Property], list[tuple[Property, str]]]:
+    """The properties that apply in ``edition``, with their clauses in its numbering, and the others with why.
+
+    Properties cite current clause numbers.  In an older edition each cited clause becomes
+    its counterparts there; a property is not applicable when a cited clause has none (the
+    rule it depends on does not exist in that edition) or when a counterpart is not encoded
+    (not modelled, or stale: its encoding no longer matches the text).  It is then reported
+    as such, never checked against a weaker set of rules and never counted as holding.
+    """
+    applicable: list[Property] = []
+    not_applicable: list[tuple[Property, str]] = []
+    for p in props:
+        local: list[str] = []
+        why = ""
+        for number in p.clauses:
+            there = edition.local(number)
+            if not there:
+                why = f"{number}: no counterpart in {edition.name}"
+                break
+            bad = [n for n in there if edition.status(n) != "encoded"]
+            if bad:
+                why = f"{number}: {bad[0]} is {edition.status(bad[0])} in {edition.name}"
+                break
+            local += [n for n in there if n not in local]
+        if why:
+            not_applicable.append((p, why))
+        else:
+            applicable.append(p if tuple(local) == p.clauses else replace(p, clauses=tuple(local)))
+    return applicable, not_applicable
