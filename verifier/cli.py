@@ -21,7 +21,16 @@ from tabulate import tabulate
 from ._internal import smt
 from ._internal.bmc import concrete_game
 from ._internal.catalogue import builtin_properties, check_clause_names, how_encoded, load_edition, select
-from ._internal.editions import KINDS, Alignment, align, edition_texts, find_edition, localise, similarity
+from ._internal.editions import (
+    KINDS,
+    Alignment,
+    add_edition,
+    align,
+    edition_texts,
+    find_edition,
+    localise,
+    similarity,
+)
 from ._internal.loader import load_property_file
 from ._internal.registry import Edition, Property
 from ._internal.report import (
@@ -107,6 +116,12 @@ def _parser() -> argparse.ArgumentParser:
     editions.add_argument(
         "--align", nargs=2, metavar=("A", "B"), help="the reviewed clause alignment from edition A to edition B"
     )
+    editions.add_argument(
+        "--add", metavar="FILE", type=Path, help="copy rule 603 of an official MagicCompRules .txt file as edition --id"
+    )
+    editions.add_argument("--id", help="with --add: the new edition's id (file models/editions/ID.txt)")
+    editions.add_argument("--date", help="with --add: its date (default: the file's 'effective as of' date)")
+    editions.add_argument("--overwrite", action="store_true", help="with --add: replace an edition of that id")
 
     show = sub.add_parser("show", help="print a JSON trace as a step table")
     show.add_argument("trace", metavar="TRACE")
@@ -539,6 +554,10 @@ def cmd_properties(args: argparse.Namespace) -> ExitCode:
 
 
 def cmd_editions(args: argparse.Namespace) -> ExitCode:
+    if args.add is not None:
+        return _add_edition(args)
+    if args.id or args.date or args.overwrite:
+        raise _UsageError("--id, --date and --overwrite go with --add FILE")
     if args.align:
         return _print_alignment(align(*args.align), args.format)
     rows = []
@@ -568,6 +587,33 @@ def cmd_editions(args: argparse.Namespace) -> ExitCode:
     headers = ["edition", "date", "language", "rule", "clauses", "encoded", "file"]
     print(tabulate(table, headers=headers, tablefmt="github" if args.format == "markdown" else "simple"))
     return ExitCode.OK
+
+
+def _add_edition(args: argparse.Namespace) -> ExitCode:
+    """Copy rule 603 of an official file as a new edition and show what must be re-encoded for it."""
+    if not args.id:
+        raise _UsageError("--add FILE needs --id ID, the new edition's name (e.g. --id 2025-04)")
+    added = add_edition(args.add, args.id, date=args.date, overwrite=args.overwrite)
+    rows = list(added.rows)
+    if args.format == "json":
+        print(json.dumps({"edition": args.id, "file": str(added.path), "clauses": rows}, indent=1, ensure_ascii=False))
+        return ExitCode.OK
+    print(f"added edition {args.id}: {len(added.document.clauses)} clauses of rule 603, dated {added.document.date}")
+    print(f"file: {_shown_path(added.path)}\n")
+    _print_rows([r for r in rows if r["status"] != "encoded"], args.format)  # what needs a reader's attention
+    counts = {s: sum(r["status"] == s for r in rows) for s in ("encoded", "stale", "new: not encoded", "gone")}
+    stale = ", ".join(r["clause"] for r in rows if r["status"] == "stale") or "none"
+    print(
+        f"\nagainst the current encodings: {counts['encoded']} unchanged, {counts['stale']} stale ({stale}), "
+        f"{counts['new: not encoded']} new, {counts['gone']} gone; "
+        f"'rule603 clauses --edition {args.id}' lists it with the current encodings by number"
+    )
+    return ExitCode.OK
+
+
+def _shown_path(path: Path) -> str:
+    """models/editions/ID.txt rather than an install path."""
+    return f"models/{path.parent.name}/{path.name}" if path.parent.parent.name == "models" else str(path)
 
 
 def _before_parenthesis(text: str) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import json
+import re
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -31,14 +32,16 @@ from typing import Any
 from ..errors import InvalidArgument, InvalidDefinition
 from .editiontext import load_rule_text
 from .registry import ClauseEncoding, Edition, NotModelled, Property
-from .ruletext import RuleClause, RuleDocument
+from .ruletext import RuleClause, RuleDocument, parse_rules
 
 __all__ = [
     "KINDS",
+    "Added",
     "Alignment",
     "Decision",
     "EditionText",
     "Link",
+    "add_edition",
     "align",
     "build_edition",
     "edition_texts",
@@ -496,3 +499,99 @@ def localise(props: Sequence[Property], edition: Edition) -> tuple[list[Property
         else:
             applicable.append(p if tuple(local) == p.clauses else replace(p, clauses=tuple(local)))
     return applicable, not_applicable
+
+
+# --- adding an edition from an official Comprehensive Rules file -----------------------------
+
+_EDITION_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_SECTION = re.compile(r"^(\d{3})\. \S")
+_EFFECTIVE = re.compile(r"effective as of ([A-Z][a-z]+ \d{1,2}, \d{4})")
+
+
+@dataclass(frozen=True)
+class Added:
+    """An edition just copied from an official file, and how the current encodings fare against it."""
+
+    path: Path
+    document: RuleDocument
+    rows: tuple[dict[str, str], ...]  # clause, status, summary
+
+
+def add_edition(source: Path, edition_id: str, *, date: str | None = None, overwrite: bool = False) -> Added:
+    """Copy rule 603 of an official ``MagicCompRules *.txt`` file into ``models/editions/<id>.txt``.
+
+    The copy is the rule's lines as printed, behind a header naming the file and the date
+    (``--date``, else the file's "effective as of" date).  Nothing is overwritten unless
+    ``overwrite``.  The rows say, for each clause, whether the current encoding of that
+    number still matches its text (``encoded``), must be re-encoded (``stale``), or whether
+    the clause is new or gone.
+    """
+    if not _EDITION_ID.match(edition_id) or edition_id == "current":
+        raise InvalidArgument(f"--id {edition_id}: lower-case letters, digits and '-' (not 'current'), e.g. 2025-04")
+    try:
+        text = source.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        raise InvalidArgument(f"--add {source}: cannot read it ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise InvalidArgument(f"--add {source}: not UTF-8; save the rules text as UTF-8") from None
+    lines = text.splitlines()
+    body = _rule_603_lines(lines, source)
+    effective = _EFFECTIVE.search(text)
+    when = date or (effective.group(1) if effective else "unknown (the file names no effective date)")
+    target = editions_folder() / f"{edition_id}.txt"
+    if target.exists() and not overwrite:
+        raise InvalidArgument(f"--id {edition_id}: {target} exists; add --overwrite to replace it")
+    header = [
+        f"# Rule 603 copied by 'rule603 editions --add' from {source.name}, lines as printed.",
+        f"Source: {source.name}",
+        f"Date: {when}",
+        f"Edition: {edition_id}",
+        "Language: en",
+        "Format: official",
+        "",
+    ]
+    content = "\n".join(header + body) + "\n"
+    document = parse_rules(content, filename=str(target))
+    target.write_text(content, encoding="utf-8")
+    _load.cache_clear()
+    return Added(target, document, tuple(_against_current(document)))
+
+
+def editions_folder() -> Path:
+    """Where the edition texts live (models/editions; tests point it elsewhere)."""
+    return Path(importlib.import_module(INDEX).__file__).parent
+
+
+def _rule_603_lines(lines: list[str], source: Path) -> list[str]:
+    """The lines of rule 603 in the rules proper: from its title before '603.1.' to the next rule's title."""
+    first = next((i for i, line in enumerate(lines) if line.startswith("603.1. ")), None)
+    if first is None:
+        raise InvalidArgument(f"--add {source}: no rule 603.1 in it; expected an official MagicCompRules text file")
+    start = max((i for i in range(first) if lines[i].startswith("603. ")), default=first)
+    end = next(
+        (i for i in range(first, len(lines)) if (m := _SECTION.match(lines[i])) and m.group(1) != "603"),
+        len(lines),
+    )
+    end = next((i for i in range(first, end) if lines[i].strip() == "Glossary"), end)
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end]
+
+
+def _against_current(document: RuleDocument) -> list[dict[str, str]]:
+    """Each clause of the new text against the current encoding of the same number."""
+    current = importlib.import_module("rule603.models.current").edition()
+    rows = []
+    for clause in document.clauses:
+        enc = current.by_number.get(clause.number)
+        if enc is None:
+            listed = any(nm.number == clause.number for nm in current.not_modelled)
+            status = "not modelled" if listed else "new: not encoded"
+        else:
+            status = "encoded" if enc.text_hash == clause.text_hash else "stale"
+        rows.append({"clause": clause.number, "status": status, "summary": enc.summary if enc else clause.summary})
+    new_numbers = set(document.numbers())
+    for number in current.rules.numbers():
+        if number not in new_numbers:
+            rows.append({"clause": number, "status": "gone", "summary": current.rules.get(number).summary})
+    return rows
