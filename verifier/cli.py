@@ -20,7 +20,17 @@ from tabulate import tabulate
 
 from ._internal import smt
 from ._internal.bmc import concrete_game
-from ._internal.catalogue import builtin_properties, check_clause_names, load_edition, select
+from ._internal.catalogue import builtin_properties, check_clause_names, how_encoded, load_edition, select
+from ._internal.editions import (
+    KINDS,
+    Alignment,
+    add_edition,
+    align,
+    edition_texts,
+    find_edition,
+    localise,
+    similarity,
+)
 from ._internal.loader import load_property_file
 from ._internal.registry import Edition, Property
 from ._internal.report import (
@@ -40,7 +50,7 @@ from ._internal.report import (
 )
 from ._internal.schema import Schema
 from ._internal.trace import Trace, dump, load, to_json
-from ._internal.verify import HOLDS, UNKNOWN, VIOLATED, Adequacy, CheckResult, Options, Verifier
+from ._internal.verify import HOLDS, NOT_APPLICABLE, UNKNOWN, VIOLATED, Adequacy, CheckResult, Options, Verifier
 from .errors import Rule603Error
 
 MAX_BOUND = 30  # moments are stored in 8-bit vectors with room for sums
@@ -98,6 +108,20 @@ def _parser() -> argparse.ArgumentParser:
     props = sub.add_parser("properties", help="list the properties and the clauses each depends on")
     props.add_argument("--property-file", action="append", default=[], metavar="FILE")
     props.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+
+    editions = sub.add_parser(
+        "editions", help="list the editions of the rule text held, or (--align A B) how their clauses correspond"
+    )
+    editions.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+    editions.add_argument(
+        "--align", nargs=2, metavar=("A", "B"), help="the reviewed clause alignment from edition A to edition B"
+    )
+    editions.add_argument(
+        "--add", metavar="FILE", type=Path, help="copy rule 603 of an official MagicCompRules .txt file as edition --id"
+    )
+    editions.add_argument("--id", help="with --add: the new edition's id (file models/editions/ID.txt)")
+    editions.add_argument("--date", help="with --add: its date (default: the file's 'effective as of' date)")
+    editions.add_argument("--overwrite", action="store_true", help="with --add: replace an edition of that id")
 
     show = sub.add_parser("show", help="print a JSON trace as a step table")
     show.add_argument("trace", metavar="TRACE")
@@ -243,7 +267,7 @@ def _options(args: argparse.Namespace) -> Options:
     return Options(bound=args.bound, limits=limits, minimise=not getattr(args, "no_minimise", False))
 
 
-def _load_properties(args: argparse.Namespace, edition: Edition) -> list[Property]:
+def _load_properties(args: argparse.Namespace) -> list[Property]:
     if getattr(args, "no_builtin", False) and not args.property_file:
         raise _UsageError("--no-builtin: nothing left to check; add --property-file FILE")
     props = [] if getattr(args, "no_builtin", False) else builtin_properties()
@@ -256,8 +280,15 @@ def _load_properties(args: argparse.Namespace, edition: Edition) -> list[Propert
         seen[p.id] = p
     if getattr(args, "property", None):
         props = select(props, args.property)
-    check_clause_names(props, edition)
+    check_clause_names(props, load_edition("current"))  # properties cite current clause numbers
     return props
+
+
+def _in_edition(props: Sequence[Property], edition: Edition) -> tuple[list[Property], list[CheckResult]]:
+    """The properties to check in ``edition`` (clauses renumbered), and a NOT_APPLICABLE verdict for the rest."""
+    applicable, skipped = localise(props, edition)
+    check_clause_names(applicable, edition)
+    return applicable, [CheckResult(p, NOT_APPLICABLE, 0, 0.0, reason=why) for p, why in skipped]
 
 
 def _steps(edition: Edition, props: Sequence[Property], adequacy: bool) -> int:
@@ -291,12 +322,14 @@ def cmd_verify(args: argparse.Namespace) -> ExitCode:
     edition = load_edition(args.edition)
     options = _options(args)
     universe = _universe(edition, args)
-    props = _load_properties(args, edition)
+    cited = _load_properties(args)
+    props, not_applicable = _in_edition(cited, edition)
     save_dir = _prepare_save_dir(args, props)
     progress = _Progress(_steps(edition, props, args.adequacy))
     verifier = Verifier(edition, universe, options, progress)
     started = time.perf_counter()
-    results = verifier.check_all(props, progress.step)
+    checked = {r.property.id: r for r in verifier.check_all(props, progress.step) + not_applicable}
+    results = [checked[p.id] for p in cited]  # catalogue order, the not applicable ones in their place
     adequacy = verifier.adequacy(props, progress.step) if args.adequacy else None
     progress.close()
     seconds = time.perf_counter() - started
@@ -367,8 +400,9 @@ def _print_verify(args, edition, options, universe, results, adequacy, seconds, 
         f"{universe.size('player')} players, {universe.size('card')} cards, z3 {smt.z3_version()}\n"
     )
     print(tabulate(rows, headers=["property", "verdict", "clauses", "seconds"], tablefmt=fmt))
-    counts = {v: sum(r.verdict == v for r in results) for v in (HOLDS, VIOLATED, UNKNOWN)}
-    print(f"\n{counts[HOLDS]} hold, {counts[VIOLATED]} violated, {counts[UNKNOWN]} unknown in {seconds:.1f} s")
+    counts = {v: sum(r.verdict == v for r in results) for v in (HOLDS, VIOLATED, UNKNOWN, NOT_APPLICABLE)}
+    na = f", {counts[NOT_APPLICABLE]} not applicable" if counts[NOT_APPLICABLE] else ""
+    print(f"\n{counts[HOLDS]} hold, {counts[VIOLATED]} violated, {counts[UNKNOWN]} unknown{na} in {seconds:.1f} s")
     for r in results:
         if r.trace is not None:
             print(f"\nCounterexample to {r.property.id}: {r.property.summary}")
@@ -483,6 +517,7 @@ def cmd_clauses(args: argparse.Namespace) -> ExitCode:
                 "clause": clause.number,
                 "summary": enc.summary if enc else clause.summary,
                 "status": status,
+                **({"encoding": _how(enc)} if args.edition != "current" else {}),
                 "text hash": clause.text_hash,
                 **({"note": reason or enc.scope} if args.format == "json" else {}),
             }
@@ -497,9 +532,15 @@ def cmd_clauses(args: argparse.Namespace) -> ExitCode:
     return ExitCode.OK
 
 
+def _how(enc) -> str:
+    """'reuses 603.2f' or 'own': the short form of an older edition's encoding origin."""
+    if enc is None:
+        return ""
+    return enc.origin.replace("reuses current ", "reuses ").replace("own encoding ", "own: ")
+
+
 def cmd_properties(args: argparse.Namespace) -> ExitCode:
-    edition = load_edition("current")
-    props = _load_properties(argparse.Namespace(property_file=args.property_file, property=[]), edition)
+    props = _load_properties(argparse.Namespace(property_file=args.property_file, property=[]))
     rows = [
         {
             "id": p.id,
@@ -509,6 +550,108 @@ def cmd_properties(args: argparse.Namespace) -> ExitCode:
         for p in props
     ]
     _print_rows(rows, args.format)
+    return ExitCode.OK
+
+
+def cmd_editions(args: argparse.Namespace) -> ExitCode:
+    if args.add is not None:
+        return _add_edition(args)
+    if args.id or args.date or args.overwrite:
+        raise _UsageError("--id, --date and --overwrite go with --add FILE")
+    if args.align:
+        return _print_alignment(align(*args.align), args.format)
+    rows = []
+    for text in edition_texts():
+        doc = text.document()
+        rows.append(
+            {
+                "id": text.id,
+                "date": doc.date,
+                "language": doc.language,
+                "rule": text.rule,
+                "clauses": len(doc.clauses),
+                "encoded": how_encoded(text.id),
+                "title": doc.title,
+                "source": doc.source,
+                "file": f"models/{text.path.parent.name}/{text.path.name}",
+            }
+        )
+    if args.format == "json":
+        print(json.dumps({"editions": rows}, indent=1, ensure_ascii=False))
+        return ExitCode.OK
+    table = [
+        # Short forms for the table; the full date and source are in the file header and the JSON.
+        [r["id"], _before_parenthesis(r["date"]), r["language"], r["rule"], r["clauses"], r["encoded"], r["file"]]
+        for r in rows
+    ]
+    headers = ["edition", "date", "language", "rule", "clauses", "encoded", "file"]
+    print(tabulate(table, headers=headers, tablefmt="github" if args.format == "markdown" else "simple"))
+    return ExitCode.OK
+
+
+def _add_edition(args: argparse.Namespace) -> ExitCode:
+    """Copy rule 603 of an official file as a new edition and show what must be re-encoded for it."""
+    if not args.id:
+        raise _UsageError("--add FILE needs --id ID, the new edition's name (e.g. --id 2025-04)")
+    added = add_edition(args.add, args.id, date=args.date, overwrite=args.overwrite)
+    rows = list(added.rows)
+    if args.format == "json":
+        print(json.dumps({"edition": args.id, "file": str(added.path), "clauses": rows}, indent=1, ensure_ascii=False))
+        return ExitCode.OK
+    print(f"added edition {args.id}: {len(added.document.clauses)} clauses of rule 603, dated {added.document.date}")
+    print(f"file: {_shown_path(added.path)}\n")
+    _print_rows([r for r in rows if r["status"] != "encoded"], args.format)  # what needs a reader's attention
+    counts = {s: sum(r["status"] == s for r in rows) for s in ("encoded", "stale", "new: not encoded", "gone")}
+    stale = ", ".join(r["clause"] for r in rows if r["status"] == "stale") or "none"
+    print(
+        f"\nagainst the current encodings: {counts['encoded']} unchanged, {counts['stale']} stale ({stale}), "
+        f"{counts['new: not encoded']} new, {counts['gone']} gone; "
+        f"'rule603 clauses --edition {args.id}' lists it with the current encodings by number"
+    )
+    return ExitCode.OK
+
+
+def _shown_path(path: Path) -> str:
+    """models/editions/ID.txt rather than an install path."""
+    return f"models/{path.parent.name}/{path.name}" if path.parent.parent.name == "models" else str(path)
+
+
+def _before_parenthesis(text: str) -> str:
+    return text.split(" (", 1)[0]
+
+
+def _print_alignment(alignment: Alignment, fmt: str) -> ExitCode:
+    doc_a = find_edition(alignment.a).document()
+    doc_b = find_edition(alignment.b).document()
+    rows = []
+    for link in alignment.links:
+        # Similarity says nothing across languages; it is left out rather than shown as 0.
+        same_language = doc_a.language == doc_b.language
+        score = similarity(doc_a.get(link.a), doc_b.get(link.b)) if link.a and link.b and same_language else None
+        rows.append(
+            {alignment.a: link.a, alignment.b: link.b, "kind": link.kind, "similarity": score, "note": link.note}
+        )
+    if fmt == "json":
+        links = [
+            {"a": r[alignment.a], "b": r[alignment.b], **{k: r[k] for k in ("kind", "similarity", "note")}}
+            for r in rows
+        ]
+        data = {"a": alignment.a, "b": alignment.b, "review": alignment.review, "links": links}
+        print(json.dumps(data, indent=1, ensure_ascii=False))
+        return ExitCode.OK
+    print(f"{alignment.a} -> {alignment.b} ({alignment.review})")
+    table = [["" if v is None else (f"{v:.2f}" if isinstance(v, float) else v) for v in r.values()] for r in rows]
+    print(
+        tabulate(
+            table,
+            headers=list(rows[0]) if rows else [],
+            tablefmt="github" if fmt == "markdown" else "simple",
+            maxcolwidths=[None, None, None, None, 70],
+            disable_numparse=True,
+        )
+    )
+    counts = {kind: sum(r["kind"] == kind for r in rows) for kind in KINDS}
+    print("\n" + ", ".join(f"{n} {kind}" for kind, n in counts.items() if n))
     return ExitCode.OK
 
 
@@ -960,6 +1103,7 @@ def cmd_bench(args: argparse.Namespace) -> ExitCode:
 _COMMANDS = {
     "verify": cmd_verify,
     "clauses": cmd_clauses,
+    "editions": cmd_editions,
     "properties": cmd_properties,
     "show": cmd_show,
     "report": cmd_report,

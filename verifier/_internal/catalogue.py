@@ -11,16 +11,27 @@ import importlib
 from collections.abc import Sequence
 
 from ..errors import InvalidArgument
+from .editions import find_edition
 from .registry import Edition, Property, collect
 
-EDITIONS = {"current": "rule603.models.current"}
+EDITIONS = {"current": "rule603.models.current"}  # editions with encodings of their own module
 CATALOGUE = "rule603.properties.catalogue"
+OLDER = "rule603.models.editions"  # every other edition: the current encodings, renumbered and reviewed
 
 
 def load_edition(name: str = "current") -> Edition:
-    if name not in EDITIONS:
-        raise InvalidArgument(f"--edition {name}: unknown edition; known: {', '.join(EDITIONS)}.")
-    return importlib.import_module(EDITIONS[name]).edition()
+    """The encoded edition ``name``; an unknown edition is a usage error naming the known ones."""
+    if name in EDITIONS:
+        return importlib.import_module(EDITIONS[name]).edition()
+    find_edition(name)
+    return importlib.import_module(OLDER).edition(name)
+
+
+def how_encoded(name: str) -> str:
+    """'own module' (current), 'reviewed' (a decision per clause is committed) or 'by number' (provisional)."""
+    if name in EDITIONS:
+        return "own module"
+    return "reviewed" if importlib.import_module(OLDER).reviewed(name) else "by number"
 
 
 def builtin_properties() -> list[Property]:

@@ -47,6 +47,7 @@ class ClauseEncoding:
     fn: ClauseFn
     overrides: Mapping[str, ExceptionFn] = field(default_factory=dict)  # general clause -> where this one wins
     scope: str = ""  # which parts of the clause the model covers, when not all
+    origin: str = ""  # in an older edition: "reuses current 603.2f" or "own encoding <name>"
 
     def rules(self, g: Any, t: int) -> Iterable[Rule]:
         return self.fn(g, t)
@@ -145,6 +146,10 @@ class Edition:
     not_modelled: tuple[NotModelled, ...]
     axioms: tuple[ClauseEncoding, ...] = ()  # the game outside rule 603, always on
     model: Any = None  # the game model module: VARIABLES, universe(), measures
+    # For an edition other than the current one: each current clause number -> this edition's
+    # clauses that stand for it (empty: none).  Clause functions name general clauses (and
+    # properties name clauses) by their current number; this is where they are translated.
+    counterparts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     by_number: dict[str, ClauseEncoding] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -180,6 +185,12 @@ class Edition:
     def overriders(self, general: str) -> list[ClauseEncoding]:
         return [enc for enc in self.axioms + self.encodings if general in enc.overrides]
 
+    def local(self, number: str) -> tuple[str, ...]:
+        """This edition's clauses for a current clause number (a game-model rule stands for itself)."""
+        if not self.counterparts or number not in self.counterparts:
+            return (number,)
+        return self.counterparts[number]
+
     def precedence(self) -> list[tuple[str, str]]:
         """(specific, general) pairs: where the first applies, the second steps aside."""
         return [(enc.number, general) for enc in self.axioms + self.encodings for general in enc.overrides]
@@ -189,11 +200,16 @@ class Edition:
 
 
 def exempt(g: Any, general: str, t: int, *key: int) -> Expr:
-    """True where an enabled, more specific clause (or a game-model rule) sets ``general`` aside."""
+    """True where an enabled, more specific clause (or a game-model rule) sets ``general`` aside.
+
+    ``general`` is a current clause number; in another edition it stands for that edition's
+    counterparts (``Edition.local``), so one clause function serves every edition it is reused in.
+    """
     edition: Edition = g.edition
     return g.Or(
         *[
-            g.And(True if edition.is_axiom(enc.number) else g.enabled(enc.number), enc.overrides[general](g, t, *key))
-            for enc in edition.overriders(general)
+            g.And(True if edition.is_axiom(enc.number) else g.enabled(enc.number), enc.overrides[local](g, t, *key))
+            for local in edition.local(general)
+            for enc in edition.overriders(local)
         ]
     )

@@ -95,7 +95,7 @@ def verdict_text(r: CheckResult) -> str:
         return f"holds (to bound {r.bound})"
     if r.verdict == VIOLATED:
         return f"VIOLATED at moment {r.violated_at}"
-    return f"unknown ({r.reason})"
+    return f"{r.verdict} ({r.reason})"
 
 
 def drop_text(d: DropResult) -> str:

@@ -39,7 +39,8 @@ from ..errors import InvalidArgument, RuleTextError
 __all__ = ["RuleClause", "RuleDocument", "load_rules", "parse_rules"]
 
 #: The metadata keys a header may set, mapped to the RuleDocument field they fill.
-_METADATA_KEYS = {"Source": "source", "Date": "date", "Edition": "edition"}
+#: ``Format`` names the reader (see :mod:`.editiontext`); it fills no field.
+_METADATA_KEYS = {"Source": "source", "Date": "date", "Edition": "edition", "Language": "language", "Format": "format"}
 
 # "603.2. text" -- a numbered rule.  The text group is optional so that an empty
 # clause is reported as such instead of as an unrecognised line.
@@ -51,7 +52,9 @@ _SUBRULE_RE = re.compile(r"(\d+)\.(\d+)([a-z]+)(?:\s+(.*))?")
 _TITLE_RE = re.compile(r"(\d+)\.(?:\s+(.*))?")
 # "603.2 text" -- almost a rule; only used to give a better error message.
 _DOTLESS_RE = re.compile(r"(\d+)\.(\d+)(?:\s.*)?")
-_EXAMPLE_RE = re.compile(r"Example:(.*)")
+# "Example: text", and the French translation's "Exemple : text" (French typography puts
+# a space before the colon).
+_EXAMPLE_RE = re.compile(r"(?:Example:|Exemple\s?:)(.*)")
 _METADATA_RE = re.compile(r"([A-Za-z][A-Za-z0-9 _-]*?)\s*:\s*(.*)")
 # "603", "603.2" or "603.2a"; a trailing dot is tolerated ("603.2.").
 _PREFIX_RE = re.compile(r"(\d+)(?:\.(\d+)([a-z]+)?)?\.?")
@@ -84,13 +87,18 @@ class RuleClause:
     text: str
     examples: tuple[str, ...]
     line: int
+    # What a source prints next to the rule but is not its wording: the rulings
+    # database's "[CompRules 2003/07/01]" tags and the rulings filed under the rule.
+    notes: tuple[str, ...] = ()
 
     @property
     def text_hash(self) -> str:
         """Fingerprint of the wording, so a model can notice that its rule text changed.
 
         Examples are included because they are part of the official text and a changed
-        example usually signals a changed reading of the rule.
+        example usually signals a changed reading of the rule.  Notes are not: they say
+        where the wording was printed, and the same wording copied from two sources
+        must hash alike.
         """
         payload = self.text + "\n" + "\n".join(self.examples)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:12]
@@ -119,6 +127,7 @@ class RuleDocument:
     filename: str
     title: str
     clauses: tuple[RuleClause, ...]
+    language: str = "en"  # ISO 639-1; the official rules are English, translations say so
 
     def get(self, number: str) -> RuleClause:
         """Return the clause ``number`` ("603.2a"; a trailing dot is ignored).
@@ -364,6 +373,12 @@ class _Parser:
             )
         if not value:
             raise self.error(lineno, f"metadata key {key!r} has no value; expected '{key}: <value>'")
+        if key == "Format" and value != "official":
+            raise self.error(
+                lineno,
+                f"this file is in the {value!r} format, not the official plain text; "
+                "read it with load_rule_text(), which picks the reader from this key",
+            )
         self.metadata[_METADATA_KEYS[key]] = value
         self.metadata_line[key] = lineno
 
@@ -411,6 +426,7 @@ class _Parser:
             filename=self.filename,
             title=self.title,
             clauses=clauses,
+            language=self.metadata.get("language", "en"),
         )
 
 

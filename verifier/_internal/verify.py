@@ -24,6 +24,7 @@ MINIMISE_PROBES = 16  # probes for one counterexample: a count, so that the resu
 HOLDS = "holds"
 VIOLATED = "violated"
 UNKNOWN = "unknown"
+NOT_APPLICABLE = "not applicable"  # in an older edition: a clause the property cites has no encoded counterpart
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class CheckResult:
     seconds: float
     trace: Trace | None = None  # the counterexample, for VIOLATED
     violated_at: int | None = None
-    reason: str = ""  # for UNKNOWN
+    reason: str = ""  # for UNKNOWN and NOT_APPLICABLE
 
 
 @dataclass(frozen=True)
