@@ -1037,6 +1037,7 @@ class _WindowTrace:
             "blocked": [False] * n,
             "instances": [1] * n,
             "tapped_for_mana": [False] * n,
+            "revealed_first_draw": [False] * n,
             "leaves_game": [False, False],
             "by_draw": [False, False],
             "may_use": False,

@@ -73,6 +73,7 @@ from rule603.models.game import (
     PLAYER_LOSES,
     REPLACEMENT_CAUSE,
     RESOLVE,
+    REVEALS_LAND_THIS_WAY,
     SPELL_CAUSE,
     STACK,
     UNATTACHED,
@@ -147,6 +148,7 @@ class CardState:
     deals_damage: bool = False
     blocked: bool = False
     tapped_for_mana: bool = False
+    revealed_first_draw: bool = False
     lore: int = 0  # lore counters (714.3)
     dies_replaced: bool = False
     resolutions: int = 0  # resolutions of its triggered ability this turn
@@ -236,6 +238,7 @@ class Moment:
                 deals_damage=False,
                 blocked=False,
                 tapped_for_mana=False,
+                revealed_first_draw=False,
             )
             for c in self.cards
         ]
@@ -651,6 +654,21 @@ class ReferenceGame:
             if c not in action.damage:
                 _fail(f"prevent_damage card {c}: no damage is dealt to it in this batch")
             after.cards[c].damage_prevented = True
+        for c in action.reveal_first_draw:
+            if c not in action.draw:
+                _fail(f"reveal_first_draw card {c}: only a card drawn in this batch is revealed as it is drawn")
+            owner = self.scenario.cards[c].owner
+            revealers = [
+                s
+                for s, card in enumerate(before.cards)
+                if self.kind[s] == REVEALS_LAND_THIS_WAY
+                and self.has_ability(before, s)
+                and card.zone == BATTLEFIELD
+                and card.controller == owner
+            ]
+            if not revealers:
+                _fail(f"reveal_first_draw card {c}: its owner controls no 'reveal the first card you draw' permanent")
+            after.cards[c].revealed_first_draw = True
         for c in action.deals_damage:
             permanent(c, "deals_damage", stays=False)
             after.cards[c].deals_damage = True
@@ -969,6 +987,12 @@ class ReferenceGame:
             had = 0 if now.since == t else was.lore
             final = self.scenario.cards[x].final_chapter
             n = sum(had < number <= now.lore for number in range(1, final + 1))
+        elif kind == REVEALS_LAND_THIS_WAY:  # linked to its static ability: the lands *it* revealed (607.2)
+            you = self._controller(a, view, after)
+            n = sum(
+                card.revealed_first_draw and self.flag(y, "land_card") and self.scenario.cards[y].owner == you
+                for y, card in enumerate(after.cards)
+            )
         elif kind == GRAVEYARD_FROM_ANYWHERE:  # creature cards, not judged by look-back (603.6c)
             n = sum(
                 card.zone == GRAVEYARD and card.since == t and self.flag(c, "creature_card")
@@ -1179,6 +1203,7 @@ class ReferenceGame:
             "blocked": [c.blocked for c in cards],
             "instances": [c.instances for c in cards],
             "tapped_for_mana": [c.tapped_for_mana for c in cards],
+            "revealed_first_draw": [c.revealed_first_draw for c in cards],
             "lore": [c.lore for c in cards],
             "dies_replaced": [c.dies_replaced for c in cards],
             "leaves_game": list(m.leaves_game),

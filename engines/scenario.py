@@ -114,6 +114,7 @@ class Action:
     discard: tuple[int, ...] = ()  # cards discarded from hand
     draw: tuple[int, ...] = ()  # cards drawn from the library by their owners
     mill: tuple[int, ...] = ()  # cards put from the library into the graveyard
+    reveal_first_draw: tuple[int, ...] = ()  # of the cards drawn, those a "reveal the first card you draw" reveals
     dies_replaced: tuple[int, ...] = ()  # creatures that would die, but a replacement effect exiles them (603.2h)
     # --- events on permanents ---------------------------------------------------------
     damage: tuple[int, ...] = ()  # creatures dealt damage
@@ -281,6 +282,7 @@ CARD_LIST_FIELDS = (
     "put_onto_battlefield",
     "discard",
     "draw",
+    "reveal_first_draw",
     "mill",
     "dies_replaced",
     "damage",

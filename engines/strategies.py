@@ -93,6 +93,8 @@ CARDS = st.integers(1, 4)  # how many cards, by default
 FLAG_ODDS = {"creature_card": 2, "granted": 12}
 #: Trigger conditions and starting zones, the interesting ones first (Hypothesis favours the first).
 KINDS_FIRST = game.KINDS[1:] + game.KINDS[:1]
+#: Trigger conditions one batch can meet several times over (a board wipe, several creatures entering).
+MANY_AT_ONCE = ("creature_dies", "creature_enters", "graveyard_from_anywhere", "land_to_graveyard")
 ZONES_FIRST = ("battlefield", "hand", "battlefield", "hand", *START_ZONES)
 STEPS_AFTER_UNTAP = tuple(s for s in game.STEPS if s != "untap")
 
@@ -149,8 +151,8 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
 def delayed_abilities(draw, n_cards: int, focus: str | None = None) -> DelayedAbility:
     """A delayed triggered ability: any trigger condition (or the scenario's focus), cause, duration."""
     cause = draw(st.sampled_from(game.CAUSES))
-    # Conditions several simultaneous events can meet come four times: 603.7b is about exactly those.
-    trigger = draw(st.sampled_from(KINDS_FIRST + ("creature_dies", "creature_enters", "graveyard_from_anywhere") * 3))
+    # Half of them have a condition several simultaneous events can meet: 603.7b is about exactly those.
+    trigger = draw(st.sampled_from(MANY_AT_ONCE if draw(st.booleans()) else KINDS_FIRST))
     if focus is not None and draw(st.booleans()):
         trigger = focus
     source = draw(st.integers(0, n_cards - 1))
@@ -187,7 +189,7 @@ def _starting_game(scenario: Scenario) -> tuple[Scenario, ReferenceGame]:
         return scenario, ReferenceGame(scenario)
     except InvalidArgument:
         fixed = [
-            replace(card, zone="library", controller=None, tapped=False, attached_to=None)
+            replace(card, zone="library", controller=None, tapped=False, attached_to=None, instances=1, lore=0)
             if card.trigger == "no_cards_in_hand" and card.zone in ("battlefield", "hand")
             else card
             for card in scenario.cards
@@ -215,8 +217,14 @@ def scenarios(
     delayed = draw(st.lists(delayed_abilities(n_cards, focus), max_size=2))
     for ability in delayed:  # a spell that creates a delayed ability is best found in a hand, to be cast
         source = chosen[ability.source]
+        if ability.cause in ("replacement", "action") and source.zone != "battlefield" and draw(st.booleans()):
+            # ... and a static ability that does, on the battlefield, where it works
+            chosen[ability.source] = replace(source, zone="battlefield", revealed=False)
+            continue
         if ability.cause == "spell" and source.zone != "hand" and not source.has("land_card") and draw(st.booleans()):
-            chosen[ability.source] = replace(source, zone="hand", controller=None, tapped=False, attached_to=None)
+            chosen[ability.source] = replace(
+                source, zone="hand", controller=None, tapped=False, attached_to=None, instances=1, lore=0
+            )
             chosen = [replace(c, attached_to=None) if c.attached_to == ability.source else c for c in chosen]
     setup = Scenario(
         cards=tuple(chosen),
@@ -486,7 +494,7 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
     targets = [a for a in range(played.n_cards) if played.kind[a] != game.NONE]
     targets += [played.n_cards + d for d in range(played.n_delayed)]
     # A delayed ability that exists is rare and short-lived: aim at it more often while it lasts.
-    targets += [played.n_cards + d for d in range(played.n_delayed) if m.delayed[d].registered] * 3
+    targets += [played.n_cards + d for d in range(played.n_delayed) if m.delayed[d].registered] * 6
     if not targets:
         return Action()
     a = draw(st.sampled_from(targets))
@@ -514,6 +522,8 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
         dying = [c for c in permanents if m.cards[c].eff_creature]
         if cls == "delayed" and len(dying) >= 2 and draw(st.booleans()):
             return Action(destroy=tuple(dying))  # a board wipe: several events at once for one delayed ability (603.7b)
+        if cls == "delayed" and len(dying) < 2 and creature_cards and draw(st.booleans()):
+            return Action(put_onto_battlefield=tuple(creature_cards[:2]))  # creatures for that board wipe
         if dying and _one_in(draw, 3):
             replaced = _some(draw, dying, 2)
             return Action(dies_replaced=replaced, destroy=tuple(c for c in dying if c not in replaced))
@@ -546,6 +556,10 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
         if idle and m.step < MAIN:
             return Action(step="main")
         return Action(next_turn=True) if idle else Action()
+    if kind == game.REVEALS_LAND_THIS_WAY and on_bf:
+        mine = [c for c in off_bf if m.cards[c].zone == LIBRARY and played.scenario.cards[c].owner == card.controller]
+        drawn = _some(draw, mine, 1)
+        return Action(draw=drawn, reveal_first_draw=drawn if draw(st.booleans()) else ())
     if kind == game.DEALS_DAMAGE and on_bf:
         return Action(deals_damage=(x,))
     if kind == game.BECOMES_BLOCKED and on_bf and card.eff_creature:

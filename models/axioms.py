@@ -19,6 +19,7 @@ from .game import (
     COUNTER,
     GRAVEYARD,
     HAND,
+    LIBRARY,
     MAIN,
     NO_LEAVE,
     OUTSIDE,
@@ -410,6 +411,27 @@ def lore_counters(g, t: int) -> Iterator[Rule]:
         )
 
 
+@_axiom("607.2", "a linked 'this way' trigger sees what its linked static ability did: the first draw it revealed")
+def revealing_first_draws(g, t: int) -> Iterator[Rule]:
+    for x in m.cards(g):
+        if t == 0:
+            yield R(True, g.Not(g.revealed_first_draw(t, x)), f"card {x}")
+            continue
+        drawn = g.And(g.zone(t - 1, x) == LIBRARY, g.zone(t, x) == HAND)
+        # The static ability is printed with its linked trigger (603.11), so such a card has both.
+        revealer = g.Or(
+            *[
+                g.And(
+                    g.kind(s) == m.REVEALS_LAND_THIS_WAY,
+                    m.functions(g, t - 1, s),
+                    g.controller(t - 1, s) == g.owner(x),
+                )
+                for s in m.cards(g)
+            ]
+        )
+        yield R(g.revealed_first_draw(t, x), g.And(drawn, revealer), f"card {x}")
+
+
 @_axiom("113.3", "what each trigger condition means, for conditions rule 603 does not define")
 def trigger_conditions(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
@@ -466,6 +488,7 @@ PLAIN_KINDS = (
     m.DEALS_DAMAGE,
     m.ENCHANTED_TAPPED_FOR_MANA,
     m.CHAPTER,
+    m.REVEALS_LAND_THIS_WAY,
     m.GRAVEYARD_FROM_ANYWHERE,
     m.COUNTERED_SELF,
     m.LOSE_CONTROL,
@@ -522,6 +545,15 @@ def plain_occurrences(g, t: int, a: int, kind: int):
         now, final = m.card_value(g, "lore", t, src), m.card_value(g, "final_chapter", None, src)
         reached = g.count(g.And(n <= final, before < n, n <= now) for n in range(1, m.MAX_CHAPTER + 1))
         n = g.If(in_view(g, t, a, exists_in), reached, 0)
+        return n, n
+    if kind == m.REVEALS_LAND_THIS_WAY:  # "Whenever you reveal a land card this way" (linked, 607.2)
+
+        def lands(v):
+            you = m.source_controller(g, v, a)
+            shown = g.count(g.And(g.revealed_first_draw(t, x), g.land_card(x), g.owner(x) == you) for x in m.cards(g))
+            return g.If(exists_in(v), shown, 0)
+
+        n = in_view(g, t, a, lands)
         return n, n
     if kind == m.GRAVEYARD_FROM_ANYWHERE:
 

@@ -54,6 +54,7 @@ KINDS = (
     "becomes_blocked",  # Whenever this creature becomes blocked, ... (flanking)
     "enchanted_tapped_for_mana",  # Whenever enchanted land is tapped for mana, ... (Wild Growth)
     "chapter",  # a Saga's chapter abilities: I, II, III -- ... (714.2b)
+    "reveals_land_this_way",  # Reveal the first card you draw each turn. Whenever you reveal a land card this way, ...
 )
 (
     NONE,
@@ -80,6 +81,7 @@ KINDS = (
     BECOMES_BLOCKED,
     ENCHANTED_TAPPED_FOR_MANA,
     CHAPTER,
+    REVEALS_LAND_THIS_WAY,
 ) = range(len(KINDS))
 ENTERS_KINDS = (ENTERS_SELF, CREATURE_ENTERS)
 #: Leaves-the-battlefield abilities (603.6c: "Whenever [something] is put into a graveyard from the battlefield").
@@ -266,6 +268,11 @@ VARIABLES: tuple[VarSpec, ...] = (
     _env("deals_damage", ("card",), "the permanent deals damage in this batch (damage actually dealt)"),
     _env("blocked", ("card",), "the attacking creature becomes blocked in this batch (509.1h)"),
     _env("tapped_for_mana", ("card",), "the permanent is tapped for mana in this batch (106.12)"),
+    _env(
+        "revealed_first_draw",
+        ("card",),
+        "the card, drawn in this batch, is revealed by a static 'Reveal the first card you draw each turn' (607)",
+    ),
     _env("dies_replaced", ("card",), "the card would have died, but a replacement effect moved it elsewhere"),
     _env("leaves_game", ("player",), "the player loses or leaves the game in this batch"),
     _env("by_draw", ("player",), "the player leaves the game because the game is a draw"),
@@ -687,6 +694,7 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
                 g.deals_damage(t, c),
                 g.blocked(t, c),
                 g.tapped_for_mana(t, c),
+                g.revealed_first_draw(t, c),
                 g.lore(t, c) != g.lore(t - 1, c),
             ]
         events += [g.leave(t) != NO_LEAVE, begins(g, t)]
@@ -748,6 +756,8 @@ def describe(g, t: int) -> dict[str, str]:
             events.append(f"{name} becomes blocked")
         if g.tapped_for_mana(t, c):
             events.append(f"{name} tapped for mana")
+        if g.revealed_first_draw(t, c):
+            events.append(f"{name} revealed as its owner's first draw")
         if g.lore(t, c) and (t == 0 or g.lore(t, c) != g.lore(t - 1, c)):
             changes.append(f"{name} has {g.lore(t, c)} lore counter{'s' if g.lore(t, c) > 1 else ''}")
         if g.instances(t, c) != 1 and g.kind(c) != NONE and (t == 0 or g.instances(t, c) != g.instances(t - 1, c)):

@@ -46,6 +46,15 @@ SAGA = Scenario(
     players=1,
 )
 
+LINKED_REVEAL = Scenario(
+    cards=(
+        Card(trigger="reveals_land_this_way", zone="battlefield"),
+        Card(flags=("land_card",), zone="library"),
+        Card(flags=("land_card",), zone="library"),
+    ),
+    actions=(Action(draw=(1,), reveal_first_draw=(1,)), Action(resolve=True), Action(draw=(2,), reveal=(2,))),
+)
+
 
 def _with(trace, t: int, name: str, index: int, value):
     """The trace with one per-moment value changed, as a buggy engine would write it."""
@@ -60,8 +69,8 @@ def _broken(trace) -> set[tuple[int, str]]:
 
 @pytest.mark.parametrize(
     ("scenario", "moment", "ability", "times"),
-    [(CAVALRY_MASTERS, 2, 0, 2), (GENJU, 2, 0, 3), (WILD_GROWTH, 1, 1, 1), (SAGA, 4, 0, 1)],
-    ids=["cavalry-masters", "genju", "wild-growth", "saga"],
+    [(CAVALRY_MASTERS, 2, 0, 2), (GENJU, 2, 0, 3), (WILD_GROWTH, 1, 1, 1), (SAGA, 4, 0, 1), (LINKED_REVEAL, 1, 0, 1)],
+    ids=["cavalry-masters", "genju", "wild-growth", "saga", "linked-reveal"],
 )
 def test_the_reference_engine_plays_them_as_the_rules_say(scenario, moment, ability, times):
     trace = run(scenario)
@@ -101,3 +110,11 @@ def test_an_answer_no_clause_forces_names_the_game_rule_that_does():
     (answer,) = rule(ED, played, wanted, limits, also_fixed=FIXED_BY_SCRIPT).answers
     assert (answer.answer, answer.clauses) == ("never", [])
     assert "605.4a" in answer.note
+
+
+def test_only_what_the_linked_static_ability_revealed_triggers_it():
+    trace = run(LINKED_REVEAL)
+    assert trace.states[3]["triggers"][0] == 0  # revealed by something else: not "this way"
+    assert (3, "113.3") in _broken(_with(trace, 3, "matches", 0, 1))
+    # Revealed "as it is drawn" while it stays in the library: no such reveal happened.
+    assert (2, "607.2") in _broken(_with(trace, 2, "revealed_first_draw", 2, True))
