@@ -25,7 +25,6 @@ from ..game import (
     BECOMES_TAPPED,
     BECOMES_UNTAPPED,
     COUNTERED_SELF,
-    CREATURE_DIES,
     CREATURE_ENTERS,
     ENCHANTED_LEAVES,
     END,
@@ -34,9 +33,7 @@ from ..game import (
     GRAVEYARD,
     GRAVEYARD_FROM_ANYWHERE,
     HAND,
-    LAND_TO_GRAVEYARD,
     LEAVES_KINDS,
-    LEAVES_SELF,
     LIBRARY,
     LOSE_CONTROL,
     NO_CARDS_IN_HAND,
@@ -49,45 +46,22 @@ from ..game import (
     YOUR_UPKEEP,
     ZONE_CHANGE_SELF_KINDS,
 )
+from ..triggers import (
+    defines,
+    delayed_abilities,
+    delayed_object_found,
+    delayed_object_gone,
+    just_created,
+    leaves_from_anywhere,
+    leaves_matches,
+    printed_abilities,
+    reflexive_abilities,
+    resolving_ability_of,
+    resolving_spell,
+    top_before,
+)
 
 R = Rule
-
-
-def _printed(g):
-    return [(c, m.printed(g, c)) for c in m.cards(g)]
-
-
-def _delayed(g):
-    return [(d, m.delayed(g, d)) for d in g.range("delayed")]
-
-
-def _reflexive(g):
-    return [(r, m.reflexive(g, r)) for r in g.range("reflexive")]
-
-
-def _defines(g, t, a, kind, count_in_view, attempts_in_view=None):
-    """``matches``/``attempts`` of ability ``a`` when it has trigger condition ``kind``."""
-    has_kind = m.ability_kind(g, a) == kind
-    if g.known_false(has_kind):
-        return R(False, True)
-    if t == 0:
-        return R(has_kind, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0), f"ability {a}")
-    n = in_view(g, t, a, lambda v: m.per_instance(g, count_in_view(v), m.instances_of(g, v, a)))
-    n_att = (
-        n
-        if attempts_in_view is None
-        else in_view(g, t, a, lambda v: m.per_instance(g, attempts_in_view(v), m.instances_of(g, v, a)))
-    )
-    return R(
-        has_kind,
-        g.And(g.matches(t, a) == n, g.attempts(t, a) == n_att),
-        f"ability {a}",
-        witness=g.And(has_kind, n >= 1),
-    )
-
-
-def _top(g, t, name):
-    return m.top(g, t - 1, name)
 
 
 # --- 603.1 -------------------------------------------------------------------------
@@ -101,8 +75,10 @@ def _top(g, t, name):
 def instructions_on_stack(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
-    for c, a in _printed(g):
-        top_is = g.And(m.stack_size(g, t - 1) >= 1, _top(g, t, "slot_src") == m.ability_code(a), g.uncounterable(c))
+    for c, a in printed_abilities(g):
+        top_is = g.And(
+            m.stack_size(g, t - 1) >= 1, top_before(g, t, "slot_src") == m.ability_code(a), g.uncounterable(c)
+        )
         yield R(top_is, g.instruction_works(t), f"card {c}", witness=g.And(top_is, g.leave(t) == m.COUNTER))
 
 
@@ -149,8 +125,8 @@ def _beginning_of(step):
 )
 def beginning_of_step(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
-        yield _defines(g, t, a, YOUR_UPKEEP, _beginning_of(UPKEEP)(g, t, a))
-        yield _defines(g, t, a, END_STEP, _beginning_of(END)(g, t, a))
+        yield defines(g, t, a, YOUR_UPKEEP, _beginning_of(UPKEEP)(g, t, a))
+        yield defines(g, t, a, END_STEP, _beginning_of(END)(g, t, a))
 
 
 @clause(
@@ -208,7 +184,7 @@ def additional_triggers(g, t: int) -> Iterator[Rule]:
 )
 def effects_skip_delayed(g, t: int) -> Iterator[Rule]:
     any_doubler = g.Or(*[g.And(g.doubler(x), m.on_battlefield(g, t, x)) for x in m.cards(g)])
-    for _, a in _delayed(g) + _reflexive(g):
+    for _, a in delayed_abilities(g) + reflexive_abilities(g):
         yield R(
             True, g.Not(g.counts_additional(t, a)), f"ability {a}", witness=g.And(any_doubler, g.matches(t, a) >= 1)
         )
@@ -222,9 +198,9 @@ def effects_skip_delayed(g, t: int) -> Iterator[Rule]:
 )
 def becomes_triggers(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
-        yield _defines(g, t, a, BECOMES_TAPPED, _status_change(g, t, a, to_tapped=True))
-        yield _defines(g, t, a, BECOMES_UNTAPPED, _status_change(g, t, a, to_tapped=False))
-        yield _defines(g, t, a, BECOMES_BLOCKED, _becomes_blocked(g, t, a))
+        yield defines(g, t, a, BECOMES_TAPPED, _status_change(g, t, a, to_tapped=True))
+        yield defines(g, t, a, BECOMES_UNTAPPED, _status_change(g, t, a, to_tapped=False))
+        yield defines(g, t, a, BECOMES_BLOCKED, _becomes_blocked(g, t, a))
 
 
 def _becomes_blocked(g, t, a):
@@ -279,7 +255,7 @@ def _hidden_all_along(g, t, a):
     overrides={"603.2": _hidden_all_along},
 )
 def hidden_objects(g, t: int) -> Iterator[Rule]:
-    for c, a in _printed(g):
+    for c, a in printed_abilities(g):
         hidden = _hidden_all_along(g, t, a)
         yield R(hidden, g.base_triggers(t, a) == 0, f"card {c}", witness=g.And(hidden, g.matches(t, a) >= 1))
 
@@ -317,7 +293,7 @@ def _done_by_controller(g, t: int, a: int, c: int):
     overrides={"603.2": _done_already},
 )
 def once_each_turn(g, t: int) -> Iterator[Rule]:
-    for c, a in _printed(g):
+    for c, a in printed_abilities(g):
         done = _done_already(g, t, a)
         yield R(done, g.base_triggers(t, a) == 0, f"card {c}", witness=g.And(done, g.matches(t, a) >= 1))
 
@@ -350,7 +326,7 @@ def put_on_stack(g, t: int) -> Iterator[Rule]:
     text_hash="6c1d687877c1",
 )
 def controller_of_trigger(g, t: int) -> Iterator[Rule]:
-    for c, a in _printed(g):
+    for c, a in printed_abilities(g):
         who = in_view(g, t, a, lambda v, c=c: g.controller(v, c))
         yield R(g.base_triggers(t, a) >= 1, g.trigger_controller(t, a) == who, f"card {c}")
 
@@ -404,7 +380,7 @@ def _no_choice(kind_name):
     "603.3c", "a modal triggered ability with no legal mode chosen is removed from the stack", text_hash="9917d1ab7bcd"
 )
 def modal_removed(g, t: int) -> Iterator[Rule]:
-    for c, a in _printed(g):
+    for c, a in printed_abilities(g):
         none = _no_choice("modal")(g, t, a)
         yield R(none, g.placed(t, a) == 0, f"card {c}", witness=g.And(none, g.removed(t, a) >= 1))
 
@@ -416,7 +392,7 @@ def modal_removed(g, t: int) -> Iterator[Rule]:
     scope="the choice modelled is the choice of targets",
 )
 def no_legal_target_removed(g, t: int) -> Iterator[Rule]:
-    for c, a in _printed(g):
+    for c, a in printed_abilities(g):
         none = _no_choice("targeted")(g, t, a)
         yield R(none, g.placed(t, a) == 0, f"card {c}", witness=g.And(none, g.removed(t, a) >= 1))
 
@@ -434,7 +410,9 @@ def _if_false_at_trigger(g, t, a):
 def _if_false_on_resolution(g, t):
     if t == 0:
         return False
-    return g.Or(*[g.And(m.resolving_ability(g, t, a), g.has_if(c), g.Not(g.cond(t - 1, c))) for c, a in _printed(g)])
+    return g.Or(
+        *[g.And(m.resolving_ability(g, t, a), g.has_if(c), g.Not(g.cond(t - 1, c))) for c, a in printed_abilities(g)]
+    )
 
 
 @clause(
@@ -444,7 +422,7 @@ def _if_false_on_resolution(g, t):
     overrides={"603.2": _if_false_at_trigger, "608.2": _if_false_on_resolution},
 )
 def intervening_if(g, t: int) -> Iterator[Rule]:
-    for c, a in _printed(g):
+    for c, a in printed_abilities(g):
         false_now = _if_false_at_trigger(g, t, a)
         yield R(false_now, g.base_triggers(t, a) == 0, f"card {c}", witness=g.And(false_now, g.matches(t, a) >= 1))
     false_on_res = _if_false_on_resolution(g, t)
@@ -457,7 +435,9 @@ def intervening_if(g, t: int) -> Iterator[Rule]:
 def _option_declined(g, t):
     if t == 0:
         return False
-    return g.Or(*[g.And(m.resolving_ability(g, t, a), g.optional(c), g.Not(g.may_use(t))) for c, a in _printed(g)])
+    return g.Or(
+        *[g.And(m.resolving_ability(g, t, a), g.optional(c), g.Not(g.may_use(t))) for c, a in printed_abilities(g)]
+    )
 
 
 @clause(
@@ -468,7 +448,7 @@ def _option_declined(g, t):
     overrides={"608.2": _option_declined},
 )
 def optional_abilities(g, t: int) -> Iterator[Rule]:
-    for c, a in _printed(g):
+    for c, a in printed_abilities(g):
         yield R(g.optional(c), g.skipped(t, a) == 0, f"card {c}", witness=g.And(g.optional(c), g.pending(t, a) >= 1))
     declined = _option_declined(g, t)
     yield R(declined, g.Not(g.acts(t)), "resolving ability")
@@ -482,14 +462,16 @@ def _object_lost(g, t):
     if t == 0:
         return False
     lost = []
-    for c, a in _printed(g):
+    for c, a in printed_abilities(g):
         res = g.And(m.resolving_ability(g, t, a), m.is_kind(g, a, ZONE_CHANGE_SELF_KINDS))
         hidden = g.Or(
             g.zone(t - 1, c) == LIBRARY,
-            g.And(g.zone(t - 1, c) == HAND, g.owner(c) != _top(g, t, "slot_controller")),  # an opponent's hand
+            g.And(g.zone(t - 1, c) == HAND, g.owner(c) != top_before(g, t, "slot_controller")),  # an opponent's hand
         )
         found = g.And(
-            g.zone(t - 1, c) == _top(g, t, "slot_zone"), g.since(t - 1, c) == _top(g, t, "slot_moment"), g.Not(hidden)
+            g.zone(t - 1, c) == top_before(g, t, "slot_zone"),
+            g.since(t - 1, c) == top_before(g, t, "slot_moment"),
+            g.Not(hidden),
         )
         lost.append(g.And(res, g.Not(found)))
     return g.Or(*lost)
@@ -522,8 +504,8 @@ def _creature_enters(g, t, a):
 )
 def enters_triggers(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
-        yield _defines(g, t, a, ENTERS_SELF, _enters_self(g, t, a))
-        yield _defines(g, t, a, CREATURE_ENTERS, _creature_enters(g, t, a))
+        yield defines(g, t, a, ENTERS_SELF, _enters_self(g, t, a))
+        yield defines(g, t, a, CREATURE_ENTERS, _creature_enters(g, t, a))
 
 
 @clause(
@@ -544,48 +526,6 @@ def effects_on_newcomers(g, t: int) -> Iterator[Rule]:
         yield R(g.Not(m.on_battlefield(g, t, c)), printed_characteristics(g, t, c), f"card {c}")
 
 
-def _leaves(g, t, a, kind):
-    subject = m.subject(g, a)
-    if kind in (CREATURE_DIES, LAND_TO_GRAVEYARD):
-        # "Whenever a creature dies" / "a land is put into a graveyard from the battlefield":
-        # a creature as it was in the view (603.10a looks back); being a land is printed.
-        def counted(v, c):
-            return g.eff_creature(v, c) if kind == CREATURE_DIES else g.land_card(c)
-
-        def n(v):
-            return g.If(
-                m.can_trigger(g, t, v, a), g.count(g.And(m.dies(g, t, c), counted(v, c)) for c in m.cards(g)), 0
-            )
-
-        def att(v):
-            return g.If(
-                m.can_trigger(g, t, v, a),
-                g.count(g.And(g.Or(m.dies(g, t, c), g.dies_replaced(t, c)), counted(v, c)) for c in m.cards(g)),
-                0,
-            )
-
-        return n, att
-    if kind == LEAVES_SELF:
-        left = m.for_card(g, subject, lambda c: m.left_battlefield(g, t, c))
-
-        def n(v):
-            return g.If(g.And(left, m.can_trigger(g, t, v, a)), 1, 0)
-
-        return n, None
-
-    def n(v):  # enchanted permanent leaves
-        return g.If(
-            m.can_trigger(g, t, v, a),
-            g.count(
-                g.And(m.card_value(g, "attached_to", t - 1, subject) == x, m.left_battlefield(g, t, x))
-                for x in m.cards(g)
-            ),
-            0,
-        )
-
-    return n, None
-
-
 @clause(
     "603.6c",
     "leaves-the-battlefield abilities trigger on a permanent leaving; 'from anywhere' ones are not such",
@@ -593,14 +533,7 @@ def _leaves(g, t, a, kind):
     scope="'dies', 'a land is put into a graveyard from the battlefield', 'this leaves', 'enchanted permanent leaves'",
 )
 def leaves_triggers(g, t: int) -> Iterator[Rule]:
-    for a in m.abilities(g):
-        if t == 0 or m.ability_class(g, a)[0] == "reflexive":
-            for kind in LEAVES_KINDS:
-                yield R(m.ability_kind(g, a) == kind, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0))
-            continue
-        for kind in LEAVES_KINDS:
-            n, att = _leaves(g, t, a, kind)
-            yield _defines(g, t, a, kind, n, att)
+    yield from leaves_matches(g, t)
     for c in m.cards(g):
         yield R(g.kind(c) == GRAVEYARD_FROM_ANYWHERE, g.Not(g.is_leaves_ability(t, c)), f"card {c}")
 
@@ -623,7 +556,7 @@ def _aura_not_found(g, t):
     return g.Or(
         *[
             g.And(m.resolving_ability(g, t, a), g.kind(c) == ENCHANTED_LEAVES, g.zone(t - 1, c) != GRAVEYARD)
-            for c, a in _printed(g)
+            for c, a in printed_abilities(g)
         ]
     )
 
@@ -653,7 +586,7 @@ def _fired(g, t, d):
 def delayed_persist(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
-    for d, _ in _delayed(g):
+    for d, _ in delayed_abilities(g):
         expires = g.And(g.d_duration(d), g.turn(t) != g.turn(t - 1))
         used = g.And(g.Not(g.d_duration(d)), _fired(g, t, d))
         yield R(
@@ -664,25 +597,15 @@ def delayed_persist(g, t: int) -> Iterator[Rule]:
         )
 
 
-def _resolving_spell(g, t, c):
-    if t == 0:
-        return False
-    return g.Or(*[g.And(c == x, m.resolving(g, t, m.spell_code(g, x))) for x in m.cards(g)])
-
-
-def _resolving_ability_of(g, t, c):
-    return g.Or(*[g.And(c == x, m.resolving_ability(g, t, m.printed(g, x))) for x in m.cards(g)])
-
-
 def _creation_cause(g, t, d):
     src = g.d_source(d)
     on_bf = m.card_value(g, "zone", t, src) == BATTLEFIELD
     return g.If(
         g.d_cause(d) == SPELL_CAUSE,
-        _resolving_spell(g, t, src),
+        resolving_spell(g, t, src),
         g.If(
             g.d_cause(d) == ABILITY_CAUSE,
-            _resolving_ability_of(g, t, src),
+            resolving_ability_of(g, t, src),
             g.If(
                 g.d_cause(d) == REPLACEMENT_CAUSE,
                 g.And(on_bf, g.replacement_applied(t, d)),
@@ -692,24 +615,17 @@ def _creation_cause(g, t, d):
     )
 
 
-def _just_created(g, t, a):
-    cls, d = m.ability_class(g, a)
-    if cls != "delayed" or t == 0:
-        return False
-    return g.Not(g.registered(t - 1, d))
-
-
 @clause(
     "603.7a",
     "delayed abilities are created by resolving spells/abilities, replacements or allowed actions, "
     "and don't trigger before they exist",
     text_hash="3d6f5096c0ec",
-    overrides={"603.2": _just_created},
+    overrides={"603.2": just_created},
 )
 def delayed_creation(g, t: int) -> Iterator[Rule]:
-    for d, a in _delayed(g):
+    for d, a in delayed_abilities(g):
         yield R(m.delayed_created(g, t, d), _creation_cause(g, t, d), f"delayed {d}")
-        fresh = _just_created(g, t, a)
+        fresh = just_created(g, t, a)
         yield R(
             fresh,
             g.base_triggers(t, a) == 0,
@@ -737,7 +653,7 @@ def _duration_over(g, t, a):
     overrides={"603.2c": _once_only, "603.2": _duration_over},
 )
 def delayed_once(g, t: int) -> Iterator[Rule]:
-    for d, a in _delayed(g):
+    for d, a in delayed_abilities(g):
         fired = g.base_triggers(t, a) >= 1
         yield R(
             g.And(g.Not(g.d_duration(d)), fired),
@@ -754,39 +670,24 @@ def delayed_once(g, t: int) -> Iterator[Rule]:
         )
 
 
-def _delayed_object_found(g, t, d):
-    """As delayed ability ``d`` resolves in batch ``t``, the object it refers to is still that object, where it was."""
-    obj = g.d_object(d)
-    return g.And(
-        m.card_value(g, "since", t - 1, obj) == g.d_stamp(t - 1, d),
-        m.card_value(g, "zone", t - 1, obj) == g.d_zone(t - 1, d),
-    )
-
-
-def _delayed_object_gone(g, t):
-    if t == 0:
-        return False
-    return g.Or(*[g.And(m.resolving_ability(g, t, a), g.Not(_delayed_object_found(g, t, d))) for d, a in _delayed(g)])
-
-
 @clause(
     "603.7c",
     "a delayed ability still affects its object after it changes characteristics, not after it changes zones",
     text_hash="b2935175f163",
-    overrides={"608.2": _delayed_object_gone},
+    overrides={"608.2": delayed_object_gone},
 )
 def delayed_object(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
-    for d, a in _delayed(g):
-        found = _delayed_object_found(g, t, d)
+    for d, a in delayed_abilities(g):
+        found = delayed_object_found(g, t, d)
         res = m.resolving_ability(g, t, a)
         yield R(res, g.acts(t) == found, f"delayed {d}", witness=g.And(res, g.Not(found)))
 
 
 def _controller_rule(cause, who):
     def encode(g, t: int) -> Iterator[Rule]:
-        for d, a in _delayed(g):
+        for d, a in delayed_abilities(g):
             mine = g.d_cause(d) == cause
             yield R(g.And(m.delayed_created(g, t, d), mine), g.d_controller(t, d) == who(g, t, d), f"delayed {d}")
             yield R(
@@ -799,7 +700,7 @@ def _controller_rule(cause, who):
 
 
 def _resolving_controller(g, t, d):
-    return _top(g, t, "slot_controller") if t > 0 else 0
+    return top_before(g, t, "slot_controller") if t > 0 else 0
 
 
 def _source_controller_now(g, t, d):
@@ -817,9 +718,11 @@ def _ability_controller_rule(g, t: int) -> Iterator[Rule]:
     yield from _controller_rule(ABILITY_CAUSE, _resolving_controller)(g, t)
     if t == 0:
         return
-    for r, a in _reflexive(g):  # 603.12: reflexive triggers follow the rules for delayed ones
+    for r, a in reflexive_abilities(g):  # 603.12: reflexive triggers follow the rules for delayed ones
         yield R(
-            g.base_triggers(t, a) >= 1, g.trigger_controller(t, a) == _top(g, t, "slot_controller"), f"reflexive {r}"
+            g.base_triggers(t, a) >= 1,
+            g.trigger_controller(t, a) == top_before(g, t, "slot_controller"),
+            f"reflexive {r}",
         )
 
 
@@ -847,7 +750,7 @@ clause_603_7g = clause(
     scope="N = 2",
 )
 def created_on_nth(g, t: int) -> Iterator[Rule]:
-    for d, _ in _delayed(g):
+    for d, _ in delayed_abilities(g):
         new = g.And(m.delayed_created(g, t, d), g.d_nth(d), g.d_cause(d) == ABILITY_CAUSE)
         yield R(new, m.card_value(g, "resolutions", t, g.d_source(d)) == 2, f"delayed {d}")
 
@@ -893,7 +796,7 @@ def state_triggers(g, t: int) -> Iterator[Rule]:
         if t == 0:
             yield R(m.ability_kind(g, a) == NO_CARDS_IN_HAND, g.And(g.matches(t, a) == n(0), g.attempts(t, a) == n(0)))
         else:
-            yield _defines(g, t, a, NO_CARDS_IN_HAND, n)
+            yield defines(g, t, a, NO_CARDS_IN_HAND, n)
         busy = _still_outstanding(g, t, a)
         yield R(busy, g.base_triggers(t, a) == 0, f"ability {a}", witness=g.And(busy, g.matches(t, a) >= 1))
         # "Then, if ... the game state still matches its trigger condition, the ability will trigger again."
@@ -924,7 +827,7 @@ def player_loses(g, t: int) -> Iterator[Rule]:
                 0,
             )
 
-        yield _defines(g, t, a, PLAYER_LOSES, n)
+        yield defines(g, t, a, PLAYER_LOSES, n)
 
 
 # --- 603.10 ------------------------------------------------------------------------
@@ -940,17 +843,10 @@ LOOK_BACK = {
 ALL_LOOK_BACK = tuple(k for kinds in LOOK_BACK.values() for k in kinds)
 
 
-def _leaves_from_anywhere(g, t, a):
-    cls, c = m.ability_class(g, a)
-    if cls != "printed":
-        return False
-    return g.And(g.kind(c) == GRAVEYARD_FROM_ANYWHERE, g.is_leaves_ability(t, c))
-
-
 @clause("603.10", "triggers are normally judged on the game right after the event", text_hash="29e9d11e971d")
 def judged_after(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
-        normal = g.And(g.Not(m.is_kind(g, a, ALL_LOOK_BACK)), g.Not(_leaves_from_anywhere(g, t, a)))
+        normal = g.And(g.Not(m.is_kind(g, a, ALL_LOOK_BACK)), g.Not(leaves_from_anywhere(g, t, a)))
         yield R(normal, g.Not(g.look_back(t, a)), f"ability {a}")
 
 
@@ -959,7 +855,7 @@ def _look_back_rule(number, summary, kinds, include_from_anywhere=False, *, text
         for a in m.abilities(g):
             mine = m.is_kind(g, a, kinds)
             if include_from_anywhere:
-                mine = g.Or(mine, _leaves_from_anywhere(g, t, a))
+                mine = g.Or(mine, leaves_from_anywhere(g, t, a))
             yield R(mine, g.look_back(t, a), f"ability {a}", witness=g.And(mine, g.matches(t, a) >= 1))
 
     return clause(number, summary, text_hash=text_hash)(encode)
@@ -994,12 +890,12 @@ clause_603_10f = _look_back_rule(
     text_hash="d62622ab430e",
 )
 def reflexive_triggers(g, t: int) -> Iterator[Rule]:
-    for r, a in _reflexive(g):
+    for r, a in reflexive_abilities(g):
         creator = g.reflexive_from(r)
         if t == 0:
             n = 0
         else:
-            n = g.If(_resolving_ability_of(g, t, creator), g.actions_by_effect(t), 0)
+            n = g.If(resolving_ability_of(g, t, creator), g.actions_by_effect(t), 0)
         yield R(True, g.And(g.matches(t, a) == n, g.attempts(t, a) == n), f"reflexive {r}", witness=n >= 1)
 
 
@@ -1015,7 +911,7 @@ def _pays_any(g, t, a):
     overrides={"603.2c": _pays_any},
 )
 def reflexive_once(g, t: int) -> Iterator[Rule]:
-    for r, a in _reflexive(g):
+    for r, a in reflexive_abilities(g):
         yield R(
             g.And(g.pay_any(r), g.base_triggers(t, a) >= 1),
             g.base_triggers(t, a) == 1,

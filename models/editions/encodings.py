@@ -13,8 +13,10 @@ name general clauses by their *current* number ("603.2", "608.2"): ``overrides``
 Where an older clause says the same as a current one together with others (2004's 410.2 is
 current 603.2, 603.2b, 603.3 and 603.3a in one paragraph) the encoding is the union of what
 those say, taken from the current encodings by number; only what differs is written here.
-Small helpers are copies of the shape of those in models/current/clauses.py, not imports of
-them, so that a change to a current helper cannot silently change an older edition.
+What a trigger condition matches, what is resolving and what a delayed ability finds are the game
+model's, not an edition's: those pieces come from models/triggers.py, shared with the current
+encodings, so that what the model can express (several instances of an ability, say) is the same in
+every edition.
 """
 
 from __future__ import annotations
@@ -25,19 +27,26 @@ from functools import cache
 from rule603 import ClauseEncoding, Rule, clause
 
 from .. import game as m
-from ..axioms import in_view
 from ..game import (
     ABILITY_CAUSE,
-    CREATURE_DIES,
-    GRAVEYARD_FROM_ANYWHERE,
-    LAND_TO_GRAVEYARD,
     LEAVES_KINDS,
-    LEAVES_SELF,
     LOSE_CONTROL,
     PHASES_OUT,
     REPLACEMENT_CAUSE,
     SPELL_CAUSE,
     UNATTACHED,
+)
+from ..triggers import (
+    delayed_abilities,
+    delayed_object_found,
+    delayed_object_gone,
+    just_created,
+    leaves_from_anywhere,
+    leaves_matches,
+    printed_abilities,
+    resolving_ability_of,
+    resolving_spell,
+    top_before,
 )
 
 R = Rule
@@ -53,18 +62,6 @@ def _current() -> dict[str, ClauseEncoding]:
 def _as_current(g, t: int, number: str) -> Iterator[Rule]:
     """The rules of the current encoding of ``number``: for an older clause that says the same in other words."""
     yield from _current()[number].fn(g, t)
-
-
-def _printed(g):
-    return [(c, m.printed(g, c)) for c in m.cards(g)]
-
-
-def _delayed(g):
-    return [(d, m.delayed(g, d)) for d in g.range("delayed")]
-
-
-def _top(g, t, name):
-    return m.top(g, t - 1, name)
 
 
 # --- triggering and going on the stack -----------------------------------------------
@@ -182,65 +179,12 @@ def active_player_first(g, t: int) -> Iterator[Rule]:
 )
 def no_legal_choice_removed(g, t: int) -> Iterator[Rule]:
     # Choices "as for an activated ability" include the mode: one rule for what 603.3c and 603.3d split.
-    for c, a in _printed(g):
+    for c, a in printed_abilities(g):
         none = g.And(g.Or(g.modal(c), g.targeted(c)), g.no_legal_choice(t, a), g.priority(t))
         yield R(none, g.placed(t, a) == 0, f"card {c}", witness=g.And(none, g.removed(t, a) >= 1))
 
 
 # --- leaving play and looking back ----------------------------------------------------------
-
-
-def _defines(g, t, a, kind, count_in_view, attempts_in_view=None):
-    """``matches``/``attempts`` of ability ``a`` when it has trigger condition ``kind``."""
-    has_kind = m.ability_kind(g, a) == kind
-    if g.known_false(has_kind):
-        return R(False, True)
-    n = in_view(g, t, a, count_in_view)
-    n_att = n if attempts_in_view is None else in_view(g, t, a, attempts_in_view)
-    return R(
-        has_kind,
-        g.And(g.matches(t, a) == n, g.attempts(t, a) == n_att),
-        f"ability {a}",
-        witness=g.And(has_kind, n >= 1),
-    )
-
-
-def _leaves(g, t, a, kind):
-    """How many ``kind`` leave-play events ability ``a`` sees (and attempts, for replaced deaths)."""
-    subject = m.subject(g, a)
-    if kind in (CREATURE_DIES, LAND_TO_GRAVEYARD):
-
-        def counted(v, c):
-            return g.eff_creature(v, c) if kind == CREATURE_DIES else g.land_card(c)
-
-        def n(v):
-            return g.If(
-                m.can_trigger(g, t, v, a), g.count(g.And(m.dies(g, t, c), counted(v, c)) for c in m.cards(g)), 0
-            )
-
-        def att(v):
-            return g.If(
-                m.can_trigger(g, t, v, a),
-                g.count(g.And(g.Or(m.dies(g, t, c), g.dies_replaced(t, c)), counted(v, c)) for c in m.cards(g)),
-                0,
-            )
-
-        return n, att
-    if kind == LEAVES_SELF:
-        left = m.for_card(g, subject, lambda c: m.left_battlefield(g, t, c))
-        return (lambda v: g.If(g.And(left, m.can_trigger(g, t, v, a)), 1, 0)), None
-
-    def n(v):  # enchanted permanent leaves
-        return g.If(
-            m.can_trigger(g, t, v, a),
-            g.count(
-                g.And(m.card_value(g, "attached_to", t - 1, subject) == x, m.left_battlefield(g, t, x))
-                for x in m.cards(g)
-            ),
-            0,
-        )
-
-    return n, None
 
 
 @clause(
@@ -252,27 +196,13 @@ def _leaves(g, t, a, kind):
 def leaves_play(g, t: int) -> Iterator[Rule]:
     # Unlike 603.6c, nothing says a "from anywhere" ability is not a leaves-play ability: whether
     # it is stays open (is_leaves_ability is left free).
-    for a in m.abilities(g):
-        if t == 0 or m.ability_class(g, a)[0] == "reflexive":
-            for kind in LEAVES_KINDS:
-                yield R(m.ability_kind(g, a) == kind, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0))
-            continue
-        for kind in LEAVES_KINDS:
-            n, att = _leaves(g, t, a, kind)
-            yield _defines(g, t, a, kind, n, att)
-
-
-def _leaves_from_anywhere(g, t, a):
-    cls, c = m.ability_class(g, a)
-    if cls != "printed":
-        return False
-    return g.And(g.kind(c) == GRAVEYARD_FROM_ANYWHERE, g.is_leaves_ability(t, c))
+    yield from leaves_matches(g, t)
 
 
 def _look_back(g, t: int, kinds) -> Iterator[Rule]:
     """Abilities of ``kinds`` (and leaves abilities 'from anywhere') look back; every other one is judged after."""
     for a in m.abilities(g):
-        back = g.Or(m.is_kind(g, a, kinds), _leaves_from_anywhere(g, t, a))
+        back = g.Or(m.is_kind(g, a, kinds), leaves_from_anywhere(g, t, a))
         yield R(back, g.look_back(t, a), f"ability {a}", witness=g.And(back, g.matches(t, a) >= 1))
         yield R(g.Not(back), g.Not(g.look_back(t, a)), f"ability {a}")
 
@@ -304,23 +234,13 @@ def look_back_2004(g, t: int) -> Iterator[Rule]:
 # --- delayed triggered abilities -----------------------------------------------------------
 
 
-def _resolving_spell(g, t, c):
-    if t == 0:
-        return False
-    return g.Or(*[g.And(c == x, m.resolving(g, t, m.spell_code(g, x))) for x in m.cards(g)])
-
-
-def _resolving_ability_of(g, t, c):
-    return g.Or(*[g.And(c == x, m.resolving_ability(g, t, m.printed(g, x))) for x in m.cards(g)])
-
-
 def _created_by(g, t, d, *, replacement: bool):
     """Delayed ability ``d`` comes from a resolving spell or ability (or, if allowed, a replacement effect)."""
     src = g.d_source(d)
     by_resolution = g.If(
         g.d_cause(d) == SPELL_CAUSE,
-        _resolving_spell(g, t, src),
-        g.And(g.d_cause(d) == ABILITY_CAUSE, _resolving_ability_of(g, t, src)),
+        resolving_spell(g, t, src),
+        g.And(g.d_cause(d) == ABILITY_CAUSE, resolving_ability_of(g, t, src)),
     )
     if not replacement:
         return by_resolution
@@ -332,17 +252,10 @@ def _created_by(g, t, d, *, replacement: bool):
     return g.Or(by_resolution, by_replacement)
 
 
-def _just_created(g, t, a):
-    cls, d = m.ability_class(g, a)
-    if cls != "delayed" or t == 0:
-        return False
-    return g.Not(g.registered(t - 1, d))
-
-
 def _delayed_creation(g, t: int, *, replacement: bool) -> Iterator[Rule]:
-    for d, a in _delayed(g):
+    for d, a in delayed_abilities(g):
         yield R(m.delayed_created(g, t, d), _created_by(g, t, d, replacement=replacement), f"delayed {d}")
-        fresh = _just_created(g, t, a)
+        fresh = just_created(g, t, a)
         yield R(
             fresh,
             g.base_triggers(t, a) == 0,
@@ -356,7 +269,7 @@ def _delayed_creation(g, t: int, *, replacement: bool) -> Iterator[Rule]:
     "delayed abilities come from resolving spells or abilities or replacement effects, and don't trigger "
     "before they exist",
     text_hash="7ffa8b512e62",
-    overrides={"603.2": _just_created},
+    overrides={"603.2": just_created},
 )
 def delayed_creation_no_action(g, t: int) -> Iterator[Rule]:
     # No static ability that allows an action creates one (that came with 603.7g).
@@ -368,25 +281,11 @@ def delayed_creation_no_action(g, t: int) -> Iterator[Rule]:
     "delayed abilities come from spells or abilities that create them on resolution, and don't trigger "
     "before they exist",
     text_hash="873a9030bb4d",
-    overrides={"603.2": _just_created},
+    overrides={"603.2": just_created},
 )
 def delayed_creation_on_resolution(g, t: int) -> Iterator[Rule]:
     # Neither replacement effects nor allowed actions create one.
     yield from _delayed_creation(g, t, replacement=False)
-
-
-def _delayed_object_found(g, t, d):
-    obj = g.d_object(d)
-    return g.And(
-        m.card_value(g, "since", t - 1, obj) == g.d_stamp(t - 1, d),
-        m.card_value(g, "zone", t - 1, obj) == g.d_zone(t - 1, d),
-    )
-
-
-def _delayed_object_gone(g, t):
-    if t == 0:
-        return False
-    return g.Or(*[g.And(m.resolving_ability(g, t, a), g.Not(_delayed_object_found(g, t, d))) for d, a in _delayed(g)])
 
 
 @clause(
@@ -399,8 +298,8 @@ def delayed_despite_characteristics(g, t: int) -> Iterator[Rule]:
     # the object is still that object, the ability affects it.
     if t == 0:
         return
-    for d, a in _delayed(g):
-        found = g.And(m.resolving_ability(g, t, a), _delayed_object_found(g, t, d))
+    for d, a in delayed_abilities(g):
+        found = g.And(m.resolving_ability(g, t, a), delayed_object_found(g, t, d))
         yield R(found, g.acts(t), f"delayed {d}")
 
 
@@ -409,10 +308,10 @@ def delayed_despite_characteristics(g, t: int) -> Iterator[Rule]:
     "a delayed ability fails if its permanent leaves play, even if it returns; so does a one-shot effect "
     "for an object that left its zone",
     text_hash="68460a966076",
-    overrides={"608.2": _delayed_object_gone},
+    overrides={"608.2": delayed_object_gone},
 )
 def delayed_object_left(g, t: int) -> Iterator[Rule]:
-    yield R(_delayed_object_gone(g, t), g.Not(g.acts(t)), "resolving delayed ability")
+    yield R(delayed_object_gone(g, t), g.Not(g.acts(t)), "resolving delayed ability")
 
 
 @clause(
@@ -423,9 +322,9 @@ def delayed_object_left(g, t: int) -> Iterator[Rule]:
 def delayed_controller_creator(g, t: int) -> Iterator[Rule]:
     # One rule for 603.7d and 603.7e.  It is created as its creator resolves, so "the controller of
     # the spell or ability" is the controller of the resolving object; no reflexive triggers here.
-    for d, a in _delayed(g):
+    for d, a in delayed_abilities(g):
         mine = g.Or(g.d_cause(d) == SPELL_CAUSE, g.d_cause(d) == ABILITY_CAUSE)
-        creator = _top(g, t, "slot_controller") if t > 0 else 0
+        creator = top_before(g, t, "slot_controller") if t > 0 else 0
         yield R(g.And(m.delayed_created(g, t, d), mine), g.d_controller(t, d) == creator, f"delayed {d}")
         yield R(
             g.And(mine, g.base_triggers(t, a) >= 1), g.trigger_controller(t, a) == g.d_controller(t, d), f"delayed {d}"

@@ -1,0 +1,151 @@
+"""Pieces every edition's clause encodings share: which abilities there are, what a trigger
+condition matches, what is resolving, and what a delayed ability finds.
+
+They speak of the game model (models/game.py), not of any one edition's wording, so the
+current encodings (models/current/clauses.py) and the older editions' own ones
+(models/editions/encodings.py) use the same definitions: a change to what the model can
+express (several instances of an ability, say) reaches every edition at once.
+"""
+
+from __future__ import annotations
+
+from rule603 import Rule
+
+from . import game as m
+from .axioms import in_view
+from .game import CREATURE_DIES, GRAVEYARD_FROM_ANYWHERE, LAND_TO_GRAVEYARD, LEAVES_KINDS, LEAVES_SELF
+
+R = Rule
+
+
+def printed_abilities(g):
+    return [(c, m.printed(g, c)) for c in m.cards(g)]
+
+
+def delayed_abilities(g):
+    return [(d, m.delayed(g, d)) for d in g.range("delayed")]
+
+
+def reflexive_abilities(g):
+    return [(r, m.reflexive(g, r)) for r in g.range("reflexive")]
+
+
+def top_before(g, t, name):
+    return m.top(g, t - 1, name)
+
+
+def defines(g, t, a, kind, count_in_view, attempts_in_view=None):
+    """``matches``/``attempts`` of ability ``a`` when it has trigger condition ``kind``."""
+    has_kind = m.ability_kind(g, a) == kind
+    if g.known_false(has_kind):
+        return R(False, True)
+    if t == 0:
+        return R(has_kind, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0), f"ability {a}")
+    n = in_view(g, t, a, lambda v: m.per_instance(g, count_in_view(v), m.instances_of(g, v, a)))
+    n_att = (
+        n
+        if attempts_in_view is None
+        else in_view(g, t, a, lambda v: m.per_instance(g, attempts_in_view(v), m.instances_of(g, v, a)))
+    )
+    return R(
+        has_kind,
+        g.And(g.matches(t, a) == n, g.attempts(t, a) == n_att),
+        f"ability {a}",
+        witness=g.And(has_kind, n >= 1),
+    )
+
+
+def leaves_counts(g, t, a, kind):
+    subject = m.subject(g, a)
+    if kind in (CREATURE_DIES, LAND_TO_GRAVEYARD):
+        # "Whenever a creature dies" / "a land is put into a graveyard from the battlefield":
+        # a creature as it was in the view (603.10a looks back); being a land is printed.
+        def counted(v, c):
+            return g.eff_creature(v, c) if kind == CREATURE_DIES else g.land_card(c)
+
+        def n(v):
+            return g.If(
+                m.can_trigger(g, t, v, a), g.count(g.And(m.dies(g, t, c), counted(v, c)) for c in m.cards(g)), 0
+            )
+
+        def att(v):
+            return g.If(
+                m.can_trigger(g, t, v, a),
+                g.count(g.And(g.Or(m.dies(g, t, c), g.dies_replaced(t, c)), counted(v, c)) for c in m.cards(g)),
+                0,
+            )
+
+        return n, att
+    if kind == LEAVES_SELF:
+        left = m.for_card(g, subject, lambda c: m.left_battlefield(g, t, c))
+
+        def n(v):
+            return g.If(g.And(left, m.can_trigger(g, t, v, a)), 1, 0)
+
+        return n, None
+
+    def n(v):  # enchanted permanent leaves
+        return g.If(
+            m.can_trigger(g, t, v, a),
+            g.count(
+                g.And(m.card_value(g, "attached_to", t - 1, subject) == x, m.left_battlefield(g, t, x))
+                for x in m.cards(g)
+            ),
+            0,
+        )
+
+    return n, None
+
+
+def leaves_matches(g, t: int):
+    """What each leaves-the-battlefield trigger condition matches in batch ``t`` (none at moment 0, and
+    none for a reflexive ability, whose condition is its creator's action)."""
+    for a in m.abilities(g):
+        if t == 0 or m.ability_class(g, a)[0] == "reflexive":
+            for kind in LEAVES_KINDS:
+                yield R(m.ability_kind(g, a) == kind, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0))
+            continue
+        for kind in LEAVES_KINDS:
+            n, att = leaves_counts(g, t, a, kind)
+            yield defines(g, t, a, kind, n, att)
+
+
+def leaves_from_anywhere(g, t, a):
+    cls, c = m.ability_class(g, a)
+    if cls != "printed":
+        return False
+    return g.And(g.kind(c) == GRAVEYARD_FROM_ANYWHERE, g.is_leaves_ability(t, c))
+
+
+def resolving_spell(g, t, c):
+    if t == 0:
+        return False
+    return g.Or(*[g.And(c == x, m.resolving(g, t, m.spell_code(g, x))) for x in m.cards(g)])
+
+
+def resolving_ability_of(g, t, c):
+    return g.Or(*[g.And(c == x, m.resolving_ability(g, t, m.printed(g, x))) for x in m.cards(g)])
+
+
+def just_created(g, t, a):
+    cls, d = m.ability_class(g, a)
+    if cls != "delayed" or t == 0:
+        return False
+    return g.Not(g.registered(t - 1, d))
+
+
+def delayed_object_found(g, t, d):
+    """As delayed ability ``d`` resolves in batch ``t``, the object it refers to is still that object, where it was."""
+    obj = g.d_object(d)
+    return g.And(
+        m.card_value(g, "since", t - 1, obj) == g.d_stamp(t - 1, d),
+        m.card_value(g, "zone", t - 1, obj) == g.d_zone(t - 1, d),
+    )
+
+
+def delayed_object_gone(g, t):
+    if t == 0:
+        return False
+    return g.Or(
+        *[g.And(m.resolving_ability(g, t, a), g.Not(delayed_object_found(g, t, d))) for d, a in delayed_abilities(g)]
+    )
