@@ -566,6 +566,12 @@ class ReferenceGame:
         return card.zone == top.zone and card.since == top.moment and not hidden
 
     # 4. zone changes -------------------------------------------------------------------------
+    def remembers_resolutions(self, c: int) -> bool:
+        """Card ``c``'s ability has a memory of its resolutions this turn: 'do this only once each turn'
+        (603.2i) or a delayed ability created on its second resolution (603.7h)."""
+        nth = any(d.nth and d.cause == "ability" and d.source == c for d in self.scenario.delayed)
+        return self.flag(c, "once_each_turn") or nth
+
     def _move(self, after: Moment, c: int, zone: int, controller: int | None = None) -> None:
         """Card ``c`` goes to ``zone`` and becomes a new object (400.7)."""
         card = after.cards[c]
@@ -678,12 +684,19 @@ class ReferenceGame:
                 _fail(f"block card {c}: creatures become blocked as blockers are declared, during combat (509.1h)")
             if not before.cards[c].eff_creature:
                 _fail(f"block card {c}: only a creature becomes blocked")
+            since = before.cards[c].since
+            if any(m.turn == before.turn and m.cards[c].blocked and m.cards[c].since == since for m in self.moments):
+                _fail(f"block card {c}: it already became blocked this combat (blockers are declared once, 509.1)")
             after.cards[c].blocked = True
         for c, n in action.instances:
             if not 1 <= n <= MAX_INSTANCES:
                 _fail(f"instances card {c}: {n} instances; an object has 1 to {MAX_INSTANCES} in this model")
             if after.cards[c].zone != BATTLEFIELD and n != 1:
                 raise BeyondModelBounds(f"instances card {c}: only a permanent has more than one in this model")
+            if n != 1 and self.remembers_resolutions(c):
+                raise BeyondModelBounds(
+                    f"instances card {c}: the model remembers one instance's resolutions (603.2i, 603.7h)"
+                )
             if self.kind[c] == NO_CARDS_IN_HAND and n != 1:
                 raise BeyondModelBounds(f"instances card {c}: the model follows one instance of a state trigger")
             after.cards[c].instances = n
@@ -734,7 +747,8 @@ class ReferenceGame:
             return
         for c, card in enumerate(after.cards):
             staying = card.zone == BATTLEFIELD and card.since != after.t and not before.cards[c].phased_out
-            if self.kind[c] == CHAPTER and staying and card.controller == after.active:
+            has_chapters = before.cards[c].eff_ability  # a Saga that lost its chapter abilities gets none
+            if self.kind[c] == CHAPTER and staying and has_chapters and card.controller == after.active:
                 card.lore += 1
                 if card.lore > MAX_CHAPTER + 1:
                     raise BeyondModelBounds(f"card {c}: the model counts at most {MAX_CHAPTER + 1} lore counters")
@@ -987,12 +1001,15 @@ class ReferenceGame:
             had = 0 if now.since == t else was.lore
             final = self.scenario.cards[x].final_chapter
             n = sum(had < number <= now.lore for number in range(1, final + 1))
-        elif kind == REVEALS_LAND_THIS_WAY:  # linked to its static ability: the lands *it* revealed (607.2)
+        elif kind == REVEALS_LAND_THIS_WAY:  # linked to its own static ability, there as the card was drawn (607.2)
             you = self._controller(a, view, after)
-            n = sum(
+            printed = self.ability_class(a)[0] == "printed"
+            own_static = printed and self.has_ability(before, x) and was.zone == BATTLEFIELD
+            shown = (
                 card.revealed_first_draw and self.flag(y, "land_card") and self.scenario.cards[y].owner == you
                 for y, card in enumerate(after.cards)
             )
+            n = sum(shown) if own_static else 0
         elif kind == GRAVEYARD_FROM_ANYWHERE:  # creature cards, not judged by look-back (603.6c)
             n = sum(
                 card.zone == GRAVEYARD and card.since == t and self.flag(c, "creature_card")

@@ -267,6 +267,11 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
         card.trigger != "enchanted_tapped_for_mana" or card.has("targeted") or card.has("modal")
     ):
         _fail(where, "a triggered mana ability triggers on a land tapped for mana and has no target (605.1b)")
+    if card.has("mana_ability") and card.has("once_each_turn"):
+        _fail(where, "the model doesn't follow a mana ability's resolution, so not its 'once each turn' either")
+    nth = any(d.nth and d.cause == "ability" and d.source == c for d in s.delayed)
+    if card.instances != 1 and (card.has("once_each_turn") or nth):
+        _fail(f"{where}: instances", "the model remembers one instance's resolutions (603.2i, 603.7h)")
     if not card.permanent and (card.has("creature_card") or card.has("land_card")):
         _fail(where, "a creature or land card is a permanent card (permanent = true)")
 

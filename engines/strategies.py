@@ -129,7 +129,7 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
         if trigger != "enchanted_tapped_for_mana":
             flags.remove("mana_ability")
         else:
-            flags = [f for f in flags if f not in ("targeted", "modal")]
+            flags = [f for f in flags if f not in ("targeted", "modal", "once_each_turn")]
     return Card(
         owner=draw(st.integers(0, players - 1)),
         trigger=trigger,
@@ -141,7 +141,9 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
         condition=not _one_in(draw, 4),
         revealed=zone in ("hand", "library") and _one_in(draw, 4),
         # 113.2c: now and then a second instance of the ability (a state trigger is followed as one).
-        instances=2 if on_battlefield and trigger != "no_cards_in_hand" and _one_in(draw, 6) else 1,
+        instances=2
+        if on_battlefield and trigger != "no_cards_in_hand" and "once_each_turn" not in flags and _one_in(draw, 6)
+        else 1,
         final_chapter=draw(st.integers(1, game.MAX_CHAPTER)) if trigger == "chapter" else 0,
         lore=int(trigger == "chapter" and on_battlefield),
     )
@@ -216,6 +218,8 @@ def scenarios(
     chosen = _attachments(draw, [draw(card_texts(n_players, focus, focus_flag)) for _ in range(n_cards)])
     delayed = draw(st.lists(delayed_abilities(n_cards, focus), max_size=2))
     for ability in delayed:  # a spell that creates a delayed ability is best found in a hand, to be cast
+        if ability.nth and ability.cause == "ability":  # one instance keeps count of its resolutions (603.7h)
+            chosen[ability.source] = replace(chosen[ability.source], instances=1)
         source = chosen[ability.source]
         if ability.cause in ("replacement", "action") and source.zone != "battlefield" and draw(st.booleans()):
             # ... and a static ability that does, on the battlefield, where it works
@@ -386,7 +390,11 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
     if kind == "block":
         return Action(block=_some(draw, creatures, 2)) if m.step == COMBAT else Action()
     if kind == "instances":
-        many = [c for c in permanents if played.kind[c] not in (game.NONE, game.NO_CARDS_IN_HAND)]
+        many = [
+            c
+            for c in permanents
+            if played.kind[c] not in (game.NONE, game.NO_CARDS_IN_HAND) and not played.remembers_resolutions(c)
+        ]
         return Action(instances=((draw(st.sampled_from(many)), draw(st.integers(1, 3))),)) if many else Action()
     if kind == "tap":
         return Action(tap=_some(draw, [c for c in permanents if not m.cards[c].tapped], 2))

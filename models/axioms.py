@@ -109,6 +109,11 @@ def becoming_blocked(g, t: int) -> Iterator[Rule]:
         in_combat = g.And(g.step(t - 1) == COMBAT, g.step(t) == COMBAT, g.turn(t) == g.turn(t - 1))
         stays = g.And(m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)), g.Not(g.phased_out(t - 1, c)))
         yield R(g.blocked(t, c), g.And(in_combat, stays, g.eff_creature(t - 1, c)), f"card {c}")
+        # Blockers are declared once a combat (and the model has one combat a turn): the same
+        # creature doesn't become blocked again.
+        for u in range(1, t):
+            same = g.And(g.turn(u) == g.turn(t), g.since(u, c) == g.since(t, c))
+            yield R(g.And(g.blocked(t, c), same), g.Not(g.blocked(u, c)), f"card {c}")
 
 
 @_axiom("113.2c", "an object may have several instances of one ability; each triggers separately")
@@ -121,6 +126,13 @@ def ability_instances(g, t: int) -> Iterator[Rule]:
         # Model bound: 603.8 follows "the ability" of a state trigger as one; several instances of
         # one would each need their own "has it left the stack yet".
         yield R(g.kind(c) == m.NO_CARDS_IN_HAND, g.instances(t, c) == 1, f"card {c}")
+        # Model bound: what an ability's resolutions did this turn (603.2i's action taken, 603.7h's count)
+        # is remembered per card, so an ability with such a memory is followed as one instance.
+        counted = g.Or(
+            g.once_each_turn(c),
+            *[g.And(g.d_nth(d), g.d_source(d) == c, g.d_cause(d) == m.ABILITY_CAUSE) for d in g.range("delayed")],
+        )
+        yield R(counted, g.instances(t, c) == 1, f"card {c}")
 
 
 @_axiom("702.26b", "a phased-out permanent is treated as though it doesn't exist: nothing moves it")
@@ -360,7 +372,14 @@ def triggered_mana_abilities(g, t: int) -> Iterator[Rule]:
     for c in m.cards(g):
         yield R(
             g.mana_ability(c),
-            g.And(g.kind(c) == m.ENCHANTED_TAPPED_FOR_MANA, g.Not(g.targeted(c)), g.Not(g.modal(c))),
+            # Model bound: a mana ability's resolution isn't followed, so nothing would remember its
+            # "do this only once each turn".
+            g.And(
+                g.kind(c) == m.ENCHANTED_TAPPED_FOR_MANA,
+                g.Not(g.targeted(c)),
+                g.Not(g.modal(c)),
+                g.Not(g.once_each_turn(c)),
+            ),
             f"card {c}",
         )
 
@@ -397,15 +416,16 @@ def lore_counters(g, t: int) -> Iterator[Rule]:
         yield R(g.Or(g.Not(m.on_battlefield(g, t, c)), g.Not(saga)), g.lore(t, c) == 0, f"card {c}")
         if t == 0:
             continue
-        # 714.3a: as it enters ("read ahead" may give more).
+        # 714.3a: as it enters (an effect that adds counters as it enters may give more).
         yield R(g.And(saga, m.entered_battlefield(g, t, c)), g.lore(t, c) >= 1, f"card {c}")
         stays = g.And(m.on_battlefield(g, t - 1, c), m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)))
         # Model bound: nothing removes lore counters.
         yield R(stays, g.lore(t, c) >= g.lore(t - 1, c), f"card {c}")
-        # 714.3b: a turn-based action as its controller's precombat main phase begins.
+        # 714.3b: a turn-based action as its controller's precombat main phase begins, for a Saga with
+        # one or more chapter abilities (one that has lost them gets no counter).
         main_begins = g.And(m.begins(g, t), g.step(t) == MAIN, g.active(t) == g.controller(t, c))
         yield R(
-            g.And(saga, stays, main_begins, g.Not(g.phased_out(t - 1, c))),
+            g.And(saga, stays, main_begins, g.Not(g.phased_out(t - 1, c)), g.eff_ability(t - 1, c)),
             g.lore(t, c) >= g.lore(t - 1, c) + 1,
             f"card {c}",
         )
@@ -423,6 +443,7 @@ def revealing_first_draws(g, t: int) -> Iterator[Rule]:
             *[
                 g.And(
                     g.kind(s) == m.REVEALS_LAND_THIS_WAY,
+                    m.on_battlefield(g, t - 1, s),
                     m.functions(g, t - 1, s),
                     g.controller(t - 1, s) == g.owner(x),
                 )
@@ -547,11 +568,16 @@ def plain_occurrences(g, t: int, a: int, kind: int):
         n = g.If(in_view(g, t, a, exists_in), reached, 0)
         return n, n
     if kind == m.REVEALS_LAND_THIS_WAY:  # "Whenever you reveal a land card this way" (linked, 607.2)
+        # The static ability its trigger is linked to is the card's own: it must have been there, on the
+        # battlefield, as the card was drawn (a delayed or reflexive ability has no such static ability).
+        revealed = m.ability_class(g, a)[0] == "printed" and g.And(
+            m.on_battlefield(g, t - 1, src), m.functions(g, t - 1, src)
+        )
 
         def lands(v):
             you = m.source_controller(g, v, a)
             shown = g.count(g.And(g.revealed_first_draw(t, x), g.land_card(x), g.owner(x) == you) for x in m.cards(g))
-            return g.If(exists_in(v), shown, 0)
+            return g.If(g.And(exists_in(v), revealed), shown, 0)
 
         n = in_view(g, t, a, lands)
         return n, n

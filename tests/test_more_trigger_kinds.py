@@ -10,12 +10,13 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from rule603 import InvalidArgument
 from rule603._internal import smt
 from rule603._internal.bmc import violations
 from rule603._internal.catalogue import load_edition
 from rule603._internal.ruling import rule
 from rule603.engines.reference import run
-from rule603.engines.scenario import Action, Card, Scenario
+from rule603.engines.scenario import Action, Card, Scenario, check_scenario
 from rule603.engines.scenario_file import FIXED_BY_SCRIPT, asks, load, play
 
 ED = load_edition("current")
@@ -118,3 +119,38 @@ def test_only_what_the_linked_static_ability_revealed_triggers_it():
     assert (3, "113.3") in _broken(_with(trace, 3, "matches", 0, 1))
     # Revealed "as it is drawn" while it stays in the library: no such reveal happened.
     assert (2, "607.2") in _broken(_with(trace, 2, "revealed_first_draw", 2, True))
+
+
+def test_a_creature_becomes_blocked_once_a_combat():
+    twice = dataclasses.replace(CAVALRY_MASTERS, actions=CAVALRY_MASTERS.actions + (Action(block=(0,)),))
+    with pytest.raises(InvalidArgument, match="already became blocked this combat"):
+        run(twice)
+    trace = run(dataclasses.replace(CAVALRY_MASTERS, actions=CAVALRY_MASTERS.actions + (Action(),)))
+    assert (3, "509.1h") in _broken(_with(trace, 3, "blocked", 0, True))
+
+
+def test_a_saga_without_its_chapter_abilities_gets_no_lore_counter():
+    lost = dataclasses.replace(
+        SAGA, cards=(Card(trigger="chapter", flags=("granted",), zone="battlefield", final_chapter=3, lore=1),)
+    )
+    trace = run(lost)  # 'granted' with no effect granting it: the Saga has no chapter ability
+    assert _broken(trace) == set()
+    assert trace.states[4]["lore"][0] == 1
+    assert (4, "714.3") not in _broken(_with(trace, 4, "lore", 0, 2))  # an effect may still add one
+    assert (4, "714.3") in _broken(_with(run(SAGA), 4, "lore", 0, 1))
+
+
+@pytest.mark.parametrize(
+    ("card", "message"),
+    [
+        (Card(trigger="creature_dies", flags=("once_each_turn",), zone="battlefield", instances=2), "instances"),
+        (
+            Card(trigger="enchanted_tapped_for_mana", flags=("mana_ability", "once_each_turn"), zone="battlefield"),
+            "mana ability",
+        ),
+    ],
+    ids=["once-each-turn-instances", "mana-ability-once-each-turn"],
+)
+def test_what_the_model_cannot_remember_is_refused(card, message):
+    with pytest.raises(InvalidArgument, match=message):
+        check_scenario(Scenario(cards=(card,)))

@@ -113,7 +113,7 @@ def rule(
     lits = {n: enc.solver.literal(n) for n in clauses}
     status = enc.solver.check(base + list(lits.values()))
     if status == smt.Verdict.UNSAT:
-        return Ruling(False, [], _minimal_core(enc, base, lits, []))
+        return Ruling(False, [], _minimal_core(enc, base, lits, []) or [])
     if status == smt.Verdict.UNKNOWN:
         return Ruling(True, [Answer(a.id, a.text, "unknown", [], note=enc.solver.reason_unknown) for a in asks])
     return Ruling(True, [_answer(enc, base, lits, ask) for ask in asks])
@@ -157,6 +157,8 @@ def _values(enc: Encoding, base: list, lits: dict[str, Any], ask: Ask) -> Answer
     other = enc.solver.fresh_literal(f"{ask.id}:not")
     enc.solver.add(g.Implies(other, term != values[0]))
     core = _minimal_core(enc, base, lits, [other])
+    if core is None:  # the solver could not show that the value is forced after all
+        return Answer(ask.id, ask.text, "unknown", values, note=enc.solver.reason_unknown)
     note = "" if core else _decided_outside_603(enc, base, other)
     needed = [n for n in core if _answer_changes_without(enc, base + [other], lits, n)]
     return Answer(ask.id, ask.text, _kind(ask, values), values, core, note, needed=needed)
@@ -168,6 +170,8 @@ def _decided_outside_603(enc: Encoding, base: list, other: Any) -> str:
     tracked = list(enc.axiom_literals.values())
     untracked = [lit for lit in base if not any(lit is t for t in tracked)]
     rules = _minimal_core(enc, untracked, enc.axiom_literals, [other])
+    if rules is None:
+        return f"no clause of rule 603 is needed; which game rules decide it is unknown ({enc.solver.reason_unknown})"
     if not rules:
         return "the scenario's own events decide it, whatever the clauses say"
     return f"no clause of rule 603 is needed: the game's rules outside it decide it ({', '.join(rules)})"
@@ -187,12 +191,18 @@ def _kind(ask: Ask, values: list[Any]) -> str:
     return "always"
 
 
-def _minimal_core(enc: Encoding, base: list, lits: dict[str, Any], extra: list) -> list[str]:
-    """Clauses that together make ``base + extra`` unsatisfiable, none of them superfluous."""
+def _minimal_core(enc: Encoding, base: list, lits: dict[str, Any], extra: list) -> list[str] | None:
+    """Clauses that together make ``base + extra`` unsatisfiable, none of them superfluous ([] if it is
+    satisfiable with all of them; None if the solver can't tell)."""
     status = enc.solver.check(base + extra + list(lits.values()))
+    if status == smt.Verdict.UNKNOWN:
+        return None
     if status != smt.Verdict.UNSAT:
         return []
     core = [n for n in enc.solver.unsat_core_names() if n in lits]
+    # The model's own bookkeeping ("model.pending") is tried first for removal, so that a rule of the
+    # game a judge can look up is named where either would do.
+    core.sort(key=lambda n: not n.startswith("model."))
     for number in list(core):
         trial = [lits[n] for n in core if n != number]
         if enc.solver.check(base + extra + trial) == smt.Verdict.UNSAT:
