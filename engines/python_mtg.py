@@ -1035,6 +1035,7 @@ class _WindowTrace:
             "dies_replaced": [False] * n,
             "deals_damage": [False] * n,
             "blocked": [False] * n,
+            "was_blocked": [False] * n,
             "instances": [1] * n,
             "tapped_for_mana": [False] * n,
             "revealed_first_draw": [False] * n,

@@ -147,6 +147,7 @@ class CardState:
     damage_prevented: bool = False
     deals_damage: bool = False
     blocked: bool = False
+    was_blocked: bool = False  # became blocked this turn (509.1: blockers are declared once)
     tapped_for_mana: bool = False
     revealed_first_draw: bool = False
     lore: int = 0  # lore counters (714.3)
@@ -436,6 +437,8 @@ class ReferenceGame:
                 _fail("next_turn: the untap step has no priority, so nothing else happens in that batch (502.4)")
             self._check_step_can_end(before)
             after.turn += 1
+            for card in after.cards:
+                card.was_blocked = False  # a new turn, a new combat
             if after.turn > 31:
                 raise BeyondModelBounds("the model counts at most 31 turns")
             after.active = (before.active + 1) % self.n_players
@@ -584,6 +587,7 @@ class ReferenceGame:
         card.attached_to = None
         card.revealed = False  # a new object hasn't been revealed
         card.instances = 1  # effects that gave the old object more instances don't know the new one (400.7)
+        card.was_blocked = False
         card.lore = int(zone == BATTLEFIELD and self.kind[c] == CHAPTER)  # 714.3a: a Saga enters with a lore counter
 
     def _zone_changes(self, before: Moment, after: Moment, action: Action) -> None:
@@ -684,10 +688,9 @@ class ReferenceGame:
                 _fail(f"block card {c}: creatures become blocked as blockers are declared, during combat (509.1h)")
             if not before.cards[c].eff_creature:
                 _fail(f"block card {c}: only a creature becomes blocked")
-            since = before.cards[c].since
-            if any(m.turn == before.turn and m.cards[c].blocked and m.cards[c].since == since for m in self.moments):
+            if before.cards[c].was_blocked:
                 _fail(f"block card {c}: it already became blocked this combat (blockers are declared once, 509.1)")
-            after.cards[c].blocked = True
+            after.cards[c].blocked = after.cards[c].was_blocked = True
         for c, n in action.instances:
             if not 1 <= n <= MAX_INSTANCES:
                 _fail(f"instances card {c}: {n} instances; an object has 1 to {MAX_INSTANCES} in this model")
@@ -1218,6 +1221,7 @@ class ReferenceGame:
             "damage_prevented": [c.damage_prevented for c in cards],
             "deals_damage": [c.deals_damage for c in cards],
             "blocked": [c.blocked for c in cards],
+            "was_blocked": [c.was_blocked for c in cards],
             "instances": [c.instances for c in cards],
             "tapped_for_mana": [c.tapped_for_mana for c in cards],
             "revealed_first_draw": [c.revealed_first_draw for c in cards],

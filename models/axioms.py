@@ -104,16 +104,17 @@ def permanents(g, t: int) -> Iterator[Rule]:
 def becoming_blocked(g, t: int) -> Iterator[Rule]:
     for c in m.cards(g):
         if t == 0:
-            yield R(True, g.Not(g.blocked(t, c)), f"card {c}")
+            yield R(True, g.And(g.Not(g.blocked(t, c)), g.Not(g.was_blocked(t, c))), f"card {c}")
             continue
         in_combat = g.And(g.step(t - 1) == COMBAT, g.step(t) == COMBAT, g.turn(t) == g.turn(t - 1))
         stays = g.And(m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)), g.Not(g.phased_out(t - 1, c)))
         yield R(g.blocked(t, c), g.And(in_combat, stays, g.eff_creature(t - 1, c)), f"card {c}")
         # Blockers are declared once a combat (and the model has one combat a turn): the same
-        # creature doesn't become blocked again.
-        for u in range(1, t):
-            same = g.And(g.turn(u) == g.turn(t), g.since(u, c) == g.since(t, c))
-            yield R(g.And(g.blocked(t, c), same), g.Not(g.blocked(u, c)), f"card {c}")
+        # creature doesn't become blocked again.  Remembered moment to moment (not by looking at
+        # every earlier moment) so that one definition serves every moment.
+        earlier = g.And(g.turn(t) == g.turn(t - 1), g.Not(m.entered(g, t, c)), g.was_blocked(t - 1, c))
+        yield R(g.blocked(t, c), g.Not(earlier), f"card {c}")
+        yield R(True, g.was_blocked(t, c) == g.Or(g.blocked(t, c), earlier), f"card {c}")
 
 
 @_axiom("113.2c", "an object may have several instances of one ability; each triggers separately")

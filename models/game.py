@@ -267,6 +267,7 @@ VARIABLES: tuple[VarSpec, ...] = (
     _env("damage_prevented", ("card",), "that damage was prevented"),
     _env("deals_damage", ("card",), "the permanent deals damage in this batch (damage actually dealt)"),
     _env("blocked", ("card",), "the attacking creature becomes blocked in this batch (509.1h)"),
+    _rule("was_blocked", ("card",), "the object has become blocked this turn (blockers are declared once, 509.1)"),
     _env("tapped_for_mana", ("card",), "the permanent is tapped for mana in this batch (106.12)"),
     _env(
         "revealed_first_draw",

@@ -168,3 +168,14 @@ def test_decisions_on_the_moment_fall_back_to_one_function_per_moment(extra):
         expected = [(v.moment, v.clause, v.about) for v in violations(edition, trace, [number], include_axioms=False)]
         assert _compiled(checker, trace) == expected
     assert any(_compiled(checker, trace) for trace in long_traces)
+
+
+def test_every_clause_and_game_rule_compiles_once_for_all_moments():
+    # A definition that decides on the moment (a loop over the earlier moments, say) makes every trace
+    # shape compile moment by moment instead: `rule603 check` once ran seven times slower for that.
+    checker = CompiledChecker(ED, ALL)
+    trace = CASES["603.2h"].build(False).build()
+    assert checker.violations(trace) == []
+    key = tuple(sorted(trace.universe.sizes.items()))
+    generic = checker._cache[(key, "generic")]
+    assert generic.run is not None and generic.first == 1
