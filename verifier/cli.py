@@ -19,6 +19,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from ._internal import smt
+from ._internal.audit import CHECKED, NOT_YET, Audit, audit
 from ._internal.bmc import concrete_game
 from ._internal.catalogue import builtin_properties, check_clause_names, how_encoded, load_edition, select
 from ._internal.editions import (
@@ -97,6 +98,11 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--save-traces", metavar="DIR", help="write each counterexample as DIR/<property>.itf.json")
     verify.add_argument("--overwrite", action="store_true", help="with --save-traces: replace existing files")
     verify.add_argument("--no-minimise", action="store_true", help="report the first counterexample found, unshrunk")
+
+    audit = sub.add_parser(
+        "audit", help="what an edition's clauses say about each other: vacuous and redundant clauses, precedence"
+    )
+    _common(audit)
 
     clauses = sub.add_parser("clauses", help="list the clauses of an edition: number, summary, status, text hash")
     clauses.add_argument("--edition", default="current")
@@ -499,6 +505,45 @@ def render_adequacy(adequacy: Adequacy, fmt: str) -> str:
 
 
 # --- clauses, properties, show ------------------------------------------------------
+
+
+def cmd_audit(args: argparse.Namespace) -> ExitCode:
+    """Exit 1 when there are findings, 3 when some check is unknown and there are none, 0 otherwise."""
+    edition = load_edition(args.edition)
+    verifier = Verifier(edition, _universe(edition, args), _options(args))
+    progress = _Progress(len(verifier.all_clauses))
+
+    def step(number: str) -> None:
+        progress(f"audit: {number}")
+        progress.step()
+
+    started = time.perf_counter()
+    report = audit(verifier, step)
+    progress.close()
+    seconds = time.perf_counter() - started
+    if args.format == "json":
+        print(json.dumps({**report.to_json(), "seconds": round(seconds, 1)}, indent=1))
+    else:
+        _print_audit(args, report, seconds)
+    if report.findings:
+        return ExitCode.VIOLATED
+    return ExitCode.UNKNOWN if report.unknown else ExitCode.OK
+
+
+def _print_audit(args: argparse.Namespace, report: Audit, seconds: float) -> None:
+    fmt = "github" if args.format == "markdown" else "simple"
+    print(f"rule603 audit: edition {report.edition}, bound {report.bound}")
+    print(f"checked: {', '.join(CHECKED)}; not checked yet: {', '.join(NOT_YET)}\n")
+    rows = [{"kind": f.kind, "clauses": ", ".join(f.clauses), "finding": f.explanation} for f in report.findings]
+    rows += [
+        {"kind": f"{check} (unknown)", "clauses": number, "finding": "the solver could not decide"}
+        for check, number in report.unknown
+    ]
+    if rows:
+        print(tabulate(rows, headers="keys", tablefmt=fmt, maxcolwidths=[None, None, 80]))
+    relations = ", ".join(f"{s} over {g}" for s, g in report.precedence)
+    print(f"\nprecedence relied on ({len(report.precedence)}): {relations}")
+    print(f"\n{len(report.findings)} finding(s), {len(report.unknown)} unknown, in {seconds:.1f} s")
 
 
 def cmd_clauses(args: argparse.Namespace) -> ExitCode:
@@ -1101,6 +1146,7 @@ def cmd_bench(args: argparse.Namespace) -> ExitCode:
 
 
 _COMMANDS = {
+    "audit": cmd_audit,
     "verify": cmd_verify,
     "clauses": cmd_clauses,
     "editions": cmd_editions,

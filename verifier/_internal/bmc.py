@@ -108,6 +108,16 @@ class Encoding:
                 fires.append(rule.fires())
             self.witness[enc.number].append(g.Or(*fires))
 
+    def broken(self, number: str, depth: int) -> Expr:
+        """Clause ``number`` is broken at some moment below ``depth``.
+
+        Its rules are built again here rather than kept from encoding: holding on to their terms
+        would change what z3 collects and so the order of its search, and with it which of several
+        minimal cores a ruling names.
+        """
+        g, enc = self.g, self.edition.by_number[number]
+        return g.Or(*[g.And(r.applies, g.Not(r.requires)) for t in range(depth) for r in enc.rules(g, t)])
+
     # --- checking ---------------------------------------------------------------
     def assumptions(self, depth: int, enabled: Iterable[str]) -> list[Expr]:
         return self.moment_literals[:depth] + [self.solver.literal(n) for n in enabled]

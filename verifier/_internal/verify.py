@@ -277,6 +277,16 @@ class Verifier:
         answer = self.encoding.check(k, self.all_clauses, goal, self._label(f"witness-{number}"))
         return {smt.Verdict.SAT: "yes", smt.Verdict.UNSAT: "no"}.get(answer, "unknown")
 
+    def redundant(self, number: str) -> str:
+        """Do the other clauses already force what clause ``number`` requires, in every game up to the
+        bound?  "yes" when no game obeying them breaks it, "no" when one does, or "unknown"."""
+        k = self.options.bound
+        self.encoding.extend(k)
+        goal = self.encoding.broken(number, k)
+        others = [n for n in self.all_clauses if n != number]
+        answer = self.encoding.check(k, others, goal, self._label(f"redundant-{number}"))
+        return {smt.Verdict.SAT: "no", smt.Verdict.UNSAT: "yes"}.get(answer, "unknown")
+
     def adequacy(self, props: Sequence[Property], step: Callable[[], None] = lambda: None) -> Adequacy:
         """Drop each named clause of each property, then look for each clause's witness."""
         report = Adequacy()
