@@ -402,7 +402,7 @@ def tapping_for_mana(g, t: int) -> Iterator[Rule]:
         if t == 0:
             yield R(True, g.Not(g.tapped_for_mana(t, c)), f"card {c}")
             continue
-        stays = g.And(m.on_battlefield(g, t - 1, c), m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)))
+        stays = m.same_permanent(g, t, c)
         becomes_tapped = g.And(g.Not(g.tapped(t - 1, c)), g.tapped(t, c), g.Not(g.phased_out(t - 1, c)))
         yield R(g.tapped_for_mana(t, c), g.And(stays, becomes_tapped), f"card {c}")
 
@@ -419,7 +419,7 @@ def lore_counters(g, t: int) -> Iterator[Rule]:
             continue
         # 714.3a: as it enters (an effect that adds counters as it enters may give more).
         yield R(g.And(saga, m.entered_battlefield(g, t, c)), g.lore(t, c) >= 1, f"card {c}")
-        stays = g.And(m.on_battlefield(g, t - 1, c), m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)))
+        stays = m.same_permanent(g, t, c)
         # Model bound: nothing removes lore counters.
         yield R(stays, g.lore(t, c) >= g.lore(t - 1, c), f"card {c}")
         # 714.3b: a turn-based action as its controller's precombat main phase begins, for a Saga with

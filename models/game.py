@@ -448,6 +448,11 @@ def entered_battlefield(g, t: int, c: int):
     return g.And(entered(g, t, c), on_battlefield(g, t, c))
 
 
+def same_permanent(g, t: int, c: int):
+    """``c`` was on the battlefield before batch ``t`` and still is, as the same object (400.7)."""
+    return g.And(on_battlefield(g, t - 1, c), on_battlefield(g, t, c), g.Not(entered(g, t, c)))
+
+
 def left_battlefield(g, t: int, c: int):
     """A permanent left the battlefield in batch ``t`` (603.6c).
 

@@ -57,11 +57,6 @@ def deaths(g, t: int):
     return g.count(g.And(m.dies(g, t, x), g.eff_creature(t - 1, x)) for x in m.cards(g))
 
 
-def same_permanent(g, t: int, c: int):
-    """``c`` was on the battlefield before batch ``t`` and still is, as the same object."""
-    return g.And(m.on_battlefield(g, t - 1, c), m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)))
-
-
 def present(g, t: int, c: int):
     """Card ``c`` is a permanent on the battlefield whose triggered ability exists at ``t``."""
     return g.And(m.on_battlefield(g, t, c), m.functions(g, t, c))
@@ -300,7 +295,7 @@ def triggers_despite_prohibition(g, t):
     for c in m.cards(g):
         taps = g.And(
             g.kind(c) == BECOMES_TAPPED,
-            same_permanent(g, t, c),
+            m.same_permanent(g, t, c),
             g.Not(g.tapped(t - 1, c)),
             g.tapped(t, c),
             present(g, t, c),
@@ -692,7 +687,7 @@ def lose_control(g, t):
     for c in m.cards(g):
         lost = g.And(
             g.kind(c) == LOSE_CONTROL,
-            same_permanent(g, t, c),
+            m.same_permanent(g, t, c),
             present(g, t - 1, c),
             unhindered(g, t, c),
             g.controller(t - 1, c) != g.controller(t, c),
