@@ -714,6 +714,48 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
     return [("objects", involved), ("events", events), ("circumstances", circumstances)]
 
 
+#: The behaviours a player can see, in the words of ``rule603 diff`` (issue 5): what triggers, how
+#: many times, who controls it, the stack order, whether it does anything on resolution.
+BEHAVIOURS = ("what triggers", "how many times", "who controls it", "stack order", "does anything on resolution")
+
+
+def observables(g, moments: int) -> list[tuple[str, str, object]]:
+    """``(behaviour, what, term)`` for every observable outcome of a game of ``moments`` moments.
+
+    Two games of one scenario that agree on every term look the same to the players.  The order
+    in which one player puts their own triggers on the stack is that player's choice (603.3b), so
+    the stack is observed as who controls each position and how many of each ability are on it.
+    """
+    out: list[tuple[str, str, object]] = []
+    for a in abilities(g):
+        times = g.Sum(g.triggers(t, a) for t in range(moments))
+        out.append(("what triggers", f"ability {a} triggers", times > 0))
+        out.append(("how many times", f"times ability {a} triggers", times))
+    for a in abilities(g):
+        for p in players(g):
+            placed = g.count(
+                g.And(new_slot(g, t, s), g.slot_src(t, s) == ability_code(a), g.slot_controller(t, s) == p)
+                for t in range(moments)
+                for s in slots(g)
+            )
+            out.append(("who controls it", f"instances of ability {a} put on the stack under P{p}", placed))
+    for t in range(moments):
+        for s in slots(g):
+            who = g.If(s < stack_size(g, t), g.slot_controller(t, s), -1)
+            out.append(("stack order", f"controller of stack position {s} at moment {t}", who))
+        for a in abilities(g):
+            out.append(("stack order", f"instances of ability {a} on the stack at moment {t}", on_stack_count(g, t, a)))
+    for t in range(1, moments):
+        out.append(
+            (
+                "does anything on resolution",
+                f"what resolves in batch {t} does its effect",
+                g.And(g.leave(t) == RESOLVE, g.acts(t)),
+            )
+        )
+    return out
+
+
 # ---------------------------------------------------------------------------------
 # Describing a concrete trace for people: one row per moment.
 # ---------------------------------------------------------------------------------

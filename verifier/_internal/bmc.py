@@ -115,7 +115,21 @@ class Encoding:
         would change what z3 collects and so the order of its search, and with it which of several
         minimal cores a ruling names.
         """
-        g, enc = self.g, self.edition.by_number[number]
+        return self.broken_by(self.g, number, depth)
+
+    def seen_by(self, edition: Edition) -> Game:
+        """This symbolic trace as ``edition``'s rules see it, every one of its clauses in force.
+
+        ``rule603 diff`` asks whether a game one edition allows breaks a clause of another: the
+        other edition's rules are built over this encoding's variables, outside its solver.
+        """
+        g = Game(self.backend, self.schema, self.universe, self._lookup, lambda _: True, 0)
+        g.edition = edition
+        return g
+
+    def broken_by(self, g: Game, number: str, depth: int) -> Expr:
+        """Clause ``number`` of ``g.edition`` is broken at some moment below ``depth`` of this trace."""
+        enc = g.edition.by_number[number]
         return g.Or(*[g.And(r.applies, g.Not(r.requires)) for t in range(depth) for r in enc.rules(g, t)])
 
     # --- checking ---------------------------------------------------------------
