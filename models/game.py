@@ -719,8 +719,9 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
 BEHAVIOURS = ("what triggers", "how many times", "who controls it", "stack order", "does anything on resolution")
 
 
-def observables(g, moments: int) -> list[tuple[str, str, object]]:
-    """``(behaviour, what, term)`` for every observable outcome of a game of ``moments`` moments.
+def observables(g, moments: int, name=lambda a: f"ability {a}") -> list[tuple[str, str, object]]:
+    """``(behaviour, what, term)`` for every observable outcome of a game of ``moments`` moments;
+    ``name(a)`` names ability ``a`` in ``what`` (on a concrete trace, ``ability_name`` can).
 
     Two games of one scenario that agree on every term look the same to the players.  The order
     in which one player puts their own triggers on the stack is that player's choice (603.3b), so
@@ -729,8 +730,8 @@ def observables(g, moments: int) -> list[tuple[str, str, object]]:
     out: list[tuple[str, str, object]] = []
     for a in abilities(g):
         times = g.Sum(g.triggers(t, a) for t in range(moments))
-        out.append(("what triggers", f"ability {a} triggers", times > 0))
-        out.append(("how many times", f"times ability {a} triggers", times))
+        out.append(("what triggers", f"{name(a)} triggers", times > 0))
+        out.append(("how many times", f"times {name(a)} triggers", times))
     for a in abilities(g):
         for p in players(g):
             placed = g.count(
@@ -738,13 +739,13 @@ def observables(g, moments: int) -> list[tuple[str, str, object]]:
                 for t in range(moments)
                 for s in slots(g)
             )
-            out.append(("who controls it", f"instances of ability {a} put on the stack under P{p}", placed))
+            out.append(("who controls it", f"instances of {name(a)} put on the stack under P{p}", placed))
     for t in range(moments):
         for s in slots(g):
             who = g.If(s < stack_size(g, t), g.slot_controller(t, s), -1)
             out.append(("stack order", f"controller of stack position {s} at moment {t}", who))
         for a in abilities(g):
-            out.append(("stack order", f"instances of ability {a} on the stack at moment {t}", on_stack_count(g, t, a)))
+            out.append(("stack order", f"instances of {name(a)} on the stack at moment {t}", on_stack_count(g, t, a)))
     for t in range(1, moments):
         out.append(
             (

@@ -22,6 +22,9 @@ from ._internal import smt
 from ._internal.audit import CHECKED, NOT_YET, Audit, audit
 from ._internal.bmc import concrete_game
 from ._internal.catalogue import builtin_properties, check_clause_names, how_encoded, load_edition, select
+from ._internal.diff import diff
+from ._internal.diffreport import FORMATS as DIFF_FORMATS
+from ._internal.diffreport import render as render_diff
 from ._internal.editions import (
     KINDS,
     Alignment,
@@ -103,6 +106,21 @@ def _parser() -> argparse.ArgumentParser:
         "audit", help="what an edition's clauses say about each other: vacuous and redundant clauses, precedence"
     )
     _common(audit)
+
+    diff = sub.add_parser(
+        "diff", help="what changed between two editions: the text word by word, verdicts, and behaviour with games"
+    )
+    diff.add_argument("editions", nargs="*", metavar="EDITION", help="two editions, older first (see rule603 editions)")
+    diff.add_argument(
+        "--consecutive", action="store_true", help="instead of A B: every pair of consecutive editions (needs --out)"
+    )
+    diff.add_argument("--bound", type=int, default=8, help="trace length in moments (default 8)")
+    diff.add_argument(
+        "--format", type=_diff_formats, default=("md",), help="md, html or json, or several with --out (default md)"
+    )
+    diff.add_argument("--out", metavar="DIR", help="write diff-A-B.md (and .html, .json) into DIR")
+    diff.add_argument("--overwrite", action="store_true", help="with --out: replace existing reports")
+    diff.add_argument("--timeout", type=float, default=60.0, help="seconds per solver call (default 60)")
 
     clauses = sub.add_parser("clauses", help="list the clauses of an edition: number, summary, status, text hash")
     clauses.add_argument("--edition", default="current")
@@ -544,6 +562,93 @@ def _print_audit(args: argparse.Namespace, report: Audit, seconds: float) -> Non
     relations = ", ".join(f"{s} over {g}" for s, g in report.precedence)
     print(f"\nprecedence relied on ({len(report.precedence)}): {relations}")
     print(f"\n{len(report.findings)} finding(s), {len(report.unknown)} unknown, in {seconds:.1f} s")
+
+
+# --- diff -------------------------------------------------------------------------------
+
+
+def _diff_formats(text: str) -> tuple[str, ...]:
+    formats = tuple(dict.fromkeys(f.strip() for f in text.split(",")))
+    for f in formats:
+        if f not in DIFF_FORMATS:
+            raise argparse.ArgumentTypeError(f"{f!r}: formats are {', '.join(DIFF_FORMATS)}")
+    return formats
+
+
+def _diff_pairs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    if args.consecutive:
+        if args.editions:
+            raise _UsageError("--consecutive: name no editions; it compares every consecutive pair")
+        if not args.out:
+            raise _UsageError("--consecutive: add --out DIR to write one report per pair")
+        ids = [t.id for t in edition_texts()]
+        return list(zip(ids, ids[1:], strict=False))
+    if len(args.editions) != 2:
+        raise _UsageError(f"diff: name two editions (got {len(args.editions)}), e.g. rule603 diff 2024-06 current")
+    a, b = args.editions
+    find_edition(a, "diff")
+    find_edition(b, "diff")
+    if a == b:
+        raise _UsageError(f"diff {a} {b}: name two different editions")
+    return [(a, b)]
+
+
+def cmd_diff(args: argparse.Namespace) -> ExitCode:
+    """Exit 1 when the editions behave differently within the bound, 3 when that is unknown, else 0."""
+    pairs = _diff_pairs(args)
+    _check_bound(args.bound)
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        raise _UsageError(f"--timeout {args.timeout}: must be a positive number of seconds")
+    if not args.out and len(args.format) > 1:
+        raise _UsageError(f"--format {','.join(args.format)}: several formats need --out DIR")
+    out = Path(args.out) if args.out else None
+    if out is not None and out.exists() and not out.is_dir():
+        raise _UsageError(f"--out {args.out}: exists and is not a directory")
+    targets = [{f: out / f"diff-{a}-{b}.{f}" for f in args.format} for a, b in pairs] if out else []
+    for target in (t for by_format in targets for t in by_format.values()):
+        if target.exists() and not args.overwrite:
+            raise _UsageError(f"--out {args.out}: {target.name} already exists; add --overwrite to replace it")
+    limits = smt.SolverLimits(timeout_ms=int(args.timeout * 1000))
+    code = ExitCode.OK
+    for i, (a, b) in enumerate(pairs):
+        result, seconds = _one_diff(a, b, Options(bound=args.bound, limits=limits))
+        command = f"rule603 diff {a} {b} --bound {args.bound}"
+        texts = {fmt: render_diff(result, fmt, command) for fmt in args.format}
+        if out is None:
+            print(texts[args.format[0]], end="")
+        else:
+            out.mkdir(parents=True, exist_ok=True)
+            for fmt, text in texts.items():
+                targets[i][fmt].write_text(text, encoding="utf-8")
+        print(f"rule603 diff {a} {b}: {_diff_summary(result)}, {seconds:.0f} s", file=sys.stderr)
+        if any(s.result == "unknown" for s in result.searches) and code == ExitCode.OK:
+            code = ExitCode.UNKNOWN
+        if result.witnesses or result.verdicts:
+            code = ExitCode.VIOLATED
+    return code
+
+
+def _one_diff(a: str, b: str, options: Options):
+    current = load_edition("current")
+    steps = 2 * len(builtin_properties()) + len(load_edition(a).encodings) + len(load_edition(b).encodings)
+    progress = _Progress(steps)
+
+    def step(label: str) -> None:
+        progress(f"diff {a} {b}: {label}")
+        progress.step()
+
+    started = time.perf_counter()
+    result = diff(a, b, options, current.model.universe(), step)
+    progress.close()
+    return result, time.perf_counter() - started
+
+
+def _diff_summary(result) -> str:
+    changed = sum(1 for r in result.text if r.kind not in ("same", "translation"))
+    return (
+        f"{changed} clauses changed, {len(result.verdicts)} verdicts differ, "
+        f"{len(result.witnesses)} behaviour witnesses"
+    )
 
 
 def cmd_clauses(args: argparse.Namespace) -> ExitCode:
@@ -1147,6 +1252,7 @@ def cmd_bench(args: argparse.Namespace) -> ExitCode:
 
 _COMMANDS = {
     "audit": cmd_audit,
+    "diff": cmd_diff,
     "verify": cmd_verify,
     "clauses": cmd_clauses,
     "editions": cmd_editions,

@@ -126,7 +126,21 @@ class Code:
     text: str
 
 
-Inline = str | Code
+@dataclass(frozen=True)
+class Removed:
+    """Words a later text no longer has (a word-level change)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Added:
+    """Words a later text has that the earlier did not."""
+
+    text: str
+
+
+Inline = str | Code | Removed | Added
 
 
 @dataclass(frozen=True)
@@ -383,8 +397,18 @@ def _md_text(text: str) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 
+def _md_part(p: Inline) -> str:
+    if isinstance(p, Code):
+        return f"`{p.text}`"
+    if isinstance(p, Removed):
+        return f"~~{_md_text(p.text)}~~"
+    if isinstance(p, Added):
+        return f"**{_md_text(p.text)}**"
+    return _md_text(p)
+
+
 def _md_inline(parts: Iterable[Inline]) -> str:
-    return "".join(f"`{p.text}`" if isinstance(p, Code) else _md_text(p) for p in parts)
+    return "".join(_md_part(p) for p in parts)
 
 
 def _md_table(table: Table) -> str:
@@ -411,8 +435,13 @@ def _md_block(block: Block) -> str:
     return _md_table(block)
 
 
+def blocks_to_markdown(blocks: Sequence[Block]) -> str:
+    """Any report's blocks as Markdown (GitHub flavour: ~~removed~~, **added**)."""
+    return "\n\n".join(_md_block(b) for b in blocks) + "\n"
+
+
 def to_markdown(run: Run, command: str) -> str:
-    return "\n\n".join(_md_block(b) for b in document(run, command)) + "\n"
+    return blocks_to_markdown(document(run, command))
 
 
 # --- HTML -----------------------------------------------------------------------------
@@ -431,11 +460,23 @@ _CSS = (
     "p.meta{color:#555;margin-bottom:.2em}"
     "blockquote.example{margin:.3em 0 .3em 1.5em;color:#444;font-style:italic}"
     "pre{overflow-x:auto;background:#f7f7f7;padding:.5em}"
+    "del{background:#fde2e2}ins{background:#dcf5dc;text-decoration:none}"
+    ".pair{display:flex;gap:1em}.pair>div{flex:1;min-width:0;overflow-x:auto}"
 )
 
 
+def _html_part(p: Inline) -> str:
+    if isinstance(p, Code):
+        return f"<code>{escape(p.text)}</code>"
+    if isinstance(p, Removed):
+        return f"<del>{escape(p.text)}</del>"
+    if isinstance(p, Added):
+        return f"<ins>{escape(p.text)}</ins>"
+    return escape(p)
+
+
 def _html_inline(parts: Iterable[Inline]) -> str:
-    return "".join(f"<code>{escape(p.text)}</code>" if isinstance(p, Code) else escape(p) for p in parts)
+    return "".join(_html_part(p) for p in parts)
 
 
 def _html_cell(tag: str, text: str, timed: bool) -> str:
@@ -478,16 +519,22 @@ def _html_nav(blocks: Sequence[Block]) -> str:
     return f"<nav>{''.join(links)}</nav>"
 
 
-def to_html(run: Run, command: str) -> str:
-    """A self-contained page: inline CSS, no scripts, nothing fetched."""
-    blocks = document(run, command)
-    title = blocks[0].text if isinstance(blocks[0], Heading) else "rule603 verification report"
+def blocks_to_html(blocks: Sequence[Block], raw: Callable[[Block], str | None] = lambda _: None) -> str:
+    """Any report's blocks as a self-contained page: inline CSS, no scripts, nothing fetched.
+
+    ``raw(block)`` may render a block itself (a side-by-side pair of timelines); None keeps the default."""
+    title = blocks[0].text if isinstance(blocks[0], Heading) else "rule603 report"
     head = (
         f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{escape(title)}</title>\n'
         f"<style>{_CSS}</style>\n</head>\n<body>"
     )
-    body = [_html_block(blocks[0]), _html_nav(blocks), *(_html_block(b) for b in blocks[1:])]
+    rendered = [raw(b) or _html_block(b) for b in blocks[1:]]
+    body = [_html_block(blocks[0]), _html_nav(blocks), *rendered]
     return "\n".join([head, *body, "</body>\n</html>"]) + "\n"
+
+
+def to_html(run: Run, command: str) -> str:
+    return blocks_to_html(document(run, command))
 
 
 # --- comparing two runs -----------------------------------------------------------------

@@ -92,9 +92,25 @@ def rule(
     terms at each moment (e.g. which delayed abilities the resolving effects create), pinned to
     their value in the script."""
     enc = Encoding(edition, script.universe, limits, track_axioms=True)
+    pin = pin_scenario(enc, script, also_fixed)
+    clauses = [e.number for e in edition.encodings if e.number not in without]
+    base = enc.moment_literals[: script.length] + [pin] + list(enc.axiom_literals.values())
+    lits = {n: enc.solver.literal(n) for n in clauses}
+    status = enc.solver.check(base + list(lits.values()))
+    if status == smt.Verdict.UNSAT:
+        return Ruling(False, [], minimal_core(enc, base, lits, []) or [])
+    if status == smt.Verdict.UNKNOWN:
+        return Ruling(True, [Answer(a.id, a.text, "unknown", [], note=enc.solver.reason_unknown) for a in asks])
+    return Ruling(True, [_answer(enc, base, lits, ask) for ask in asks])
+
+
+def pin_scenario(enc: Encoding, script: Trace, also_fixed: Sequence[Fixed] = (), name: str = "scenario") -> Any:
+    """A literal that, assumed, fixes ``enc``'s trace to ``script``'s scenario: its environment
+    (what players and effects do) and ``also_fixed``; what the rules decide stays open.
+    ``name`` must be new to ``enc``'s solver: a literal of the same name is the same literal."""
     enc.extend(script.length)
     g = enc.g
-    pin = enc.solver.fresh_literal("scenario")
+    pin = enc.solver.fresh_literal(name)
     names = {f for f in also_fixed if isinstance(f, str)}
     for spec in enc.schema.specs:
         if spec.role != ENV and spec.name not in names:
@@ -103,20 +119,12 @@ def rule(
             keys = [(t, *idx) for t in range(script.length)] if spec.per_moment else [idx]
             for key in keys:
                 enc.solver.add(g.Implies(pin, g.var(spec.name, *key) == script.value(spec.name, key, spec.per_moment)))
-    played = concrete_game(edition, script, [])
+    played = concrete_game(enc.edition, script, [])
     for terms in (f for f in also_fixed if not isinstance(f, str)):
         for t in range(script.length):
             for term, value in zip(terms(g, t), terms(played, t), strict=True):
                 enc.solver.add(g.Implies(pin, term == value))
-    clauses = [e.number for e in edition.encodings if e.number not in without]
-    base = enc.moment_literals[: script.length] + [pin] + list(enc.axiom_literals.values())
-    lits = {n: enc.solver.literal(n) for n in clauses}
-    status = enc.solver.check(base + list(lits.values()))
-    if status == smt.Verdict.UNSAT:
-        return Ruling(False, [], _minimal_core(enc, base, lits, []) or [])
-    if status == smt.Verdict.UNKNOWN:
-        return Ruling(True, [Answer(a.id, a.text, "unknown", [], note=enc.solver.reason_unknown) for a in asks])
-    return Ruling(True, [_answer(enc, base, lits, ask) for ask in asks])
+    return pin
 
 
 def _named(ask: Ask, answer: Answer) -> Answer:
@@ -156,7 +164,7 @@ def _values(enc: Encoding, base: list, lits: dict[str, Any], ask: Ask) -> Answer
         return Answer(ask.id, ask.text, _kind(ask, values), values, games=games)
     other = enc.solver.fresh_literal(f"{ask.id}:not")
     enc.solver.add(g.Implies(other, term != values[0]))
-    core = _minimal_core(enc, base, lits, [other])
+    core = minimal_core(enc, base, lits, [other])
     if core is None:  # the solver could not show that the value is forced after all
         return Answer(ask.id, ask.text, "unknown", values, note=enc.solver.reason_unknown)
     note = "" if core else _decided_outside_603(enc, base, other)
@@ -169,7 +177,7 @@ def _decided_outside_603(enc: Encoding, base: list, other: Any) -> str:
     outside 603 the model follows (such as 605.4a, a mana ability never uses the stack)."""
     tracked = list(enc.axiom_literals.values())
     untracked = [lit for lit in base if not any(lit is t for t in tracked)]
-    rules = _minimal_core(enc, untracked, enc.axiom_literals, [other])
+    rules = minimal_core(enc, untracked, enc.axiom_literals, [other])
     if rules is None:
         return f"no clause of rule 603 is needed; which game rules decide it is unknown ({enc.solver.reason_unknown})"
     if not rules:
@@ -191,7 +199,7 @@ def _kind(ask: Ask, values: list[Any]) -> str:
     return "always"
 
 
-def _minimal_core(enc: Encoding, base: list, lits: dict[str, Any], extra: list) -> list[str] | None:
+def minimal_core(enc: Encoding, base: list, lits: dict[str, Any], extra: list) -> list[str] | None:
     """Clauses that together make ``base + extra`` unsatisfiable, none of them superfluous ([] if it is
     satisfiable with all of them; None if the solver can't tell)."""
     status = enc.solver.check(base + extra + list(lits.values()))

@@ -208,6 +208,32 @@ class Verifier:
             step()
         return results
 
+    def breaks(self, other: Edition, number: str) -> tuple[str, Trace | None]:
+        """A shortest, then smallest, game this edition allows that breaks clause ``number`` of ``other``.
+
+        ``("yes", trace)``, re-checked on the concrete trace; ``("no", None)`` when no game within the
+        bound does; ``("unknown", None)`` when the solver cannot tell.
+        """
+        k = self.options.bound
+        enc = self.encoding
+        enc.extend(k)
+        seen = enc.seen_by(other)
+        label = f"breaks-{other.name}-{number}"
+        answer = enc.check(k, self.all_clauses, enc.broken_by(seen, number, k), self._label(label))
+        if answer != smt.Verdict.SAT:
+            return ("no" if answer == smt.Verdict.UNSAT else UNKNOWN), None
+        for depth in range(1, k + 1):
+            goal = enc.broken_by(seen, number, depth)
+            answer = enc.check(depth, self.all_clauses, goal, self._label(f"{label}@{depth}"))
+            if answer == smt.Verdict.UNKNOWN:
+                return UNKNOWN, None
+            if answer == smt.Verdict.SAT:
+                trace = self._minimise(depth, self.all_clauses, goal) if self.options.minimise else enc.extract(depth)
+                allowed = not violations(self.edition, trace, self.all_clauses, first_only=True)
+                refused = violations(other, trace, [number], include_axioms=False)
+                return ("yes", trace) if allowed and refused else (UNKNOWN, None)
+        return UNKNOWN, None
+
     def _minimise(self, depth: int, enabled: Sequence[str], goal) -> Trace:
         """As few objects, then as few events, as the solver can manage within its limits."""
         enc = self.encoding
