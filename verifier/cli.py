@@ -679,7 +679,17 @@ def cmd_clauses(args: argparse.Namespace) -> ExitCode:
             f"\n{encoded}/{len(rows)} clauses encoded, {len(edition.not_modelled)} not modelled "
             f"({', '.join(nm.number for nm in edition.not_modelled)}); source: {edition.rules.source}"
         )
+        _print_absent_features(edition)
     return ExitCode.OK
+
+
+def _print_absent_features(edition) -> None:
+    """The game features the edition's text does not govern, under the clause table (nothing when it has all)."""
+    if not edition.absent:
+        return
+    print(f"\ngame features absent from the {edition.name} game (switched off by the game-model rule model.features):")
+    for feature, reason in edition.absent:
+        print(f"  {feature.name} ({feature.words}; current {feature.governed_by}): {reason}")
 
 
 def _how(enc) -> str:

@@ -6,7 +6,9 @@ text stays in models/current/rule603.txt, next to the encodings that hash it.  T
 files align-<A>-<B>.json next to this one are the reviewed clause alignments, and
 encodings-<id>.toml the reviewed decision, clause by clause, of how edition <id> is
 encoded (reuse a current encoding, an edition-specific one from encodings.py, or not
-modelled).  An edition added later (``rule603 editions --add``) is one more <id>.txt.
+modelled), and in its ``[features]`` table the game features (models/features.py) the
+edition's text does not govern, each with the reason.  An edition added later
+(``rule603 editions --add``) is one more <id>.txt.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from rule603 import ClauseEncoding
 from rule603._internal.editions import (
     EditionText,
     build_edition,
+    load_absent_features,
     load_decisions,
     provisional_decisions,
 )
 from rule603._internal.registry import Edition
 
+from ..features import FEATURES
 from . import encodings
 
 HERE = Path(__file__).resolve().parent
@@ -61,8 +65,11 @@ def edition(name: str) -> Edition:
     current = current_edition()
     if reviewed(name):
         decisions = load_decisions(decision_file(name))
+        # The game features the edition's text does not govern: reviewed with the decisions.
+        absent = load_absent_features(decision_file(name), FEATURES)
     else:
         from rule603._internal.editions import find_edition
 
-        decisions = provisional_decisions(find_edition(name).document(), current)
-    return build_edition(name, decisions, current, own_encodings())
+        # Not reviewed yet (a release just added): the whole game, as for the current edition.
+        decisions, absent = provisional_decisions(find_edition(name).document(), current), ()
+    return build_edition(name, decisions, current, own_encodings(), absent)

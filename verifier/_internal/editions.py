@@ -23,7 +23,7 @@ import importlib
 import json
 import re
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import InvalidArgument, InvalidDefinition
 from .editiontext import load_rule_text
-from .registry import ClauseEncoding, Edition, NotModelled, Property
+from .registry import ClauseEncoding, Edition, GameFeature, NotModelled, Property
 from .ruletext import RuleClause, RuleDocument, parse_rules
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "add_edition",
     "align",
     "build_edition",
+    "features_axiom",
     "edition_texts",
     "find_edition",
     "propose",
@@ -356,14 +357,7 @@ class Decision:
 
 def load_decisions(path: Path) -> tuple[Decision, ...]:
     """Read ``encodings-<id>.toml``; a malformed row is one line naming the file and the row."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10 reads TOML with the tomli backport
-        import tomli as tomllib
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise InvalidDefinition(f"{path}: not a TOML file ({exc})") from None
+    data = _toml(path, path.read_text(encoding="utf-8"))
     rows = data.get("clause")
     if not isinstance(rows, list) or not rows:
         raise InvalidDefinition(f"{path}: no [[clause]] rows")
@@ -379,6 +373,57 @@ def _decision(path: Path, i: int, row: dict) -> Decision:
     if kind != NOT_MODELLED and not row.get("text_hash"):
         raise InvalidDefinition(f"{where} ({row['number']}): an encoded clause needs its reviewed text_hash")
     return Decision(row["number"], kind, row.get("text_hash", ""), row[kinds[0]], row.get("note", ""))
+
+
+def load_absent_features(path: Path, known: Mapping[str, GameFeature]) -> tuple[tuple[GameFeature, str], ...]:
+    """The ``[features]`` table of ``encodings-<id>.toml``: each game feature the edition lacks, with why.
+
+    A row is ``name = "reason"``; an unknown name or an empty reason is one line naming the file,
+    the line and the row.  No table: the edition has every feature of the game model.
+    """
+    text = path.read_text(encoding="utf-8")
+    table = _toml(path, text).get("features", {})
+    if not isinstance(table, dict):
+        raise InvalidDefinition(f"{path}: 'features' must be a table of name = \"reason\" rows")
+    out = []
+    for name, reason in table.items():
+        where = f"{path}:{_line_of(text, name)}: [features] {name}"
+        if name not in known:
+            close = difflib.get_close_matches(name, list(known), n=1)
+            hint = f" Did you mean {close[0]}?" if close else ""
+            raise InvalidDefinition(f"{where}: no such game feature; known: {', '.join(known)}.{hint}")
+        if not isinstance(reason, str) or len(reason.strip()) < 20:
+            raise InvalidDefinition(f"{where}: give the reason, citing the edition's text, as a string")
+        out.append((known[name], reason.strip()))
+    return tuple(out)
+
+
+def _toml(path: Path, text: str) -> dict:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10 reads TOML with the tomli backport
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidDefinition(f"{path}: not a TOML file ({exc})") from None
+
+
+def _line_of(text: str, key: str) -> int:
+    """The line a key is written on, for error messages (tomllib gives no positions); 0 if not found."""
+    pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+    return next((i for i, line in enumerate(text.splitlines(), 1) if pattern.match(line)), 0)
+
+
+def features_axiom(name: str, absent: Sequence[tuple[GameFeature, str]]) -> ClauseEncoding:
+    """The game-model rule ``model.features`` of edition ``name``: every absent feature switched off."""
+    words = "; ".join(f.words for f, _ in absent)
+
+    def off(g: Any, t: int) -> Iterator[Any]:
+        for feature, _ in absent:
+            yield from feature.off(g, t)
+
+    return ClauseEncoding("model.features", f"the game of edition {name} has none of these: {words}", "", off)
 
 
 def provisional_decisions(rules: RuleDocument, current: Any) -> tuple[Decision, ...]:
@@ -416,14 +461,20 @@ def counterparts(name: str, current: Any) -> dict[str, tuple[str, ...]]:
 
 
 def build_edition(
-    name: str, decisions: Sequence[Decision], current: Edition, own: Mapping[str, ClauseEncoding]
+    name: str,
+    decisions: Sequence[Decision],
+    current: Edition,
+    own: Mapping[str, ClauseEncoding],
+    absent: Sequence[tuple[GameFeature, str]] = (),
 ) -> Edition:
     """The encoded edition ``name``: current encodings renumbered, edition-specific ones, and the rest.
 
     A reused encoding keeps its function, takes the edition's clause number and the hash it
     was reviewed against; every ``overrides`` key (a current number) is re-keyed to the
     edition's counterparts, and dropped where the edition has none (the general rule it
-    steps aside from does not exist there).  The game model and its axioms are the current ones.
+    steps aside from does not exist there).  The game model and its axioms are the current ones,
+    plus, where the edition lacks game features (``absent``), the rule ``model.features`` that
+    switches them off.
     """
     rules = find_edition(name).document()
     parts = counterparts(name, current)
@@ -450,9 +501,11 @@ def build_edition(
         rules=rules,
         encodings=tuple(encodings),
         not_modelled=tuple(not_modelled),
-        axioms=tuple(replace(ax, overrides=rekeyed(ax)) for ax in current.axioms),
+        axioms=tuple(replace(ax, overrides=rekeyed(ax)) for ax in current.axioms)
+        + ((features_axiom(name, absent),) if absent else ()),
         model=current.model,
         counterparts=parts,
+        absent=tuple(absent),
     )
 
 

@@ -137,6 +137,20 @@ def collect(module: ModuleType, kind: type) -> list[Any]:
 
 
 @dataclass(frozen=True)
+class GameFeature:
+    """A part of the game some editions don't know (reflexive abilities, 'triggers an additional time', ...).
+
+    ``off(g, t)`` yields the game-model rules that remove the feature from a trace: an edition
+    whose text does not govern it is verified on a game without it (``Edition.absent``).
+    """
+
+    name: str
+    words: str  # what it is, in the game's words: "reflexive triggered abilities ('When you do, ...')"
+    governed_by: str  # the current clauses (or other rules) that govern it: "603.12, 603.12a"
+    off: ClauseFn
+
+
+@dataclass(frozen=True)
 class Edition:
     """One edition of rule 603: its text, its encodings, and what is left out."""
 
@@ -150,6 +164,9 @@ class Edition:
     # clauses that stand for it (empty: none).  Clause functions name general clauses (and
     # properties name clauses) by their current number; this is where they are translated.
     counterparts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The game features this edition's text does not govern, each with the reviewed reason; the
+    # game-model rule ``model.features`` among the axioms switches them off.  Empty: the whole game.
+    absent: tuple[tuple[GameFeature, str], ...] = ()
     by_number: dict[str, ClauseEncoding] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
