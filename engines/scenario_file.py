@@ -107,16 +107,9 @@ STATIC_FLAGS = {"enters_tapped": "enters_tapped", "triggers_additional_time": "d
 ONE_OBJECT = ("cast", "play_land")
 
 
-def _delayed_creations(g, t: int) -> tuple:
-    """Which delayed abilities the script's effects create at moment ``t`` (``create_delayed``)."""
-    return tuple(game.delayed_created(g, t, d) for d in g.range("delayed"))
-
-
-#: What a script decides besides its events (the rule variables it also fixes): which objects are
-#: new (400.7), since zones alone don't tell a permanent that stayed from one that left and returned
-#: in the same batch (a flicker); and which delayed abilities its effects create, and when -- the
-#: effect's text creates them; the rules decide only when one is used up (603.7b).
-FIXED_BY_SCRIPT = ("since", _delayed_creations)
+#: What a script decides besides its events: which objects are new (400.7) and which delayed
+#: abilities its effects create (the game model's SCENARIO_DECIDES, where it is explained).
+FIXED_BY_SCRIPT = game.SCENARIO_DECIDES
 FLAGS = ("next_turn", "resolve", "counter", "decline", "draw_game")
 
 

@@ -714,18 +714,36 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
     return [("objects", involved), ("events", events), ("circumstances", circumstances)]
 
 
+def delayed_creations(g, t: int) -> tuple:
+    """Which delayed abilities the effects of moment ``t`` create."""
+    return tuple(delayed_created(g, t, d) for d in g.range("delayed"))
+
+
+#: What a scenario decides besides its environment (the rule variables and terms it also fixes):
+#: which objects are new (400.7), since zones alone don't tell a permanent that stayed from one
+#: that left and returned in the same batch (a flicker); and which delayed abilities its effects
+#: create, and when -- the effect's text creates them; the rules decide only when one is used up
+#: (603.7b).
+SCENARIO_DECIDES = ("since", delayed_creations)
+
+
 #: The behaviours a player can see, in the words of ``rule603 diff`` (issue 5): what triggers, how
 #: many times, who controls it, the stack order, whether it does anything on resolution.
 BEHAVIOURS = ("what triggers", "how many times", "who controls it", "stack order", "does anything on resolution")
 
 
-def observables(g, moments: int, name=lambda a: f"ability {a}") -> list[tuple[str, str, object]]:
+def observables(
+    g, moments: int, name=lambda a: f"ability {a}", *, player_order: bool = True
+) -> list[tuple[str, str, object]]:
     """``(behaviour, what, term)`` for every observable outcome of a game of ``moments`` moments;
     ``name(a)`` names ability ``a`` in ``what`` (on a concrete trace, ``ability_name`` can).
 
-    Two games of one scenario that agree on every term look the same to the players.  The order
-    in which one player puts their own triggers on the stack is that player's choice (603.3b), so
-    the stack is observed as who controls each position and how many of each ability are on it.
+    Two games of one scenario that agree on every term look the same to the players.  With
+    ``player_order=False`` the stack is observed only as who controls each position and how many
+    of each ability are on it: the order in which one player puts their own triggers on the stack
+    is mostly that player's choice (603.3b), which a search for what the rules leave open must not
+    count.  By default the object at each position is observed too, as a rule may force that order
+    (603.3b: an ability that triggers on another's triggering goes on top of it).
     """
     out: list[tuple[str, str, object]] = []
     for a in abilities(g):
@@ -744,6 +762,9 @@ def observables(g, moments: int, name=lambda a: f"ability {a}") -> list[tuple[st
         for s in slots(g):
             who = g.If(s < stack_size(g, t), g.slot_controller(t, s), -1)
             out.append(("stack order", f"controller of stack position {s} at moment {t}", who))
+            if player_order:
+                what = g.If(s < stack_size(g, t), g.slot_src(t, s), 0)
+                out.append(("stack order", f"object code at stack position {s} at moment {t}", what))
         for a in abilities(g):
             out.append(("stack order", f"instances of {name(a)} on the stack at moment {t}", on_stack_count(g, t, a)))
     for t in range(1, moments):

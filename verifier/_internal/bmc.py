@@ -9,14 +9,14 @@ depth, and every subset of clauses.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import smt
 from .expr import CONCRETE, Expr
 from .registry import ClauseEncoding, Edition, Property
-from .schema import Game, Schema, Universe, VarSpec
+from .schema import ENV, Game, Schema, Universe, VarSpec
 from .trace import Trace
 
 
@@ -118,12 +118,21 @@ class Encoding:
         return self.broken_by(self.g, number, depth)
 
     def seen_by(self, edition: Edition) -> Game:
-        """This symbolic trace as ``edition``'s rules see it, every one of its clauses in force.
+        """This symbolic trace as ``edition``'s rules see it, every one of its clauses in force
+        (when every clause of this encoding's own edition is: its checks must assume them all).
 
         ``rule603 diff`` asks whether a game one edition allows breaks a clause of another: the
         other edition's rules are built over this encoding's variables, outside its solver.
         """
-        g = Game(self.backend, self.schema, self.universe, self._lookup, lambda _: True, 0)
+        # A clause both editions number alike is named by this solver's own literal, which every check
+        # that compares the editions assumes: the same rule then becomes the very term already asserted,
+        # and the solver sees at once that no game breaks it.  Any other clause is simply in force.
+        own = self.edition.by_number
+
+        def enabled(number: str) -> Expr:
+            return self.solver.literal(number) if number in own else True
+
+        g = Game(self.backend, self.schema, self.universe, self._lookup, enabled, 0)
         g.edition = edition
         return g
 
@@ -175,6 +184,26 @@ def _nest(spec: VarSpec, universe: Universe, read, prefix: tuple[int, ...]) -> A
         return [build(dims[1:], idx + (i,)) for i in range(universe.size(dims[0]))]
 
     return build(spec.dims, ())
+
+
+def scenario_equalities(enc: Encoding, script: Trace, also_fixed: Sequence[Any] = ()) -> Iterator[Expr]:
+    """``enc``'s trace plays ``script``'s scenario: one equality at a time, for each environment value
+    (what players and effects do), each rule variable named in ``also_fixed`` and each term of the
+    functions in it (``fn(g, t)`` -> terms), against their values in ``script``."""
+    g = enc.g
+    names = {f for f in also_fixed if isinstance(f, str)}
+    for spec in enc.schema.specs:
+        if spec.role != ENV and spec.name not in names:
+            continue
+        for idx in script.universe.indices(spec.dims):
+            keys = [(t, *idx) for t in range(script.length)] if spec.per_moment else [idx]
+            for key in keys:
+                yield g.var(spec.name, *key) == script.value(spec.name, key, spec.per_moment)
+    played = concrete_game(enc.edition, script, [])
+    for terms in (f for f in also_fixed if not isinstance(f, str)):
+        for t in range(script.length):
+            for term, value in zip(terms(g, t), terms(played, t), strict=True):
+                yield term == value
 
 
 # --- concrete evaluation: the same definitions on a recorded trace ----------------

@@ -36,6 +36,11 @@ from .trace import Trace
 from .verify import NOT_APPLICABLE, Options, Verifier
 
 DIFFERS, SAME, UNKNOWN = "differs", "same", "unknown"
+RETRIES = 2  # other scenarios tried for a clause whose first broken game looks the same to the players
+NO_VISIBLE_DIFFERENCE = (
+    "The players see no difference in this game: {edition} can reproduce every observable behaviour of it; "
+    "the clauses differ in how the rules keep track (which instance, which moment)."
+)
 
 Progress = Callable[[str], None]
 
@@ -230,6 +235,7 @@ class _Replay:
         self.edition = edition
         self.limits = limits
         self._enc: Encoding | None = None
+        self._replays = 0  # literal names must be new to the solver: a game replayed again gets new ones
 
     def encoding(self, trace: Trace) -> Encoding:
         if self._enc is None or self._enc.universe != trace.universe:
@@ -240,7 +246,9 @@ class _Replay:
         """Fill in the behaviours of ``witness.trace`` this edition cannot reproduce, and a game it allows instead."""
         trace = witness.trace
         enc = self.encoding(trace)
-        pin = pin_scenario(enc, trace, name=f"scenario of {witness.id}")
+        self._replays += 1
+        tag = f"replay {self._replays}"
+        pin = pin_scenario(enc, trace, self.edition.model.SCENARIO_DECIDES, name=f"{tag}: scenario")
         lits = {e.number: enc.solver.literal(e.number) for e in self.edition.encodings}
         base = enc.moment_literals[: trace.length] + [pin]
         status = enc.solver.check(base + list(lits.values()))
@@ -248,25 +256,36 @@ class _Replay:
             core = minimal_core(enc, base, lits, []) if status == smt.Verdict.UNSAT else None
             witness.note = _no_game_note(self.edition.name, core, enc.solver.reason_unknown)
             return
-        witness.instead = enc.extract(trace.length)
         terms = self.edition.model.observables(enc.g, trace.length)
         seen = observed(allowing, trace)
-        instead = observed(self.edition, witness.instead)
+        # Behaviours in the game model's order, each given the ones before it that the game kept: a
+        # stack order can be impossible only together with the same abilities triggering.
+        kept: list[Any] = []
+        forbidden: dict[str, list[str]] = {}
         for name in self.edition.model.BEHAVIOURS:
-            rows = [i for i, (behaviour, _, _) in enumerate(terms) if behaviour == name]
-            same = enc.solver.fresh_literal(f"{witness.id}: same {name}")
-            enc.solver.add(enc.g.Implies(same, enc.g.And(*[terms[i][2] == seen[i][2] for i in rows])))
-            core = minimal_core(enc, base, lits, [same])
+            same = enc.solver.fresh_literal(f"{tag}: same {name}")
+            rows = [term[2] == seen[i][2] for i, term in enumerate(terms) if term[0] == name]
+            enc.solver.add(enc.g.Implies(same, enc.g.And(*rows)))
+            core = minimal_core(enc, base + kept, lits, [same])
             if core is None:
                 witness.note += f" Whether {name} differs is unknown ({enc.solver.reason_unknown})."
             elif core:
-                changes = tuple((seen[i][1], seen[i][2], instead[i][2]) for i in rows if seen[i][2] != instead[i][2])
-                witness.behaviours.append(Behaviour(name, changes, tuple(core)))
-        if not witness.behaviours and not witness.note:
-            witness.note = (
-                f"The players see no difference in this game: {self.edition.name} can reproduce every observable "
-                f"behaviour of it; the clauses differ in how the rules keep track (which instance, which moment)."
+                forbidden[name] = core
+            else:
+                kept.append(same)
+        if enc.solver.check(base + list(lits.values()) + kept) != smt.Verdict.SAT:  # it was; unless out of time
+            enc.solver.check(base + list(lits.values()))
+        witness.instead = enc.extract(trace.length)
+        instead = observed(self.edition, witness.instead)
+        for name, core in forbidden.items():
+            changes = tuple(
+                (seen[i][1], seen[i][2], instead[i][2])
+                for i in range(len(seen))
+                if seen[i][0] == name and seen[i][2] != instead[i][2]
             )
+            witness.behaviours.append(Behaviour(name, changes, tuple(core)))
+        if not witness.behaviours and not witness.note:
+            witness.note = NO_VISIBLE_DIFFERENCE.format(edition=self.edition.name)
 
 
 def _no_game_note(edition: str, core: list[str] | None, reason: str) -> str:
@@ -290,22 +309,33 @@ def behaviour_witnesses(
             progress(f"{allowing.edition.name} allows, {refusing.edition.name} {number} refuses?")
             found, trace = allowing.breaks(refusing.edition, number)
             if found != "yes" or trace is None:
-                searches.append(
-                    Search(allowing.edition.name, refusing.edition.name, number, SAME if found == "no" else UNKNOWN)
-                )
+                result = SAME if found == "no" else UNKNOWN
+                searches.append(Search(allowing.edition.name, refusing.edition.name, number, result))
                 continue
-            w = Witness(
-                f"W{len(witnesses) + 1}",
-                allowing.edition.name,
-                refusing.edition.name,
-                number,
-                parts.get(number, ()),
-                trace,
-            )
-            replay.compare(w, allowing.edition)
+            w = _witness(f"W{len(witnesses) + 1}", allowing, refusing, number, parts.get(number, ()), trace, replay)
+            tried = [trace]
+            while _looks_the_same(w) and len(tried) <= RETRIES:
+                found, trace = allowing.breaks(refusing.edition, number, avoid=tried)
+                if found != "yes" or trace is None:
+                    break
+                tried.append(trace)
+                other = _witness(w.id, allowing, refusing, number, w.counterparts, trace, replay)
+                w = other if not _looks_the_same(other) else w
             witnesses.append(w)
             searches.append(Search(w.allowed, w.refused, number, DIFFERS, w.id))
     return witnesses, searches
+
+
+def _witness(
+    wid: str, allowing: Verifier, refusing: Verifier, number: str, parts: tuple[str, ...], trace: Trace, replay: _Replay
+) -> Witness:
+    w = Witness(wid, allowing.edition.name, refusing.edition.name, number, parts, trace)
+    replay.compare(w, allowing.edition)
+    return w
+
+
+def _looks_the_same(w: Witness) -> bool:
+    return not w.behaviours and w.instead is not None
 
 
 def _aligned(a: Edition, b: Edition) -> dict[str, tuple[str, ...]]:

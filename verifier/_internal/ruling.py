@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import smt
-from .bmc import Encoding, concrete_game
+from .bmc import Encoding, scenario_equalities
 from .registry import Edition
-from .schema import ENV, Game
+from .schema import Game
 from .trace import Trace
 
 MAX_VALUES = 8  # values enumerated per question before saying "depends" without listing more
@@ -109,21 +109,9 @@ def pin_scenario(enc: Encoding, script: Trace, also_fixed: Sequence[Fixed] = (),
     (what players and effects do) and ``also_fixed``; what the rules decide stays open.
     ``name`` must be new to ``enc``'s solver: a literal of the same name is the same literal."""
     enc.extend(script.length)
-    g = enc.g
     pin = enc.solver.fresh_literal(name)
-    names = {f for f in also_fixed if isinstance(f, str)}
-    for spec in enc.schema.specs:
-        if spec.role != ENV and spec.name not in names:
-            continue
-        for idx in script.universe.indices(spec.dims):
-            keys = [(t, *idx) for t in range(script.length)] if spec.per_moment else [idx]
-            for key in keys:
-                enc.solver.add(g.Implies(pin, g.var(spec.name, *key) == script.value(spec.name, key, spec.per_moment)))
-    played = concrete_game(enc.edition, script, [])
-    for terms in (f for f in also_fixed if not isinstance(f, str)):
-        for t in range(script.length):
-            for term, value in zip(terms(g, t), terms(played, t), strict=True):
-                enc.solver.add(g.Implies(pin, term == value))
+    for equality in scenario_equalities(enc, script, also_fixed):
+        enc.solver.add(enc.g.Implies(pin, equality))
     return pin
 
 

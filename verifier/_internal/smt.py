@@ -84,6 +84,10 @@ class Z3Backend(Backend):
     def is_boolean(self, x: Expr) -> bool:
         return isinstance(x, bool) or z3.is_bool(x)
 
+    def identical(self, x: Expr, y: Expr) -> bool:
+        """The same term (z3 shares equal terms, so this is a pointer comparison), not merely equivalent."""
+        return self._term(x).eq(self._term(y))
+
     def int_var(self, name: str) -> Expr:
         return z3.BitVec(name, WIDTH, self.ctx)
 

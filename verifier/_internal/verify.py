@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InvalidDefinition, Rule603Error
 from . import smt
-from .bmc import Encoding, claim_fails_at, concrete_game, violations
+from .bmc import Encoding, claim_fails_at, concrete_game, scenario_equalities, violations
 from .registry import Edition, Property
 from .schema import Universe
 from .trace import Trace
@@ -208,31 +208,69 @@ class Verifier:
             step()
         return results
 
-    def breaks(self, other: Edition, number: str) -> tuple[str, Trace | None]:
-        """A shortest, then smallest, game this edition allows that breaks clause ``number`` of ``other``.
+    def breaks(self, other: Edition, number: str, avoid: Sequence[Trace] = ()) -> tuple[str, Trace | None]:
+        """A shortest, then smallest, game this edition allows that breaks clause ``number`` of ``other``,
+        in a scenario none of the games in ``avoid`` plays.
 
+        The game is one both game models allow: an edition without a feature (``model.features``)
+        is not shown a game that uses it, which would break its clauses for no reason of theirs.
         ``("yes", trace)``, re-checked on the concrete trace; ``("no", None)`` when no game within the
         bound does; ``("unknown", None)`` when the solver cannot tell.
         """
         k = self.options.bound
         enc = self.encoding
         enc.extend(k)
-        seen = enc.seen_by(other)
+        g, seen = enc.g, enc.seen_by(other)
         label = f"breaks-{other.name}-{number}"
-        answer = enc.check(k, self.all_clauses, enc.broken_by(seen, number, k), self._label(label))
+        if not avoid and self._same_rules(self.edition.by_number.get(number), other.by_number[number], seen):
+            return "no", None
+        decides = self.edition.model.SCENARIO_DECIDES
+        elsewhere = g.And(*[g.Not(g.And(*scenario_equalities(enc, game, decides))) for game in avoid])
+
+        def goal(depth: int):
+            return g.And(elsewhere, self._their_game(other, seen, depth), enc.broken_by(seen, number, depth))
+
+        answer = enc.check(k, self.all_clauses, goal(k), self._label(label))
         if answer != smt.Verdict.SAT:
             return ("no" if answer == smt.Verdict.UNSAT else UNKNOWN), None
         for depth in range(1, k + 1):
-            goal = enc.broken_by(seen, number, depth)
-            answer = enc.check(depth, self.all_clauses, goal, self._label(f"{label}@{depth}"))
+            target = goal(depth)
+            answer = enc.check(depth, self.all_clauses, target, self._label(f"{label}@{depth}"))
             if answer == smt.Verdict.UNKNOWN:
                 return UNKNOWN, None
             if answer == smt.Verdict.SAT:
-                trace = self._minimise(depth, self.all_clauses, goal) if self.options.minimise else enc.extract(depth)
+                trace = self._minimise(depth, self.all_clauses, target) if self.options.minimise else enc.extract(depth)
                 allowed = not violations(self.edition, trace, self.all_clauses, first_only=True)
+                their_game = not violations(other, trace, [], first_only=True)
                 refused = violations(other, trace, [number], include_axioms=False)
-                return ("yes", trace) if allowed and refused else (UNKNOWN, None)
+                return ("yes", trace) if allowed and their_game and refused else (UNKNOWN, None)
         return UNKNOWN, None
+
+    def _their_game(self, other: Edition, seen, depth: int):
+        """``other``'s game-model rules, where they are not term for term this edition's, below ``depth``."""
+        g = self.encoding.g
+        mine = {ax.number: ax for ax in self.edition.axioms}
+        foreign = [ax for ax in other.axioms if not self._same_rules(mine.get(ax.number), ax, seen)]
+        return g.And(
+            *[g.Implies(r.applies, r.requires) for ax in foreign for t in range(depth) for r in ax.rules(seen, t)]
+        )
+
+    def _same_rules(self, mine, theirs, seen) -> bool:
+        """Are ``theirs`` (a clause or game rule of another edition) term for term ``mine``, which this
+        encoding asserts at every moment?  Then no game this edition allows breaks them, and the solver
+        need not be asked: most encodings are shared between editions."""
+        if mine is None:
+            return False
+        same = self.encoding.backend.identical
+        for t in range(self.options.bound):
+            ours = list(mine.rules(self.encoding.g, t))
+            others = list(theirs.rules(seen, t))
+            if len(ours) != len(others):
+                return False
+            for a, b in zip(ours, others, strict=True):
+                if not (same(a.applies, b.applies) and same(a.requires, b.requires)):
+                    return False
+        return True
 
     def _minimise(self, depth: int, enabled: Sequence[str], goal) -> Trace:
         """As few objects, then as few events, as the solver can manage within its limits."""
