@@ -1,13 +1,19 @@
-"""`rule603 audit`: vacuous and redundant clauses are found, and only they."""
+"""`rule603 audit`: contradictions, ambiguities, vacuous and redundant clauses are found, and only they."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
+import pytest
 from rule603 import Rule
 from rule603._internal import smt
+from rule603._internal.ambiguity import Ambiguity, AmbiguitySearch
 from rule603._internal.audit import audit
+from rule603._internal.bmc import violations
+from rule603._internal.contradiction import Deadlock, DeadlockSearch
+from rule603._internal.schema import ENV
 from rule603._internal.verify import Options, Verifier
 from rule603.cli import main
 from test_clauses import ED
@@ -22,9 +28,13 @@ def _with(number: str, fn) -> object:
 
 
 def _findings(edition) -> set[tuple[str, tuple[str, ...]]]:
-    report = audit(Verifier(edition, edition.model.universe(), OPTIONS))
+    report = audit(Verifier(edition, edition.model.universe(), OPTIONS), only=("vacuity", "redundancy"))
     assert report.unknown == []
     return {(f.kind, f.clauses) for f in report.findings}
+
+
+def _audit(edition, only: tuple[str, ...], bound: int):
+    return audit(Verifier(edition, edition.model.universe(), dataclasses.replace(OPTIONS, bound=bound)), only=only)
 
 
 def test_the_current_edition_has_no_vacuous_or_redundant_clause_at_a_small_bound():
@@ -46,12 +56,66 @@ def test_a_clause_that_never_applies_is_vacuous():
 
 
 def test_the_command_line_prints_findings_as_json(capsys):
-    code = main(["audit", "--bound", "4", "--format", "json"])
+    code = main(["audit", "--bound", "2", "--format", "json"])
     report = json.loads(capsys.readouterr().out)
-    assert code == 0
-    assert (report["edition"], report["bound"], report["findings"]) == ("current", 4, [])
-    assert report["checked"] == ["vacuity", "redundancy"] and report["not_checked"] == ["contradiction", "ambiguity"]
+    assert (report["edition"], report["bound"]) == ("current", 2)
+    assert report["checked"] == ["vacuity", "redundancy", "contradiction", "ambiguity"]
+    assert report["not_checked"] == []
+    assert code == (1 if report["findings"] else 3 if report["unknown"] else 0)
+    for finding in report["findings"]:
+        assert set(finding) >= {"kind", "clauses", "witness", "explanation"}
+        assert finding["kind"] in report["checked"]
     assert {"specific": "603.8", "general": "603.2"} in report["precedence"]
+
+
+def test_reports_are_not_overwritten_unless_asked(tmp_path, capsys):
+    (tmp_path / "audit-current.md").write_text("mine", encoding="utf-8")
+    assert main(["audit", "--bound", "2", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--overwrite" in err
+    assert (tmp_path / "audit-current.md").read_text(encoding="utf-8") == "mine"
+    assert main(["audit", "--all", "--edition", "2004"]) == 2
+
+
+def _no_priority_at_start(g, t):
+    # A toy clause no game can obey where a game starts with a player about to receive priority.
+    yield Rule(g.And(t == 0, g.priority(t)), False, "toy")
+
+
+def test_a_clause_that_no_game_can_obey_is_a_contradiction():
+    report = _audit(_with("603.9", _no_priority_at_start), ("contradiction",), 1)
+    assert [(f.kind, f.clauses, f.rules) for f in report.findings] == [("contradiction", ("603.9",), ())]
+    assert "(no priority)" not in report.findings[0].witness.splitlines()[-3]  # priority at moment 0
+
+
+def test_a_contradiction_is_reached_by_a_game_that_obeys_every_clause_so_far():
+    search = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits)
+    found = search.at(1)
+    assert isinstance(found, Deadlock)
+    prefix = dataclasses.replace(found.situation, states=found.situation.states[: found.moment])
+    assert violations(ED, prefix, [e.number for e in ED.encodings]) == []
+    # and the game rules alone let moment 1 go on (the search found their own rule values for it)
+    assert violations(ED, found.situation, []) == []
+
+
+def test_a_clause_that_no_longer_forces_triggering_makes_it_ambiguous():
+    def never(g, t):
+        yield Rule(False, False, "nothing")
+
+    # Without 603.2 the rules still allow an ability to trigger (603.2c counts occurrences) but no longer force it.
+    assert AmbiguitySearch(ED, ED.model.universe(), OPTIONS.limits, 2).find("what triggers") is None
+    edition = _with("603.2", never)
+    search = AmbiguitySearch(edition, edition.model.universe(), OPTIONS.limits, 2)
+    found = search.find("what triggers")
+    assert isinstance(found, Ambiguity) and found.values[0] != found.values[1]
+    # Both games obey every clause and play one scenario: the same environment throughout.
+    one, other = found.games
+    clauses = [e.number for e in edition.encodings]
+    assert violations(edition, one, clauses) == [] and violations(edition, other, clauses) == []
+    for spec in search.one.schema.specs:
+        if spec.role == ENV:
+            assert one.params.get(spec.name) == other.params.get(spec.name)
+            assert [s.get(spec.name) for s in one.states] == [s.get(spec.name) for s in other.states]
 
 
 def test_an_unknown_edition_is_one_line(capsys):
@@ -62,5 +126,17 @@ def test_an_unknown_edition_is_one_line(capsys):
 
 def test_too_small_a_bound_shows_as_vacuity_not_as_silence():
     # 603.7h needs an ability to resolve twice in a turn: three moments are too few for that.
-    report = audit(Verifier(ED, ED.model.universe(), dataclasses.replace(OPTIONS, bound=3)))
+    report = _audit(ED, ("vacuity",), 3)
     assert ("vacuity", ("603.7h",)) in {(f.kind, f.clauses) for f in report.findings}
+
+
+@pytest.mark.exhaustive
+def test_the_committed_audit_reports_are_current(tmp_path):
+    """`rule603 audit --all --out reports --overwrite` regenerates reports/audit-<edition>.md byte for byte
+    (about 15 minutes on 2 cores)."""
+    main(["audit", "--all", "--out", str(tmp_path), "--overwrite"])
+    committed = Path(__file__).parent.parent / "reports"
+    for fresh in sorted(tmp_path.glob("audit-*.md")):
+        text = fresh.read_text(encoding="utf-8").replace(f"--out {tmp_path} ", "--out reports ")
+        assert text == (committed / fresh.name).read_text(encoding="utf-8"), fresh.name
+    assert len(list(tmp_path.glob("audit-*.md"))) == len(list(committed.glob("audit-*.md"))) == 6

@@ -20,6 +20,8 @@ from tabulate import tabulate
 
 from ._internal import smt
 from ._internal.audit import CHECKED, NOT_YET, Audit, audit
+from ._internal.audit import steps as audit_steps
+from ._internal.auditreport import audit_markdown
 from ._internal.bmc import concrete_game
 from ._internal.catalogue import builtin_properties, check_clause_names, how_encoded, load_edition, select
 from ._internal.diff import diff
@@ -103,9 +105,14 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--no-minimise", action="store_true", help="report the first counterexample found, unshrunk")
 
     audit = sub.add_parser(
-        "audit", help="what an edition's clauses say about each other: vacuous and redundant clauses, precedence"
+        "audit",
+        help="what an edition's clauses say about each other: contradictions, ambiguities, vacuous and redundant "
+        "clauses, precedence",
     )
     _common(audit)
+    audit.add_argument("--all", action="store_true", help="audit every edition held, oldest first")
+    audit.add_argument("--out", metavar="DIR", help="write DIR/audit-<edition>.md for each edition audited")
+    audit.add_argument("--overwrite", action="store_true", help="with --out: replace existing reports")
 
     diff = sub.add_parser(
         "diff", help="what changed between two editions: the text word by word, verdicts, and behaviour with games"
@@ -527,41 +534,92 @@ def render_adequacy(adequacy: Adequacy, fmt: str) -> str:
 
 def cmd_audit(args: argparse.Namespace) -> ExitCode:
     """Exit 1 when there are findings, 3 when some check is unknown and there are none, 0 otherwise."""
-    edition = load_edition(args.edition)
-    verifier = Verifier(edition, _universe(edition, args), _options(args))
-    progress = _Progress(len(verifier.all_clauses))
+    _check_bound(args.bound)
+    names = _audit_editions(args)
+    editions = {name: load_edition(name) for name in names}
+    targets = _audit_targets(args, names)  # before the run: a refusal must not cost minutes
+    reports = {name: _audit_one(args, edition) for name, edition in editions.items()}
+    for name, target in targets.items():
+        later = {n: reports[n] for n in names[names.index(name) + 1 :]}
+        target.write_text(audit_markdown(reports[name], editions[name], later, _audit_command(args)), encoding="utf-8")
+        print(f"wrote {target}", file=sys.stderr)
+    if any(r.findings for r in reports.values()):
+        return ExitCode.VIOLATED
+    return ExitCode.UNKNOWN if any(r.unknown for r in reports.values()) else ExitCode.OK
 
-    def step(number: str) -> None:
-        progress(f"audit: {number}")
+
+def _audit_editions(args: argparse.Namespace) -> list[str]:
+    if args.all and args.edition != "current":
+        raise _UsageError(f"--all --edition {args.edition}: name one edition or all, not both")
+    if args.all and args.format == "json" and not args.out:
+        raise _UsageError("--all --format json: several editions need --out DIR")
+    return [e.id for e in edition_texts()] if args.all else [args.edition]
+
+
+def _audit_targets(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Path]:
+    """DIR/audit-<edition>.md for each edition, refusing to replace any unless asked."""
+    if not args.out:
+        return {}
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise _UsageError(f"--out {args.out}: exists and is not a directory")
+    targets = {name: out / f"audit-{name}.md" for name in names}
+    for target in targets.values():
+        if target.exists() and not args.overwrite:
+            raise _UsageError(f"--out {args.out}: {target.name} already exists; add --overwrite to replace it")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _UsageError(f"--out {args.out}: cannot create it ({e.strerror})") from None
+    return targets
+
+
+def _audit_command(args: argparse.Namespace) -> str:
+    """The command that regenerates the reports, as they print it."""
+    which = "--all" if args.all else f"--edition {args.edition}"
+    bound = "" if args.bound == 8 else f" --bound {args.bound}"
+    return f"rule603 audit {which}{bound} --out {args.out} --overwrite"
+
+
+def _audit_one(args: argparse.Namespace, edition: Edition) -> Audit:
+    verifier = Verifier(edition, _universe(edition, args), _options(args))
+    progress = _Progress(audit_steps(verifier))
+
+    def step(what: str) -> None:
+        progress(f"audit {edition.name}: {what}")
         progress.step()
 
     started = time.perf_counter()
-    report = audit(verifier, step)
-    progress.close()
+    try:
+        report = audit(verifier, step)
+    finally:
+        progress.close()
     seconds = time.perf_counter() - started
-    if args.format == "json":
+    if args.format == "json" and not args.out:
         print(json.dumps({**report.to_json(), "seconds": round(seconds, 1)}, indent=1))
-    else:
+    elif not args.out or args.format != "json":
         _print_audit(args, report, seconds)
-    if report.findings:
-        return ExitCode.VIOLATED
-    return ExitCode.UNKNOWN if report.unknown else ExitCode.OK
+    return report
 
 
 def _print_audit(args: argparse.Namespace, report: Audit, seconds: float) -> None:
     fmt = "github" if args.format == "markdown" else "simple"
     print(f"rule603 audit: edition {report.edition}, bound {report.bound}")
-    print(f"checked: {', '.join(CHECKED)}; not checked yet: {', '.join(NOT_YET)}\n")
+    print(f"checked: {', '.join(CHECKED)}" + (f"; not checked yet: {', '.join(NOT_YET)}" if NOT_YET else "") + "\n")
     rows = [{"kind": f.kind, "clauses": ", ".join(f.clauses), "finding": f.explanation} for f in report.findings]
     rows += [
-        {"kind": f"{check} (unknown)", "clauses": number, "finding": "the solver could not decide"}
-        for check, number in report.unknown
+        {"kind": f"{check} (unknown)", "clauses": what, "finding": f"the solver could not decide: {why}"}
+        for check, what, why in report.unknown
     ]
     if rows:
         print(tabulate(rows, headers="keys", tablefmt=fmt, maxcolwidths=[None, None, 80]))
+    if report.artefacts:
+        behaviours = ", ".join(f.explanation.split(":")[0] for f in report.artefacts)
+        print(f"\nmodelling artefacts, not findings ({len(report.artefacts)}): {behaviours}")
     relations = ", ".join(f"{s} over {g}" for s, g in report.precedence)
     print(f"\nprecedence relied on ({len(report.precedence)}): {relations}")
-    print(f"\n{len(report.findings)} finding(s), {len(report.unknown)} unknown, in {seconds:.1f} s")
+    checks = ", ".join(f"{check} {s:.1f} s" for check, s in report.seconds.items())
+    print(f"\n{len(report.findings)} finding(s), {len(report.unknown)} unknown, in {seconds:.1f} s ({checks})")
 
 
 # --- diff -------------------------------------------------------------------------------

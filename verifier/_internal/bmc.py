@@ -34,15 +34,31 @@ class Encoding:
     """The symbolic trace of one edition over one universe, extended moment by moment."""
 
     def __init__(
-        self, edition: Edition, universe: Universe, limits: smt.SolverLimits, *, track_axioms: bool = False
+        self,
+        edition: Edition,
+        universe: Universe,
+        limits: smt.SolverLimits,
+        *,
+        track_axioms: bool = False,
+        twin_of: Encoding | None = None,
     ) -> None:
         """``track_axioms``: guard each game-model rule with its own literal too (``axiom_literals``), so that
-        an unsat core can name the rules outside 603 that decide something; they must then be assumed."""
+        an unsat core can name the rules outside 603 that decide something; they must then be assumed.
+
+        ``twin_of``: a second trace in ``twin_of``'s solver that plays the same scenario (it shares every
+        environment variable and constant) and has rule variables of its own (named ``twin.``...).  Clause,
+        moment and axiom literals are the solver's by name, so both traces obey the same clauses.  The
+        audit compares the two to find situations the rules leave undetermined."""
         self.edition = edition
         self.universe = universe
         self.schema = Schema(tuple(edition.model.VARIABLES))
-        self.backend = smt.Z3Backend()
-        self.solver = smt.Solver(limits, self.backend.ctx)
+        self._twin_of = twin_of
+        self._prefix = "" if twin_of is None else "twin."
+        if twin_of is None:
+            self.backend = smt.Z3Backend()
+            self.solver = smt.Solver(limits, self.backend.ctx)
+        else:
+            self.backend, self.solver = twin_of.backend, twin_of.solver
         self._vars: dict[tuple[str, tuple[int, ...]], Expr] = {}
         self.g = Game(self.backend, self.schema, universe, self._lookup, self.solver.literal, 0)
         self.g.edition = edition
@@ -59,11 +75,13 @@ class Encoding:
         var = self._vars.get(key)
         if var is None:
             spec = self.schema.check_index(name, index, self.universe, MAX_MOMENTS)
+            if self._twin_of is not None and spec.role == ENV:
+                return self._twin_of._lookup(name, index)  # the same scenario: one variable for both
             var = self._make(spec, index)
         return var
 
     def _make(self, spec: VarSpec, index: tuple[int, ...]) -> Expr:
-        label = f"{spec.name}[{','.join(map(str, index))}]"
+        label = f"{self._prefix}{spec.name}[{','.join(map(str, index))}]"
         if spec.kind == "bool":
             var = self.backend.bool_var(label)
         else:

@@ -1,0 +1,155 @@
+"""Ambiguities: one scenario, two games that obey every clause, and an observable outcome that differs.
+
+Two copies of the trace live in one solver (``Encoding(twin_of=...)``): they share every
+environment variable and constant, so they play the same scenario (the same cards, the same
+events, the same choices of the players), and each obeys every clause and game rule.  For each
+observable behaviour of the model (``observables`` in the game model: what triggers, how many
+times, who controls it, stack order, whether it does anything on resolution) the solver looks
+for a pair that differs in it.  The order in which a player puts their own triggers on the stack
+is their choice (603.3b) and ``observables`` does not see it, so it is never an ambiguity.
+
+A found pair is explained by where the two games first part: the first moment at which some rule
+variable differs, which variables differ there, and the clauses that apply at that moment in
+either game (their ``fires``) - the clauses that speak about the situation and still let it go
+either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import smt
+from .bmc import Encoding, concrete_game
+from .registry import Edition
+from .schema import Game, Universe
+from .trace import Trace
+
+
+@dataclass(frozen=True)
+class Ambiguity:
+    behaviour: str
+    what: str  # the observable term that differs, in words
+    values: tuple[Any, Any]  # its value in each game
+    games: tuple[Trace, Trace]
+    moment: int  # the first moment at which the two games look different
+    differing: tuple[str, ...]  # how, e.g. "triggers: c1(dies) ×1 [P0] / -"
+    clauses: tuple[str, ...]  # the clauses that apply at that moment in either game
+
+
+@dataclass(frozen=True)
+class Undetermined:
+    behaviour: str
+    reason: str
+
+
+class AmbiguitySearch:
+    def __init__(self, edition: Edition, universe: Universe, limits: smt.SolverLimits, bound: int) -> None:
+        self.edition, self.bound = edition, bound
+        self.one = Encoding(edition, universe, limits)
+        self.other = Encoding(edition, universe, limits, twin_of=self.one)
+        self.one.extend(bound)
+        self.other.extend(bound)
+        self.clauses = [e.number for e in edition.encodings]
+        pairs = zip(
+            edition.model.observables(self.one.g, bound), edition.model.observables(self.other.g, bound), strict=True
+        )
+        self.terms: dict[str, list[tuple[str, Any, Any]]] = {}
+        for (behaviour, what, x), (_, _, y) in pairs:
+            self.terms.setdefault(behaviour, []).append((what, x, y))
+        self.same_script = self.one.solver.fresh_literal("same-script")
+        g = self.one.g
+        one_script, other_script = _scripted(self.one.g, bound), _scripted(self.other.g, bound)
+        self.one.solver.add(
+            g.Implies(self.same_script, g.And(*[x == y for x, y in zip(one_script, other_script, strict=True)]))
+        )
+        # Both games make the same choices, so that what differs is left open by the rules, not chosen.
+        self.same_choices = self.one.solver.fresh_literal("same-choices")
+        self.one.solver.add(g.Implies(self.same_choices, g.And(*_same_order(self.one.g, self.other.g, bound))))
+
+    @property
+    def behaviours(self) -> list[str]:
+        return list(self.terms)
+
+    def find(self, behaviour: str, *, same_script: bool = True) -> Ambiguity | Undetermined | None:
+        """A pair of compliant games of one scenario that differ in ``behaviour``, or ``None``.
+
+        ``same_script``: the two games also agree on what the model leaves to rule variables but a
+        scenario decides (``SCRIPTED``); without it, the pairs found may differ only in those.
+        """
+        one, g = self.one, self.one.g
+        differs = one.solver.fresh_literal(f"differs[{behaviour}:{same_script}]")
+        one.solver.add(g.Implies(differs, g.Or(*[x != y for _, x, y in self.terms[behaviour]])))
+        shared = [self.same_choices] + ([self.same_script] if same_script else [])
+        status = one.check_with(self.bound, self.clauses, [differs] + shared)
+        if status == smt.Verdict.UNSAT:
+            return None
+        if status == smt.Verdict.UNKNOWN:
+            return Undetermined(behaviour, one.solver.reason_unknown)
+        read = one.solver.model_reader()
+        what, x, y = next((w, x, y) for w, x, y in self.terms[behaviour] if read(x) != read(y))
+        games = (one.extract(self.bound), self.other.extract(self.bound))
+        moment, differing = _first_divergence(self.edition, games)
+        clauses = _applying(self.edition, games, self.clauses, moment)
+        return Ambiguity(behaviour, what, (read(x), read(y)), games, moment, differing, clauses)
+
+
+#: What a scenario decides although the model makes it a rule variable (as ``rule603 rule`` pins it,
+#: engines/scenario_file.py FIXED_BY_SCRIPT): which objects are new (400.7: zones alone don't tell a
+#: permanent that stayed from one that left and returned in one batch), and which delayed abilities
+#: the resolving effects create (their text does; the rules only say when one is used up).
+SCRIPTED = ("since", "delayed abilities created")
+
+
+def _scripted(g: Game, bound: int) -> list[Any]:
+    terms = [g.since(t, c) for t in range(bound) for c in g.range("card")]
+    created = g.edition.model.delayed_created
+    return terms + [created(g, t, d) for t in range(bound) for d in g.range("delayed")]
+
+
+def _same_order(one: Game, other: Game, bound: int) -> list[Any]:
+    """The order in which a player puts their own triggered abilities on the stack is their choice (603.3b):
+    where both games put the same abilities on the stack at a moment, from the same controllers at the
+    same positions, they put them in the same order.  (Where the batches differ in what is put, or whose
+    it is, that difference is not a choice and stays visible.)"""
+    model = one.edition.model
+    out = []
+    for t in range(bound):
+        new = [(model.new_slot(one, t, s), model.new_slot(other, t, s)) for s in one.range("slot")]
+        same_batch = [x == y for x, y in new]
+        same_batch += [
+            one.Implies(x, one.slot_controller(t, s) == other.slot_controller(t, s)) for s, (x, _) in enumerate(new)
+        ]
+        for a in one.range("ability"):
+            code = model.ability_code(a)
+            counts = [
+                one.count(one.And(n, g.slot_src(t, s) == code) for s, n in enumerate(side))
+                for g, side in ((one, [x for x, _ in new]), (other, [y for _, y in new]))
+            ]
+            same_batch.append(counts[0] == counts[1])
+        same_order = [one.Implies(x, one.slot_src(t, s) == other.slot_src(t, s)) for s, (x, _) in enumerate(new)]
+        out.append(one.Implies(one.And(*same_batch), one.And(*same_order)))
+    return out
+
+
+def _first_divergence(edition: Edition, games: Sequence[Trace]) -> tuple[int, tuple[str, ...]]:
+    """The first moment at which the two games look different to a reader (the model's ``describe``),
+    and how: "column: one / other".  Rule variables nobody reads (who would control an ability that
+    doesn't trigger) may differ earlier; they are not where the games part."""
+    views = [concrete_game(edition, trace, []) for trace in games]
+    for t in range(games[0].length):
+        one, other = (edition.model.describe(g, t) for g in views)
+        differing = tuple(f"{k}: {one[k] or '-'} / {other[k] or '-'}" for k in one if one[k] != other[k])
+        if differing:
+            return t, differing
+    return games[0].length - 1, ()
+
+
+def _applying(edition: Edition, games: Sequence[Trace], clauses: Sequence[str], t: int) -> tuple[str, ...]:
+    """The clauses whose rules apply (do real work) at moment ``t`` of either game."""
+    found: set[str] = set()
+    for trace in games:
+        g = concrete_game(edition, trace, clauses)
+        found |= {n for n in clauses if any(rule.fires() for rule in edition.by_number[n].rules(g, t))}
+    return tuple(n for n in clauses if n in found)
