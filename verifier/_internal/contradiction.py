@@ -30,7 +30,7 @@ from typing import Any
 from . import smt
 from .bmc import Encoding
 from .registry import Edition
-from .ruling import _minimal_core
+from .ruling import minimal_core
 from .schema import RULE, Game, Universe
 from .trace import Trace
 
@@ -127,7 +127,7 @@ class DeadlockSearch:
             return Undecided(t, f"judging a situation: {judge.solver.reason_unknown}")
         if status == smt.Verdict.SAT:
             return judge.solver.model_reader()
-        core = _minimal_core(judge, base, lits, [])
+        core = minimal_core(judge, base, lits, [])
         if core is None:
             return Undecided(t, f"minimising a contradiction's core: {judge.solver.reason_unknown}")
         return Deadlock(t, tuple(core), proposal.trace, rounds)
