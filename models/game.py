@@ -727,6 +727,20 @@ def delayed_creations(g, t: int) -> tuple:
 SCENARIO_DECIDES = ("since", delayed_creations)
 
 
+OBJECT_AT, CONTROLLER_AT = "object at stack position", "controller of stack position"
+
+
+def observed_value(g, what: str, value) -> str:
+    """An observable's value in words, on a concrete trace: "no", "2", "P1", "c0(dies)", "none"."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if what.startswith(OBJECT_AT):
+        return object_name(g, value) if value else "none"
+    if what.startswith(CONTROLLER_AT):
+        return f"P{value}" if value >= 0 else "none"
+    return str(value)
+
+
 #: The behaviours a player can see, in the words of ``rule603 diff`` (issue 5): what triggers, how
 #: many times, who controls it, the stack order, whether it does anything on resolution.
 BEHAVIOURS = ("what triggers", "how many times", "who controls it", "stack order", "does anything on resolution")
@@ -761,10 +775,10 @@ def observables(
     for t in range(moments):
         for s in slots(g):
             who = g.If(s < stack_size(g, t), g.slot_controller(t, s), -1)
-            out.append(("stack order", f"controller of stack position {s} at moment {t}", who))
+            out.append(("stack order", f"{CONTROLLER_AT} {s} at moment {t}", who))
             if player_order:
                 what = g.If(s < stack_size(g, t), g.slot_src(t, s), 0)
-                out.append(("stack order", f"object code at stack position {s} at moment {t}", what))
+                out.append(("stack order", f"{OBJECT_AT} {s} at moment {t}", what))
         for a in abilities(g):
             out.append(("stack order", f"instances of {name(a)} on the stack at moment {t}", on_stack_count(g, t, a)))
     for t in range(1, moments):
@@ -797,13 +811,16 @@ def ability_name(g, a: int) -> str:
     return f"r{i}(reflexive of c{g.reflexive_from(i)})"
 
 
-def stack_entry(g, t: int, s: int) -> str:
-    code = g.slot_src(t, s)
+def object_name(g, code: int) -> str:
+    """The stack object with slot code ``code`` (an ability, or a spell)."""
     n = g.size("ability")
-    who = f"P{g.slot_controller(t, s)}"
     if code <= n:
-        return f"{ability_name(g, code - 1)} [{who}]"
-    return f"spell c{code - n - 1} [{who}]"
+        return ability_name(g, code - 1)
+    return f"spell c{code - n - 1}"
+
+
+def stack_entry(g, t: int, s: int) -> str:
+    return f"{object_name(g, g.slot_src(t, s))} [P{g.slot_controller(t, s)}]"
 
 
 def describe(g, t: int) -> dict[str, str]:

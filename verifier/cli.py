@@ -264,6 +264,22 @@ def _check_output(path: str | None, overwrite: bool) -> None:
         raise _UsageError(f"--output {path}: no such directory {target.parent}")
 
 
+def _out_files(out: str, names: Sequence[str], overwrite: bool) -> list[Path]:
+    """``--out DIR``: the files ``names`` in it, refusing to replace any unless asked; DIR is created."""
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise _UsageError(f"--out {out}: exists and is not a directory")
+    files = [folder / name for name in names]
+    for target in files:
+        if target.exists() and not overwrite:
+            raise _UsageError(f"--out {out}: {target.name} already exists; add --overwrite to replace it")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _UsageError(f"--out {out}: cannot create it ({e.strerror})") from None
+    return files
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -659,23 +675,19 @@ def cmd_diff(args: argparse.Namespace) -> ExitCode:
         raise _UsageError(f"--timeout {args.timeout}: must be a positive number of seconds")
     if not args.out and len(args.format) > 1:
         raise _UsageError(f"--format {','.join(args.format)}: several formats need --out DIR")
-    out = Path(args.out) if args.out else None
-    if out is not None and out.exists() and not out.is_dir():
-        raise _UsageError(f"--out {args.out}: exists and is not a directory")
-    targets = [{f: out / f"diff-{a}-{b}.{f}" for f in args.format} for a, b in pairs] if out else []
-    for target in (t for by_format in targets for t in by_format.values()):
-        if target.exists() and not args.overwrite:
-            raise _UsageError(f"--out {args.out}: {target.name} already exists; add --overwrite to replace it")
+    targets: list[dict[str, Path]] = []
+    if args.out:
+        files = iter(_out_files(args.out, [f"diff-{a}-{b}.{f}" for a, b in pairs for f in args.format], args.overwrite))
+        targets = [{f: next(files) for f in args.format} for _ in pairs]  # in the order the names were given
     limits = smt.SolverLimits(timeout_ms=int(args.timeout * 1000))
     code = ExitCode.OK
     for i, (a, b) in enumerate(pairs):
         result, seconds = _one_diff(a, b, Options(bound=args.bound, limits=limits))
         command = f"rule603 diff {a} {b} --bound {args.bound}"
         texts = {fmt: render_diff(result, fmt, command) for fmt in args.format}
-        if out is None:
+        if not targets:
             print(texts[args.format[0]], end="")
         else:
-            out.mkdir(parents=True, exist_ok=True)
             for fmt, text in texts.items():
                 targets[i][fmt].write_text(text, encoding="utf-8")
         print(f"rule603 diff {a} {b}: {_diff_summary(result)}, {seconds:.0f} s", file=sys.stderr)
@@ -927,18 +939,7 @@ def _report_targets(args: argparse.Namespace) -> list[Path]:
         if args.output != "-":
             _check_output(args.output, args.overwrite)
         return []
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise _UsageError(f"--out {args.out}: exists and is not a directory")
-    targets = [out / MARKDOWN, out / HTML]
-    for target in targets:
-        if target.exists() and not args.overwrite:
-            raise _UsageError(f"--out {args.out}: {target.name} already exists; add --overwrite to replace it")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise _UsageError(f"--out {args.out}: cannot create it ({e.strerror})") from None
-    return targets
+    return _out_files(args.out, [MARKDOWN, HTML], args.overwrite)
 
 
 def cmd_mutants(args: argparse.Namespace) -> ExitCode:

@@ -101,7 +101,7 @@ class Behaviour:
     """One observable behaviour a game shows under one edition and the other cannot reproduce."""
 
     behaviour: str  # one of the game model's BEHAVIOURS
-    changes: tuple[tuple[str, Any, Any], ...]  # (what, value in the allowed game, value in the game instead)
+    changes: tuple[tuple[str, str, str], ...]  # (what, in the allowed game, in the game instead), in words
     clauses: tuple[str, ...]  # a minimal set of the refusing edition's clauses that forbid it
 
 
@@ -228,6 +228,11 @@ def observed(edition: Edition, trace: Trace) -> list[tuple[str, str, Any]]:
     return model.observables(g, trace.length, name=lambda a: model.ability_name(g, a))
 
 
+def _in_words(edition: Edition, trace: Trace) -> Callable[[str, Any], str]:
+    g = concrete_game(edition, trace, [])
+    return lambda what, value: edition.model.observed_value(g, what, value)
+
+
 class _Replay:
     """One edition's solver, in which the scenarios of other editions' games are played again."""
 
@@ -277,9 +282,10 @@ class _Replay:
             enc.solver.check(base + list(lits.values()))
         witness.instead = enc.extract(trace.length)
         instead = observed(self.edition, witness.instead)
+        words = _in_words(allowing, trace), _in_words(self.edition, witness.instead)
         for name, core in forbidden.items():
             changes = tuple(
-                (seen[i][1], seen[i][2], instead[i][2])
+                (seen[i][1], words[0](seen[i][1], seen[i][2]), words[1](seen[i][1], instead[i][2]))
                 for i in range(len(seen))
                 if seen[i][0] == name and seen[i][2] != instead[i][2]
             )

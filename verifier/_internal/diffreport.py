@@ -189,13 +189,13 @@ def _witness(w: Witness, editions: dict[str, Edition]) -> list[Block]:
     if w.behaviours:
         rows = []
         for b in w.behaviours:
-            changes = "; ".join(f"{what}: {_word(x)} → {_word(y)}" for what, x, y in b.changes[:6])
+            changes = "; ".join(f"{what}: {x} → {y}" for what, x, y in b.changes[:6])
             more = f" (and {len(b.changes) - 6} more)" if len(b.changes) > 6 else ""
-            rows.append((b.behaviour, changes + more or "(the game instead differs elsewhere)", ", ".join(b.clauses)))
+            rows.append((b.behaviour, ", ".join(b.clauses), changes + more or "(the game instead differs elsewhere)"))
         out.append(
             Table(
                 f"{w.id.lower()}-behaviours",
-                ("behaviour", f"{w.allowed} → {w.refused} instead", f"forbidden by ({w.refused})"),
+                ("behaviour", f"forbidden by ({w.refused})", f"under {w.allowed} → under {w.refused} instead"),
                 tuple(rows),
             )
         )
@@ -203,12 +203,6 @@ def _witness(w: Witness, editions: dict[str, Edition]) -> list[Block]:
         out.append(Paragraph((w.note,)))
     out.append(_pair(allowed, w.trace, refused, w.instead))
     return out
-
-
-def _word(value: object) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return "none" if value == -1 else str(value)
 
 
 @dataclass(frozen=True)
