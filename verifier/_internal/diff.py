@@ -308,8 +308,9 @@ def behaviour_witnesses(
     """Both directions: games ``first`` allows that break a clause of ``second``, and the reverse."""
     witnesses: list[Witness] = []
     searches: list[Search] = []
+    replays = {id(v): _Replay(v.edition, limits) for v in (first, second)}
     for allowing, refusing in ((first, second), (second, first)):
-        replay = _Replay(refusing.edition, limits)
+        replay = replays[id(refusing)]
         parts = _aligned(refusing.edition, allowing.edition)
         for number in refusing.all_clauses:
             progress(f"{allowing.edition.name} allows, {refusing.edition.name} {number} refuses?")
@@ -388,10 +389,11 @@ def diff(a: str, b: str, options: Options, universe: Any, progress: Progress = l
 
 def compare(first: Edition, second: Edition, options: Options, universe: Any, progress: Progress) -> Diff:
     """Two encoded editions compared in verdicts and behaviour (no text: they may have none of their own)."""
-    one = Verifier(first, universe, options)
-    two = Verifier(second, universe, options)
-    rows = verdicts(one, two, progress)
-    witnesses, searches = behaviour_witnesses(one, two, options.limits, progress)
+    with smt.steady_memory():
+        one = Verifier(first, universe, options)
+        two = Verifier(second, universe, options)
+        rows = verdicts(one, two, progress)
+        witnesses, searches = behaviour_witnesses(one, two, options.limits, progress)
     names = {first.name: first, second.name: second}
     return Diff(first.name, second.name, options.bound, [], rows, witnesses, searches, first.model.BEHAVIOURS, names)
 

@@ -9,7 +9,8 @@ measured several times faster than the same model over integers.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import z3
@@ -17,6 +18,25 @@ import z3
 from .expr import Backend, Expr, _flat
 
 WIDTH = 8  # every integer is a bit-vector of this width; values stay below 2**(WIDTH-1)
+
+
+@contextmanager
+def steady_memory() -> Iterator[None]:
+    """No cycle collection inside: only at the start, once.
+
+    z3's search depends on where it allocates, and Python's cycle collector frees garbage at
+    moments that depend on everything the process did before (a command line and a test reach
+    the same solver calls with different histories).  Work that must give the same answer
+    wherever it runs (a committed report) runs inside this; its own garbage waits until the end.
+    """
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class Z3Backend(Backend):
