@@ -104,7 +104,6 @@ class AmbiguitySearch:
             lambda: self._found(behaviour),
             self._size,
             lambda what: f"ambiguity[{self._labels}]:{what}",
-            timeout_ms=None,
         )
 
     def _found(self, behaviour: str) -> Ambiguity:
