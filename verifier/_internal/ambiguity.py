@@ -25,6 +25,7 @@ from .bmc import Encoding, concrete_game
 from .registry import Edition
 from .schema import Game, Universe
 from .trace import Trace
+from .verify import minimise
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class AmbiguitySearch:
         self.terms: dict[str, list[tuple[str, Any, Any]]] = {}
         for (behaviour, what, x), (_, _, y) in pairs:
             self.terms.setdefault(behaviour, []).append((what, x, y))
+        self._labels = 0
         self.same_script = self.one.solver.fresh_literal("same-script")
         g = self.one.g
         one_script, other_script = _scripted(self.one.g, bound), _scripted(self.other.g, bound)
@@ -76,7 +78,7 @@ class AmbiguitySearch:
         """A pair of compliant games of one scenario that differ in ``behaviour``, or ``None``.
 
         ``same_script``: the two games also agree on what the model leaves to rule variables but a
-        scenario decides (``SCRIPTED``); without it, the pairs found may differ only in those.
+        scenario decides (the game model's ``SCENARIO_DECIDES``); without it, the pairs found may differ only in those.
         """
         one, g = self.one, self.one.g
         differs = one.solver.fresh_literal(f"differs[{behaviour}:{same_script}]")
@@ -87,25 +89,53 @@ class AmbiguitySearch:
             return None
         if status == smt.Verdict.UNKNOWN:
             return Undetermined(behaviour, one.solver.reason_unknown)
-        read = one.solver.model_reader()
+        k, model = self.bound, self.edition.model
+        measures = [
+            (name, [*mine, *theirs])
+            for (name, mine), (_, theirs) in zip(model.measures(one.g, k), model.measures(self.other.g, k), strict=True)
+        ]
+        self._labels += 1
+        return minimise(
+            one,
+            k,
+            self.clauses,
+            [differs] + shared,
+            measures,
+            lambda: self._found(behaviour),
+            self._size,
+            lambda what: f"ambiguity[{self._labels}]:{what}",
+        )
+
+    def _found(self, behaviour: str) -> Ambiguity:
+        """The pair of games of the solver's current model."""
+        read = self.one.solver.model_reader()
         what, x, y = next((w, x, y) for w, x, y in self.terms[behaviour] if read(x) != read(y))
-        games = (one.extract(self.bound), self.other.extract(self.bound))
+        games = (self.one.extract(self.bound), self.other.extract(self.bound))
         moment, differing = _first_divergence(self.edition, games)
         clauses = _applying(self.edition, games, self.clauses, moment)
         return Ambiguity(behaviour, what, (read(x), read(y)), games, moment, differing, clauses)
 
-
-#: What a scenario decides although the model makes it a rule variable (as ``rule603 rule`` pins it,
-#: engines/scenario_file.py FIXED_BY_SCRIPT): which objects are new (400.7: zones alone don't tell a
-#: permanent that stayed from one that left and returned in one batch), and which delayed abilities
-#: the resolving effects create (their text does; the rules only say when one is used up).
-SCRIPTED = ("since", "delayed abilities created")
+    def _size(self, found: Ambiguity, index: int) -> int:
+        """The ``index``-th size measure of both games together, as ``find`` asks the solver for it."""
+        total = 0
+        for trace in found.games:
+            _, values = self.edition.model.measures(concrete_game(self.edition, trace, self.clauses), self.bound)[index]
+            total += sum(1 for v in values if v)
+        return total
 
 
 def _scripted(g: Game, bound: int) -> list[Any]:
-    terms = [g.since(t, c) for t in range(bound) for c in g.range("card")]
-    created = g.edition.model.delayed_created
-    return terms + [created(g, t, d) for t in range(bound) for d in g.range("delayed")]
+    """The terms of what a scenario decides though the model makes them rule variables (the game model's
+    ``SCENARIO_DECIDES``: names of rule variables, and functions giving terms), at every moment."""
+    out: list[Any] = []
+    for t in range(bound):
+        for item in g.edition.model.SCENARIO_DECIDES:
+            if isinstance(item, str):
+                spec = g.schema.spec(item)
+                out += [g.var(item, t, *idx) for idx in g.universe.indices(spec.dims)]
+            else:
+                out += list(item(g, t))
+    return out
 
 
 def _same_order(one: Game, other: Game, bound: int) -> list[Any]:

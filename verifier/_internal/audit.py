@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .ambiguity import Ambiguity, AmbiguitySearch, Undetermined
-from .contradiction import Deadlock, DeadlockSearch, Undecided
+from .contradiction import Artefact, Deadlock, DeadlockSearch, Undecided
 from .registry import Edition
 from .report import render_trace
 from .trace import Trace
@@ -137,18 +137,37 @@ def _clauses(verifier: Verifier, report: Audit, step: Callable[[str], None]) -> 
 
 
 def _contradictions(verifier: Verifier, report: Audit, step: Callable[[str], None]) -> None:
-    """The first contradiction at each moment, one finding for each distinct core."""
+    """The first contradiction at each moment, one finding for each distinct core; capacity artefacts
+    (one for each distinct core) apart."""
     edition, k = verifier.edition, verifier.options.bound
     search = DeadlockSearch(edition, verifier.encoding.universe, verifier.options.limits)
     cores: set[tuple[str, ...]] = set()
+    artefact_cores: set[tuple[str, ...]] = set()
+
+    def artefact(found: Artefact) -> None:
+        if found.core not in artefact_cores:
+            artefact_cores.add(found.core)
+            report.artefacts.append(_capacity(edition, found))
+
     for t in range(k):
         step(f"contradictions at moment {t}")
-        found = search.at(t)
+        found = search.at(t, artefact=artefact)
         if isinstance(found, Undecided):
             report.unknown.append(("contradiction", f"moment {found.moment}", found.reason))
         elif isinstance(found, Deadlock) and found.core not in cores:
             cores.add(found.core)
             report.findings.append(_contradiction(edition, found))
+
+
+def _capacity(edition: Edition, found: Artefact) -> Finding:
+    clauses = tuple(n for n in found.core if n in edition.by_number)
+    rules = tuple(n for n in found.core if n not in edition.by_number)
+    t = found.moment
+    explanation = (
+        f"At moment {t} of the game below, {', '.join(found.core)} leave no way on, but {found.reason}. "
+        "That is the bound of the model, not a fault of the text; the search went on past it."
+    )
+    return Finding("contradiction", clauses, explanation, render(edition, found.situation), rules)
 
 
 def _contradiction(edition: Edition, found: Deadlock) -> Finding:

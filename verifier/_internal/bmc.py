@@ -60,6 +60,7 @@ class Encoding:
         else:
             self.backend, self.solver = twin_of.backend, twin_of.solver
         self._vars: dict[tuple[str, tuple[int, ...]], Expr] = {}
+        self._by_label: dict[str, tuple[str, tuple[int, ...]]] = {}
         self.g = Game(self.backend, self.schema, universe, self._lookup, self.solver.literal, 0)
         self.g.edition = edition
         self.moment_literals: list[Expr] = []
@@ -79,6 +80,20 @@ class Encoding:
                 return self._twin_of._lookup(name, index)  # the same scenario: one variable for both
             var = self._make(spec, index)
         return var
+
+    def lookup(self, name: str, index: tuple[int, ...]) -> Expr:
+        """The variable ``name[index]`` of this trace (a twin's environment variables are its original's)."""
+        return self._lookup(name, index)
+
+    def variables(self) -> Iterator[tuple[tuple[str, tuple[int, ...]], Expr]]:
+        """Every variable this trace has made so far, as ``((name, index), variable)``."""
+        return iter(list(self._vars.items()))
+
+    def mentioned(self, term: Expr) -> set[tuple[str, tuple[int, ...]]]:
+        """The variables of this trace that ``term`` mentions, as ``(name, index)``."""
+        if len(self._by_label) != len(self._vars):
+            self._by_label = {var.decl().name(): key for key, var in self._vars.items()}
+        return {self._by_label[s] for s in smt.symbols(term) if s in self._by_label}
 
     def _make(self, spec: VarSpec, index: tuple[int, ...]) -> Expr:
         label = f"{self._prefix}{spec.name}[{','.join(map(str, index))}]"

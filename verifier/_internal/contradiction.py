@@ -17,6 +17,20 @@ incremental solvers (measured against z3 quantifiers: see ``audit`` in the READM
   ``r`` are a counterexample, and ``search`` learns "with rule values ``r`` at ``t``, some rule
   or clause is broken" over its own variables, which rules out every proposal ``r`` serves.
 
+Two kinds of deadlock belong to the model, not to the text, and are kept apart:
+
+- A clause instance whose requirement constrains none of moment ``t``'s rule variables (603.6d:
+  an "enters tapped" permanent enters tapped, and ``tapped`` is the environment's) says what can
+  happen, it does not respond to it: it goes on the proposal side with the game rules, so that no
+  situation it forbids is proposed (``shapes_situation``).
+- A deadlock the same situation does not have in a universe with more stack slots
+  (``CAPACITY_SLOTS``) comes from the model's bound, not from the clauses: it is passed on as an
+  ``Artefact``, and from then on at that moment every proposal must also have a continuation obeying
+  every clause in that larger universe (``_fits``), which rules out exactly such situations.
+
+Moment 0 is the start of a game, not a response to events: its state is all situation, and the
+only question there is whether any start state obeys every clause and game rule.
+
 Every solver call has the limits' timeout; a timeout, or the iteration cap, makes the check at
 that moment ``unknown`` with the reason.
 """
@@ -35,6 +49,11 @@ from .schema import RULE, Game, Universe
 from .trace import Trace
 
 MAX_ROUNDS = 400  # refinements at one moment before giving up with "unknown"
+CAPACITY_SLOTS = 7  # a deadlock judged again with this many stack slots (the most the model's stack size counts)
+
+
+def _ignore(_: object) -> None:
+    pass
 
 
 @dataclass(frozen=True)
@@ -46,9 +65,27 @@ class Deadlock:
 
 
 @dataclass(frozen=True)
+class Artefact:
+    """A deadlock of the model's bounds: the same situation goes on in a universe with more stack slots."""
+
+    moment: int
+    core: tuple[str, ...]
+    situation: Trace
+    reason: str
+
+
+@dataclass(frozen=True)
 class Undecided:
     moment: int
     reason: str
+
+
+@dataclass(frozen=True)
+class _Stuck:
+    """A situation the judge found no rule values for: its assumptions, and the literals a core names."""
+
+    base: list[Any]
+    literals: dict[str, Any]
 
 
 @dataclass
@@ -64,20 +101,34 @@ class DeadlockSearch:
 
     def __init__(self, edition: Edition, universe: Universe, limits: smt.SolverLimits) -> None:
         self.edition = edition
+        self.universe, self.limits = universe, limits
         self.search = Encoding(edition, universe, limits)
+        self._larger: Encoding | None = None
+        self._pins = 0
         self.judge = Encoding(edition, universe, limits, track_axioms=True)
         self.clauses = [e.number for e in edition.encodings]
 
-    def at(self, t: int, progress: Callable[[int], None] = lambda _: None) -> Deadlock | Undecided | None:
-        """A contradiction at moment ``t``, ``None`` if there is none, or why it is unknown."""
+    def at(
+        self,
+        t: int,
+        progress: Callable[[int], None] = lambda _: None,
+        artefact: Callable[[Artefact], None] = lambda _: None,
+    ) -> Deadlock | Undecided | None:
+        """A contradiction at moment ``t``, ``None`` if there is none, or why it is unknown; each capacity
+        artefact met on the way is passed to ``artefact`` and the search goes on past it."""
         search, judge = self.search, self.judge
         search.extend(t)
         judge.extend(t + 1)
+        if t == 0:
+            return self._start()
         model_alone = search.solver.fresh_literal(f"game-rules-alone[{t}]")
         for rule in self._rules(search.g, t, axioms_only=True):
             search.solver.add(search.g.Implies(model_alone, rule))
+        for rule in self._shaping(t):
+            search.solver.add(search.g.Implies(model_alone, rule))
         learned = search.solver.fresh_literal(f"learned[{t}]")
         base = search.assumptions(t, self.clauses) + [model_alone, learned]
+        reported = False
         for rounds in range(1, MAX_ROUNDS + 1):
             progress(rounds)
             status = search.solver.check(base)
@@ -87,10 +138,80 @@ class DeadlockSearch:
                 return Undecided(t, f"proposing a situation: {search.solver.reason_unknown}")
             proposal = self._proposal(t)
             verdict = self._judge(t, proposal, rounds)
-            if isinstance(verdict, (Deadlock, Undecided)):
+            if isinstance(verdict, _Stuck):
+                fits = self._fits_larger(t, proposal)
+                if fits is None:
+                    why = self._larger.solver.reason_unknown if self._larger else ""
+                    return Undecided(t, f"judging a deadlock with more stack slots: {why}")
+                if fits is False or not reported:
+                    core = self._core(verdict)
+                    if core is None:
+                        return Undecided(t, f"minimising a contradiction's core: {self.judge.solver.reason_unknown}")
+                    if fits is False:
+                        return Deadlock(t, core, proposal.trace, rounds)
+                    reported = True  # the first artefact at a moment is shown; the others only counted
+                    artefact(Artefact(t, core, proposal.trace, self._capacity_reason()))
+                search.solver.add(search.g.Implies(learned, search.g.Not(self._served(t, fits, larger=True))))
+                continue
+            if isinstance(verdict, Undecided):
                 return verdict
             search.solver.add(search.g.Implies(learned, search.g.Not(self._served(t, verdict))))
         return Undecided(t, f"no answer after {MAX_ROUNDS} refinements")
+
+    def _start(self) -> Deadlock | Undecided | None:
+        """Moment 0: does some start state obey every clause and game rule?  ``None`` if one does."""
+        judge = self.judge
+        base = judge.moment_literals[:1]
+        lits = {n: judge.solver.literal(n) for n in self.clauses} | judge.axiom_literals
+        status = judge.solver.check(base + list(lits.values()))
+        if status == smt.Verdict.SAT:
+            return None
+        if status == smt.Verdict.UNKNOWN:
+            return Undecided(0, f"looking for a start state: {judge.solver.reason_unknown}")
+        core = minimal_core(judge, base, lits, [])
+        if core is None:
+            return Undecided(0, f"minimising a contradiction's core: {judge.solver.reason_unknown}")
+        if judge.solver.check(base + list(judge.axiom_literals.values())) != smt.Verdict.SAT:
+            return Undecided(0, "the game rules alone allow no start state")
+        return Deadlock(0, tuple(core), judge.extract(1), 0)
+
+    def _shaping(self, t: int) -> Iterator[Any]:
+        """The clause instances at ``t`` that shape the situation (see ``shapes_situation``), over the search's
+        variables."""
+        g = self.search.g
+        for enc in self.edition.encodings:
+            for rule in enc.rules(g, t):
+                if shapes_situation(self.search, rule.requires, t):
+                    yield g.Implies(rule.applies, rule.requires)
+
+    def _fits_larger(self, t: int, proposal: _Proposal) -> Callable[[Any], Any] | bool | None:
+        """Does ``proposal`` have a continuation obeying every clause and game rule in a universe with
+        ``CAPACITY_SLOTS`` stack slots?  The reader of that model if so, ``False`` if not, ``None`` when the
+        solver cannot tell."""
+        if self._larger is None:
+            self._larger = Encoding(self.edition, self._larger_universe(), self.limits)
+        larger = self._larger
+        larger.extend(t + 1)
+        g = larger.g
+        self._pins += 1
+        pin = larger.solver.fresh_literal(f"capacity[{t}:{self._pins}]")
+        larger.solver.add(g.Implies(pin, g.And(*[larger.lookup(n, i) == v for (n, i), v in proposal.values.items()])))
+        status = larger.check_with(t + 1, self.clauses, [pin])
+        if status == smt.Verdict.SAT:
+            return larger.solver.model_reader()
+        return None if status == smt.Verdict.UNKNOWN else False
+
+    def _larger_universe(self) -> Universe:
+        sizes = {d: n for d, n in self.universe.sizes.items() if d != "ability"}
+        return self.edition.model.universe(**{**sizes, "slot": max(CAPACITY_SLOTS, sizes["slot"])})
+
+    def _capacity_reason(self) -> str:
+        slots = self.universe.size("slot")
+        return (
+            f"the same situation goes on, obeying every clause, with {self._larger_universe().size('slot')} stack "
+            "slots instead of "
+            f"the model's {slots}: more triggered abilities must go on the stack at once than the model holds"
+        )
 
     # --- the two sides --------------------------------------------------------------
     def _rules(self, g: Game, t: int, *, axioms_only: bool = False) -> Iterator[Any]:
@@ -103,7 +224,7 @@ class DeadlockSearch:
     def _proposal(self, t: int) -> _Proposal:
         enc = self.search
         read = enc.solver.model_reader()
-        values = {key: read(var) for key, var in enc._vars.items() if self._fixed(key, t)}
+        values = {key: read(var) for key, var in enc.variables() if self._fixed(key, t)}
         return _Proposal(values, enc.extract(t + 1))
 
     def _fixed(self, key: tuple[str, tuple[int, ...]], t: int) -> bool:
@@ -113,8 +234,8 @@ class DeadlockSearch:
             return True
         return key[1][0] < t or (key[1][0] == t and spec.role != RULE)
 
-    def _judge(self, t: int, proposal: _Proposal, rounds: int) -> Deadlock | Undecided | Callable[[Any], Any]:
-        """Pin ``proposal`` in the judge; no rule values fit it: a deadlock, with its minimal core.
+    def _judge(self, t: int, proposal: _Proposal, rounds: int) -> _Stuck | Undecided | Callable[[Any], Any]:
+        """Pin ``proposal`` in the judge; no rule values fit it: stuck (``_core`` names why).
         Otherwise the reader of the judge's model, whose rule values at ``t`` fit it."""
         judge = self.judge
         pin = judge.solver.fresh_literal(f"situation[{t}:{rounds}]")
@@ -127,22 +248,42 @@ class DeadlockSearch:
             return Undecided(t, f"judging a situation: {judge.solver.reason_unknown}")
         if status == smt.Verdict.SAT:
             return judge.solver.model_reader()
-        core = minimal_core(judge, base, lits, [])
-        if core is None:
-            return Undecided(t, f"minimising a contradiction's core: {judge.solver.reason_unknown}")
-        return Deadlock(t, tuple(core), proposal.trace, rounds)
+        return _Stuck(base, lits)
 
-    def _served(self, t: int, read: Callable[[Any], Any]) -> Any:
-        """Over the search's variables: the judge's rule values for ``t`` obey every rule and clause there."""
+    def _core(self, stuck: _Stuck) -> tuple[str, ...] | None:
+        """The minimal core of a stuck situation (clauses and game rules), or ``None`` if the solver can't tell."""
+        core = minimal_core(self.judge, stuck.base, stuck.literals, [])
+        return None if core is None else tuple(core)
+
+    def _served(self, t: int, read: Callable[[Any], Any], *, larger: bool = False) -> Any:
+        """Over the search's variables: the judge's rule values for ``t`` obey every rule and clause there.
+        ``larger``: the values are those of the universe with more stack slots (``_fits_larger``'s), and the
+        rules are that universe's (the prefix's extra slots empty)."""
         search = self.search
-        judge_vars = self.judge._vars
+        judge = self._larger if larger else self.judge
+        assert judge is not None
+        universe = judge.universe
+        small = self.universe
 
         def lookup(name: str, index: tuple[int, ...]) -> Any:
             spec = search.schema.spec(name)
             if spec.per_moment and spec.role == RULE and index[0] == t:
-                return read(judge_vars[(name, index)])
-            return search._lookup(name, index)
+                return read(judge.lookup(name, index))
+            dims = index[1:] if spec.per_moment else index
+            if all(i < small.size(d) for i, d in zip(dims, spec.dims, strict=True)):
+                return search.lookup(name, index)
+            return False if spec.kind == "bool" else 0  # an extra slot of the prefix: empty
 
-        g = Game(search.backend, search.schema, search.universe, lookup, search.solver.literal, 0)
+        g = Game(search.backend, search.schema, universe, lookup, search.solver.literal, 0)
         g.edition = self.edition
         return g.And(*self._rules(g, t))
+
+
+def shapes_situation(enc: Encoding, requires: Any, t: int) -> bool:
+    """Does a rule instance at ``t`` requiring ``requires`` constrain none of moment ``t``'s rule variables?
+    Then it says what can happen (which events, what state), not how the rules respond to it."""
+    for name, index in enc.mentioned(requires):
+        spec = enc.schema.spec(name)
+        if spec.per_moment and spec.role == RULE and index[0] == t:
+            return False
+    return True

@@ -218,5 +218,24 @@ class Solver:
         return sorted(names[str(x)] for x in self._solver.unsat_core() if str(x) in names)
 
 
+def symbols(term: Expr) -> set[str]:
+    """The names of the variables (uninterpreted constants) ``term`` mentions; none for a Python constant."""
+    if isinstance(term, (bool, int)):
+        return set()
+    seen: set[int] = set()
+    names: set[str] = set()
+    todo = [term]
+    while todo:
+        x = todo.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            names.add(x.decl().name())
+        elif z3.is_app(x):
+            todo.extend(x.children())
+    return names
+
+
 def z3_version() -> str:
     return z3.get_version_string()

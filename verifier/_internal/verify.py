@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ..errors import InvalidDefinition, Rule603Error
 from . import smt
@@ -20,6 +21,8 @@ from .trace import Trace
 
 MINIMISE_TIMEOUT_MS = 5_000  # each probe while shrinking a counterexample (a safety net, rarely reached)
 MINIMISE_PROBES = 16  # probes for one counterexample: a count, so that the result does not depend on speed
+
+T = TypeVar("T")
 
 HOLDS = "holds"
 VIOLATED = "violated"
@@ -110,6 +113,45 @@ def claim_at(prop: Property, g, t: int, is_boolean: Callable[[object], bool]):
             f"returned {type(value).__name__} at moment {t}."
         )
     return value
+
+
+def minimise(
+    enc: Encoding,
+    depth: int,
+    enabled: Sequence[str],
+    fixed: Sequence[object],
+    measures: Sequence[tuple[str, Sequence[object]]],
+    snapshot: Callable[[], T],
+    size: Callable[[T, int], int],
+    label: Callable[[str], str],
+    timeout_ms: int | None = MINIMISE_TIMEOUT_MS,
+) -> T:
+    """The smallest answer the solver finds within ``MINIMISE_PROBES`` probes, measure after measure.
+
+    The solver's current model answers the question ``fixed`` (literals) asks of ``enc`` with ``enabled``
+    clauses; ``measures`` are ``(name, booleans)`` in order of importance (the game model's ``measures``);
+    ``snapshot()`` keeps the current model's answer and ``size(answer, i)`` counts its ``i``-th measure from
+    the same definition.  Each measure is binary-searched with "at most n of these are true"."""
+    best = snapshot()
+    fixed = list(fixed)
+    probes = MINIMISE_PROBES
+    for index, (name, bools) in enumerate(measures):
+        low, high = 0, size(best, index)
+        while low < high and probes > 0:  # binary search on "at most n"
+            probes -= 1
+            mid = (low + high) // 2
+            lit = enc.solver.fresh_literal(label(f"min-{name}-{mid}"))
+            enc.solver.add(enc.g.Implies(lit, enc.solver.at_most(bools, mid)))
+            answer = enc.check_with(depth, enabled, fixed + [lit], timeout_ms)
+            if answer == smt.Verdict.SAT:
+                best = snapshot()
+                high = size(best, index)
+                fixed.append(lit)
+            elif answer == smt.Verdict.UNSAT:
+                low = mid + 1
+            else:
+                break  # out of time: keep the smallest answer found so far
+    return best
 
 
 class Verifier:
@@ -275,28 +317,18 @@ class Verifier:
     def _minimise(self, depth: int, enabled: Sequence[str], goal) -> Trace:
         """As few objects, then as few events, as the solver can manage within its limits."""
         enc = self.encoding
-        best = enc.extract(depth)
         lit_goal = enc.solver.fresh_literal(self._label("min-goal"))
         enc.solver.add(enc.g.Implies(lit_goal, goal))
-        fixed = [lit_goal]
-        probes = MINIMISE_PROBES
-        for index, (name, bools) in enumerate(self.edition.model.measures(enc.g, depth)):
-            low, high = 0, self._measure(best, enabled, depth, index)
-            while low < high and probes > 0:  # binary search on "at most n"
-                probes -= 1
-                mid = (low + high) // 2
-                lit = enc.solver.fresh_literal(self._label(f"min-{name}-{mid}"))
-                enc.solver.add(enc.g.Implies(lit, enc.solver.at_most(bools, mid)))
-                answer = enc.check_with(depth, enabled, fixed + [lit], MINIMISE_TIMEOUT_MS)
-                if answer == smt.Verdict.SAT:
-                    best = enc.extract(depth)
-                    high = self._measure(best, enabled, depth, index)
-                    fixed.append(lit)
-                elif answer == smt.Verdict.UNSAT:
-                    low = mid + 1
-                else:
-                    break  # out of time: keep the smallest trace found so far
-        return best
+        return minimise(
+            enc,
+            depth,
+            enabled,
+            [lit_goal],
+            self.edition.model.measures(enc.g, depth),
+            lambda: enc.extract(depth),
+            lambda trace, index: self._measure(trace, enabled, depth, index),
+            self._label,
+        )
 
     def _measure(self, trace: Trace, enabled: Sequence[str], depth: int, index: int) -> int:
         """The ``index``-th size measure of a concrete trace, from the same definition as the solver's."""
