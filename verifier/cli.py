@@ -14,6 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from tabulate import tabulate
@@ -113,6 +114,9 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--all", action="store_true", help="audit every edition held, oldest first")
     audit.add_argument("--out", metavar="DIR", help="write DIR/audit-<edition>.md for each edition audited")
     audit.add_argument("--overwrite", action="store_true", help="with --out: replace existing reports")
+    audit.add_argument(
+        "--jobs", type=int, default=1, help="with --all: audit this many editions at once, one process each (default 1)"
+    )
 
     diff = sub.add_parser(
         "diff", help="what changed between two editions: the text word by word, verdicts, and behaviour with games"
@@ -554,7 +558,18 @@ def cmd_audit(args: argparse.Namespace) -> ExitCode:
     names = _audit_editions(args)
     editions = {name: load_edition(name) for name in names}
     targets = _audit_targets(args, names)  # before the run: a refusal must not cost minutes
-    reports = {name: _audit_one(args, edition) for name, edition in editions.items()}
+    if not 1 <= args.jobs <= (os.cpu_count() or 1) * 2:
+        raise _UsageError(f"--jobs {args.jobs}: between 1 and twice the number of cores")
+    if args.jobs > 1 and len(names) > 1:
+        # Each edition alone in a worker; the findings do not depend on where they are computed
+        # (smt.steady_memory), so the reports are the same as one after another.
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            futures = {name: pool.submit(_audit_quietly, args, name) for name in names}
+            reports = {name: future.result() for name, future in futures.items()}
+        for report in reports.values():
+            _print_audit(args, report, sum(report.seconds.values()))
+    else:
+        reports = {name: _audit_one(args, edition) for name, edition in editions.items()}
     for name, target in targets.items():
         later = {n: reports[n] for n in names[names.index(name) + 1 :]}
         target.write_text(audit_markdown(reports[name], editions[name], later, _audit_command(args)), encoding="utf-8")
@@ -594,7 +609,8 @@ def _audit_command(args: argparse.Namespace) -> str:
     """The command that regenerates the reports, as they print it."""
     which = "--all" if args.all else f"--edition {args.edition}"
     bound = "" if args.bound == 8 else f" --bound {args.bound}"
-    return f"rule603 audit {which}{bound} --out {args.out} --overwrite"
+    jobs = f" --jobs {args.jobs}" if args.all and args.jobs > 1 else ""
+    return f"rule603 audit {which}{bound}{jobs} --out {args.out} --overwrite"
 
 
 def _audit_one(args: argparse.Namespace, edition: Edition) -> Audit:
@@ -616,6 +632,12 @@ def _audit_one(args: argparse.Namespace, edition: Edition) -> Audit:
     elif not args.out or args.format != "json":
         _print_audit(args, report, seconds)
     return report
+
+
+def _audit_quietly(args: argparse.Namespace, name: str) -> Audit:
+    """One edition's audit in a worker process: no progress display, nothing printed."""
+    edition = load_edition(name)
+    return audit(Verifier(edition, _universe(edition, args), _options(args)))
 
 
 def _print_audit(args: argparse.Namespace, report: Audit, seconds: float) -> None:
