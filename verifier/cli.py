@@ -591,18 +591,8 @@ def _audit_targets(args: argparse.Namespace, names: Sequence[str]) -> dict[str, 
     """DIR/audit-<edition>.md for each edition, refusing to replace any unless asked."""
     if not args.out:
         return {}
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise _UsageError(f"--out {args.out}: exists and is not a directory")
-    targets = {name: out / f"audit-{name}.md" for name in names}
-    for target in targets.values():
-        if target.exists() and not args.overwrite:
-            raise _UsageError(f"--out {args.out}: {target.name} already exists; add --overwrite to replace it")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise _UsageError(f"--out {args.out}: cannot create it ({e.strerror})") from None
-    return targets
+    files = _out_files(args.out, [f"audit-{name}.md" for name in names], args.overwrite)
+    return dict(zip(names, files, strict=True))
 
 
 def _audit_command(args: argparse.Namespace) -> str:
