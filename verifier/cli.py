@@ -13,7 +13,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -127,7 +127,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("--bound", type=int, default=8, help="trace length in moments (default 8)")
     diff.add_argument(
-        "--format", type=_diff_formats, default=("md",), help="md, html or json, or several with --out (default md)"
+        "--format",
+        type=_format_list(DIFF_FORMATS),
+        default=("md",),
+        help="md, html or json, or several with --out (default md)",
     )
     diff.add_argument("--out", metavar="DIR", help="write diff-A-B.md (and .html, .json) into DIR")
     diff.add_argument("--overwrite", action="store_true", help="with --out: replace existing reports")
@@ -200,7 +203,7 @@ def _parser() -> argparse.ArgumentParser:
     ruling.add_argument("scenarios", nargs="+", metavar="SCENARIO")
     ruling.add_argument(
         "--format",
-        type=_ruling_formats,
+        type=_format_list(RULING_FORMATS),
         default=("md",),
         help="md, html or json, or several with --out: md,html,json (default md)",
     )
@@ -653,14 +656,6 @@ def _print_audit(args: argparse.Namespace, report: Audit, seconds: float) -> Non
 # --- diff -------------------------------------------------------------------------------
 
 
-def _diff_formats(text: str) -> tuple[str, ...]:
-    formats = tuple(dict.fromkeys(f.strip() for f in text.split(",")))
-    for f in formats:
-        if f not in DIFF_FORMATS:
-            raise argparse.ArgumentTypeError(f"{f!r}: formats are {', '.join(DIFF_FORMATS)}")
-    return formats
-
-
 def _diff_pairs(args: argparse.Namespace) -> list[tuple[str, str]]:
     if args.consecutive:
         if args.editions:
@@ -1019,12 +1014,17 @@ FORCED_BY = (
 NEEDED = " *needed*"
 
 
-def _ruling_formats(text: str) -> tuple[str, ...]:
-    formats = tuple(dict.fromkeys(f.strip() for f in text.split(",")))
-    for f in formats:
-        if f not in RULING_FORMATS:
-            raise argparse.ArgumentTypeError(f"{f!r}: formats are {', '.join(RULING_FORMATS)}")
-    return formats
+def _format_list(known: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
+    """``--format md,html``: each of ``known`` at most once, in the order given."""
+
+    def parse(text: str) -> tuple[str, ...]:
+        formats = tuple(dict.fromkeys(f.strip() for f in text.split(",")))
+        for f in formats:
+            if f not in known:
+                raise argparse.ArgumentTypeError(f"{f!r}: formats are {', '.join(known)}")
+        return formats
+
+    return parse
 
 
 def cmd_rule(args: argparse.Namespace) -> ExitCode:
