@@ -92,6 +92,18 @@ def loses_game_off(g, t: int) -> Iterator[Rule]:
     yield from _no_kinds(g, t, (m.PLAYER_LOSES,))
 
 
+def state_triggers_off(g, t: int) -> Iterator[Rule]:
+    yield from _no_kinds(g, t, (m.NO_CARDS_IN_HAND,))
+
+
+def enters_triggers_off(g, t: int) -> Iterator[Rule]:
+    yield from _no_kinds(g, t, m.ENTERS_KINDS)
+
+
+def leaves_triggers_off(g, t: int) -> Iterator[Rule]:
+    yield from _no_kinds(g, t, m.LEAVES_KINDS)
+
+
 FEATURES: dict[str, GameFeature] = {
     f.name: f
     for f in (
@@ -122,5 +134,10 @@ FEATURES: dict[str, GameFeature] = {
             becomes_off,
         ),
         GameFeature("loses_game_triggers", "'whenever a player loses the game' triggers", "603.9", loses_game_off),
+        GameFeature(
+            "state_triggers", "state triggers ('Whenever you have no cards in hand')", "603.8", state_triggers_off
+        ),
+        GameFeature("enters_triggers", "enters-the-battlefield abilities", "603.6a", enters_triggers_off),
+        GameFeature("leaves_triggers", "leaves-the-battlefield abilities", "603.6c, 603.10a", leaves_triggers_off),
     )
 }

@@ -54,7 +54,17 @@ def test_which_editions_lack_which_features():
             "becomes_triggers",
             "loses_game_triggers",
         ],
-        "2008": ["reflexive_abilities", "additional_triggers", "once_each_turn", "nth_resolution"],
+        "2008": [
+            "reflexive_abilities",
+            "additional_triggers",
+            "once_each_turn",
+            "nth_resolution",
+            "state_triggers",
+            "enters_triggers",
+            "leaves_triggers",
+            "becomes_triggers",
+            "loses_game_triggers",
+        ],
         "battlefield-en": ["reflexive_abilities", "additional_triggers", "once_each_turn", "nth_resolution"],
         "battlefield-fr": ["reflexive_abilities", "additional_triggers", "once_each_turn", "nth_resolution"],
         "2024-06": [],
@@ -89,11 +99,11 @@ def _with_row(tmp_path: Path, row: str) -> Path:
 
 
 def test_an_unknown_feature_name_is_refused_with_file_line_and_row(tmp_path):
-    copy = _with_row(tmp_path, 'reflexive_triggers = "not in this text\'s game: a reason long enough"')
+    copy = _with_row(tmp_path, 'reflexive_ability = "not in this text\'s game: a reason long enough"')
     with pytest.raises(InvalidDefinition) as err:
         load_absent_features(copy, FEATURES)
     line = copy.read_text(encoding="utf-8").splitlines().index("[features]") + 2
-    assert str(err.value).startswith(f"{copy}:{line}: [features] reflexive_triggers: no such game feature; known: ")
+    assert str(err.value).startswith(f"{copy}:{line}: [features] reflexive_ability: no such game feature; known: ")
     assert str(err.value).endswith("Did you mean reflexive_abilities?")
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from ._internal import smt
-from ._internal.audit import CHECKED, NOT_YET, Audit, audit
+from ._internal.audit import AUDIT_LIMITS, CHECKED, NOT_YET, Audit, audit
 from ._internal.audit import steps as audit_steps
 from ._internal.auditreport import audit_markdown
 from ._internal.bmc import concrete_game
@@ -110,7 +110,8 @@ def _parser() -> argparse.ArgumentParser:
         help="what an edition's clauses say about each other: contradictions, ambiguities, vacuous and redundant "
         "clauses, precedence",
     )
-    _common(audit)
+    # Deterministic limits by default: the committed reports must come out the same on any machine.
+    _common(audit, timeout=AUDIT_LIMITS.timeout_ms / 1000, rlimit=AUDIT_LIMITS.rlimit)
     audit.add_argument("--all", action="store_true", help="audit every edition held, oldest first")
     audit.add_argument("--out", metavar="DIR", help="write DIR/audit-<edition>.md for each edition audited")
     audit.add_argument("--overwrite", action="store_true", help="with --out: replace existing reports")
@@ -231,12 +232,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: argparse.ArgumentParser, *, timeout: float = 60.0, rlimit: int = 0) -> None:
     p.add_argument("--edition", default="current", help="edition of rule 603 (default: current)")
     p.add_argument("--bound", type=int, default=8, help="trace length in moments (default 8)")
     p.add_argument("--format", choices=("table", "json", "markdown"), default="table")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per solver call (default 60)")
-    p.add_argument("--rlimit", type=int, default=0, help="z3 resource limit per call, for reproducible unknowns")
+    p.add_argument("--timeout", type=float, default=timeout, help=f"seconds per solver call (default {timeout:g})")
+    p.add_argument(
+        "--rlimit",
+        type=int,
+        default=rlimit,
+        help=f"z3 resource limit per call, for reproducible unknowns (default {rlimit or '0: none'})",
+    )
     p.add_argument("--seed", type=int, default=0, help="z3 random seed (default 0)")
     p.add_argument("--players", type=int, default=2, help="number of players (default 2)")
     p.add_argument("--cards", type=int, default=3, help="number of cards (default 3)")
@@ -317,8 +323,17 @@ def _options(args: argparse.Namespace) -> Options:
         raise _UsageError(f"--rlimit {args.rlimit}: must be 0 (no limit) or positive")
     if args.seed < 0:
         raise _UsageError(f"--seed {args.seed}: must be 0 or positive")
-    limits = smt.SolverLimits(timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit, seed=args.seed)
+    limits = smt.SolverLimits(
+        timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit, seed=args.seed, probe_rlimit=_probe_rlimit(args)
+    )
     return Options(bound=args.bound, limits=limits, minimise=not getattr(args, "no_minimise", False))
+
+
+def _probe_rlimit(args: argparse.Namespace) -> int:
+    """The audit shrinks its witnesses under a resource limit too, so that they do not depend on speed."""
+    if args.command != "audit" or not args.rlimit:
+        return 0
+    return min(args.rlimit, AUDIT_LIMITS.probe_rlimit)
 
 
 def _load_properties(args: argparse.Namespace) -> list[Property]:
@@ -603,7 +618,8 @@ def _audit_command(args: argparse.Namespace) -> str:
     which = "--all" if args.all else f"--edition {args.edition}"
     bound = "" if args.bound == 8 else f" --bound {args.bound}"
     jobs = f" --jobs {args.jobs}" if args.all and args.jobs > 1 else ""
-    return f"rule603 audit {which}{bound}{jobs} --out {args.out} --overwrite"
+    rlimit = "" if args.rlimit == AUDIT_LIMITS.rlimit else f" --rlimit {args.rlimit}"
+    return f"rule603 audit {which}{bound}{rlimit}{jobs} --out {args.out} --overwrite"
 
 
 def _audit_one(args: argparse.Namespace, edition: Edition) -> Audit:

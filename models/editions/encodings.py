@@ -108,6 +108,12 @@ def triggering_2004(g, t: int) -> Iterator[Rule]:
 )
 def triggering_2008(g, t: int) -> Iterator[Rule]:
     yield from _as_current(g, t, "603.2")
+    # "each time its trigger event occurs": once for each occurrence and never without one, what 2004's
+    # 410.6 and today's 603.2c say apart.
+    yield from _as_current(g, t, "603.2c")
+    # "its trigger event" is what its trigger condition names (404.1): for "at the beginning of", the
+    # step beginning, as 2004's 410.2 said in the same paragraph and 603.2b says today.
+    yield from _as_current(g, t, "603.2b")
     # "it goes on the stack": rule 404 names no way for an ability to be removed or left off instead.
     yield from _put_on_stack(g, t, removable=lambda g, t, a: False)
     for a in m.abilities(g):

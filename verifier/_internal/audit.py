@@ -26,6 +26,13 @@ from .report import render_trace
 from .trace import Trace
 from .verify import Verifier
 
+#: The audit's default limits.  Its reports are committed and checked current, so what decides an
+#: undecided check or which witness is kept must not be the machine's speed: z3's rlimit (counted per
+#: check, the same on every machine for one z3 version) decides, and the wall clock (ten times what the
+#: rlimit takes here) is only a safety net.  200 million is about 40 s of solving on the machine the
+#: README's figures come from; each probe while shrinking a witness gets 25 million.
+AUDIT_LIMITS = smt.SolverLimits(timeout_ms=600_000, rlimit=200_000_000, probe_rlimit=25_000_000)
+
 #: The kinds of finding the audit looks for today, and those it does not yet.
 CHECKED = ("vacuity", "redundancy", "contradiction", "ambiguity")
 NOT_YET: tuple[str, ...] = ()
@@ -49,6 +56,7 @@ class Audit:
     precedence: list[tuple[str, str]] = field(default_factory=list)  # (specific, general)
     artefacts: list[Finding] = field(default_factory=list)  # ambiguities of the model, not of the text
     seconds: dict[str, float] = field(default_factory=dict)  # per check
+    rlimit: int = 0  # z3's resource limit per solver call (0: none, the wall clock decides)
 
     def to_json(self) -> dict:
         return {
@@ -76,7 +84,12 @@ def _finding_json(f: Finding) -> dict:
 def audit(verifier: Verifier, step: Callable[[str], None] = lambda _: None, *, only: Sequence[str] = CHECKED) -> Audit:
     """The checks named in ``only`` (all by default) on the verifier's edition; ``step`` announces each
     piece of work (a clause, a moment, a behaviour) for a progress display."""
-    report = Audit(verifier.edition.name, verifier.options.bound, precedence=verifier.edition.precedence())
+    report = Audit(
+        verifier.edition.name,
+        verifier.options.bound,
+        precedence=verifier.edition.precedence(),
+        rlimit=verifier.options.limits.rlimit,
+    )
     with smt.steady_memory():  # the same findings from the command line and from a test
         for check, run in (
             ("vacuity", _clauses),

@@ -186,9 +186,14 @@ class Encoding:
         return self.solver.check(self.assumptions(depth, enabled) + [lit])
 
     def check_with(
-        self, depth: int, enabled: Iterable[str], literals: Sequence[Expr], timeout_ms: int | None = None
+        self,
+        depth: int,
+        enabled: Iterable[str],
+        literals: Sequence[Expr],
+        timeout_ms: int | None = None,
+        rlimit: int | None = None,
     ) -> str:
-        return self.solver.check(self.assumptions(depth, enabled) + list(literals), timeout_ms)
+        return self.solver.check(self.assumptions(depth, enabled) + list(literals), timeout_ms, rlimit)
 
     def extract(self, depth: int) -> Trace:
         """The current model as a concrete trace of ``depth`` moments."""

@@ -126,6 +126,9 @@ class SolverLimits:
     timeout_ms: int = 60_000
     rlimit: int = 0  # 0 means no resource limit
     seed: int = 0
+    #: z3's rlimit for each probe while shrinking an answer (``verify.minimise``); 0: the probe's short
+    #: wall-clock timeout decides instead, and which answer is kept may depend on the machine's speed.
+    probe_rlimit: int = 0
 
 
 class Verdict:
@@ -176,15 +179,20 @@ class Solver:
             return z3.BoolVal(constant <= bound, self.ctx)
         return z3.AtMost(*terms, bound - constant)
 
-    def check(self, assumptions: Sequence[Expr], timeout_ms: int | None = None) -> str:
-        """Check under ``assumptions``; a shorter ``timeout_ms`` applies to this call only."""
+    def check(self, assumptions: Sequence[Expr], timeout_ms: int | None = None, rlimit: int | None = None) -> str:
+        """Check under ``assumptions``; a shorter ``timeout_ms`` or another ``rlimit`` applies to this call only
+        (z3 counts an rlimit from the start of each check)."""
         if timeout_ms is not None:
             self._solver.set("timeout", min(timeout_ms, self.limits.timeout_ms))
+        if rlimit is not None:
+            self._solver.set("rlimit", rlimit)
         try:
             result = self._solver.check(*assumptions)
         finally:
             if timeout_ms is not None:
                 self._solver.set("timeout", self.limits.timeout_ms)
+            if rlimit is not None:
+                self._solver.set("rlimit", self.limits.rlimit)
         if result == z3.sat:
             return Verdict.SAT
         if result == z3.unsat:

@@ -135,6 +135,11 @@ def minimise(
     best = snapshot()
     fixed = list(fixed)
     probes = MINIMISE_PROBES
+    # A deterministic resource limit per probe, where the limits give one, makes the answer kept the same on
+    # every machine; the whole call's timeout is then only the safety net.
+    probe_rlimit = enc.solver.limits.probe_rlimit or None
+    if probe_rlimit:
+        timeout_ms = None
     for index, (name, bools) in enumerate(measures):
         low, high = 0, size(best, index)
         while low < high and probes > 0:  # binary search on "at most n"
@@ -142,7 +147,7 @@ def minimise(
             mid = (low + high) // 2
             lit = enc.solver.fresh_literal(label(f"min-{name}-{mid}"))
             enc.solver.add(enc.g.Implies(lit, enc.solver.at_most(bools, mid)))
-            answer = enc.check_with(depth, enabled, fixed + [lit], timeout_ms)
+            answer = enc.check_with(depth, enabled, fixed + [lit], timeout_ms, probe_rlimit)
             if answer == smt.Verdict.SAT:
                 best = snapshot()
                 high = size(best, index)
