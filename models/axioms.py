@@ -287,8 +287,12 @@ def resolution(g, t: int) -> Iterator[Rule]:
     resolving_any = g.Or(*[m.resolving_ability(g, t, a) for a in m.abilities(g)])
     yield R(g.Not(resolving_any), g.Not(g.acts(t)))
     yield R(g.And(resolving_any, g.Not(exempt(g, "608.2", t))), g.acts(t))
-    # The instructed action (e.g. "you may sacrifice a creature") is part of the effect.
-    yield R(g.Not(g.acts(t)), g.actions_by_effect(t) == 0)
+    # The instructed action (e.g. "you may sacrifice a creature") is part of the effect: an ability that
+    # does nothing takes it no times (``m.actions_taken``).  ``actions_by_effect`` is how many times the
+    # effect would take it, a choice made whatever the rules then decide ``acts`` to be; tied to ``acts``
+    # here, it would let the environment contradict a clause that stops the effect (603.5, 603.6e, 603.7c).
+    # Without a resolving ability there is no such choice.
+    yield R(g.Not(resolving_any), g.actions_by_effect(t) == 0)
 
 
 @_axiom("model.pending", "bookkeeping: triggered instances wait until they are put on the stack")

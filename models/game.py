@@ -18,6 +18,7 @@ Default bounds: 2 players, 3 cards, 1 delayed and 1 reflexive triggered ability,
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from rule603 import ENV, RULE, Universe, VarSpec
 
@@ -280,7 +281,11 @@ VARIABLES: tuple[VarSpec, ...] = (
     _env("leave", (), "what happens to the top object of the stack", kind="enum", values=LEAVES),
     _env("may_use", (), "the controller of the resolving ability takes its option"),
     _env(
-        "actions_by_effect", (), "times the resolving ability's instructed action was taken (603.12)", kind="int", max=3
+        "actions_by_effect",
+        (),
+        "times the resolving ability's instructed action is taken if it does its effect (603.12; see actions_taken)",
+        kind="int",
+        max=3,
     ),
     _env("actions_other", (), "times the same action was taken for other reasons", kind="int", max=3),
     _env("replacement_applied", ("delayed",), "the static ability of d_source applied its replacement effect"),
@@ -366,6 +371,29 @@ VARIABLES: tuple[VarSpec, ...] = (
     _rule("instruction_works", (), "the top ability's 'can't be countered' instruction functions (603.1a)"),
     _rule("acts", (), "the resolving object did what its effect says to its object"),
 )
+
+
+#: Counts of triggered instances in one batch, and the stack's size: ranges that are the model's capacity
+#: (``MAX_COUNT``, 7 stack objects), not limits of the game.  A game can need more: a Saga entering with three
+#: lore counters and three instances of its chapter ability triggers nine times (714.2b, 113.2c).
+CAPACITY_VARIABLES = (
+    "matches",
+    "attempts",
+    "base_triggers",
+    "triggers",
+    "pending",
+    "placed",
+    "removed",
+    "skipped",
+    "stack_size",
+)
+
+
+def roomy_variables(room: int) -> tuple[VarSpec, ...]:
+    """``VARIABLES`` with room for ``room`` triggered instances in one batch and ``room`` objects on the stack
+    (with a universe of ``room`` stack slots): where a deadlock goes away with more room, the model's
+    capacity, not the rules, caused it (the audit's contradiction search)."""
+    return tuple(replace(s, max=max(s.max, room)) if s.name in CAPACITY_VARIABLES else s for s in VARIABLES)
 
 
 # ---------------------------------------------------------------------------------
@@ -641,6 +669,12 @@ def resolving(g, t: int, code):
 
 def resolving_ability(g, t: int, a: int):
     return resolving(g, t, ability_code(a))
+
+
+def actions_taken(g, t: int):
+    """Times the resolving ability's instructed action was taken (603.12): the player's choice
+    ``actions_by_effect`` if the ability does its effect (608.2), none if it does nothing."""
+    return g.If(g.acts(t), g.actions_by_effect(t), 0)
 
 
 def new_slot(g, t: int, s: int):

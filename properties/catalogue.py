@@ -432,7 +432,7 @@ def additional_trigger_skips_delayed(g, t):
             )
         )
     for r in g.range("reflexive"):
-        claims.append(g.triggers(t, m.reflexive(g, r)) <= g.actions_by_effect(t))
+        claims.append(g.triggers(t, m.reflexive(g, r)) <= m.actions_taken(g, t))
     return g.And(*claims)
 
 
@@ -862,7 +862,7 @@ def reflexive_counts(g, t):
         creator_resolving = g.Or(
             *[g.And(g.reflexive_from(r) == c, m.resolving_ability(g, t, m.printed(g, c))) for c in m.cards(g)]
         )
-        n = g.actions_by_effect(t)
+        n = m.actions_taken(g, t)
         expected = g.If(g.And(creator_resolving, n >= 1), g.If(g.pay_any(r), 1, n), 0)
         # ... and never when the creator did nothing (e.g. its "may" was declined).
         claims.append(g.And(g.triggers(t, a) == expected, g.Implies(g.triggers(t, a) >= 1, g.acts(t))))

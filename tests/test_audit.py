@@ -101,13 +101,15 @@ def test_a_clause_that_only_says_what_can_happen_shapes_the_situation_and_is_no_
 
 
 def test_a_contradiction_is_reached_by_a_game_that_obeys_every_clause_so_far():
-    search = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits)
+    # (The current edition's own deadlock at moment 1 was the model's capacity: nine trigger instances.)
+    edition = _with("603.9", _impossible_identity)
+    search = DeadlockSearch(edition, edition.model.universe(), OPTIONS.limits)
     found = search.at(1)
     assert isinstance(found, Deadlock)
     prefix = dataclasses.replace(found.situation, states=found.situation.states[: found.moment])
-    assert violations(ED, prefix, [e.number for e in ED.encodings]) == []
+    assert violations(edition, prefix, [e.number for e in edition.encodings]) == []
     # and the game rules alone let moment 1 go on (the search found their own rule values for it)
-    assert violations(ED, found.situation, []) == []
+    assert violations(edition, found.situation, []) == []
 
 
 def test_a_clause_that_no_longer_forces_triggering_makes_it_ambiguous():
@@ -156,3 +158,41 @@ def test_an_audit_in_a_worker_process_finds_what_it_finds_here():
     with ProcessPoolExecutor(max_workers=1) as pool:
         there = pool.submit(_audit_quietly, args, "current").result().to_json()
     assert here == there
+
+
+def test_nine_chapter_triggers_exceed_the_model_but_not_its_roomy_variant():
+    # A Saga entering with three lore counters and three instances of its chapter ability triggers nine
+    # times (714.2b, 113.2c): more than the model counts (MAX_COUNT), so only the roomier model used to judge
+    # deadlocks again has a game for it.  The audit's contradictions at moments 1, 3 and 5 were of this kind.
+    from rule603._internal.bmc import Encoding
+
+    m = ED.model
+
+    def games(universe, variables=None):
+        enc = Encoding(ED, universe, OPTIONS.limits, variables=variables)
+        enc.extend(2)
+        g = enc.g
+        saga = enc.solver.fresh_literal("saga")
+        enc.solver.add(
+            g.Implies(
+                saga,
+                g.And(
+                    g.kind(0) == m.CHAPTER,
+                    g.final_chapter(0) == 3,
+                    g.owner(0) == 0,
+                    g.controller(1, 0) == 0,
+                    g.zone(0, 0) == m.GRAVEYARD,
+                    g.zone(1, 0) == m.BATTLEFIELD,
+                    g.lore(1, 0) == 3,
+                    g.instances(1, 0) == 3,
+                    g.Not(g.priority(1)),
+                    g.Not(g.phased_out(1, 0)),
+                    g.Not(g.creatures_lose_abilities(1)),
+                    *[g.Not(g.var(f, 0)) for f in m.CARD_FLAGS],
+                ),
+            )
+        )
+        return enc.check_with(2, [e.number for e in ED.encodings], [saga])
+
+    assert games(m.universe()) == smt.Verdict.UNSAT
+    assert games(m.universe(slot=12), m.roomy_variables(12)) == smt.Verdict.SAT

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from rule603._internal.bmc import Encoding, violations
+from rule603._internal.bmc import Encoding, concrete_game, violations
 from rule603._internal.schema import Schema
 from rule603._internal.smt import SolverLimits
 from rule603.models.current import edition
@@ -643,3 +643,20 @@ def test_symbolic_encoding_agrees(number: str):
         _pin(enc, trace)
         assert enc.solver.check(enc.assumptions(trace.length, [])) == "sat"  # the axioms allow the trace
         assert enc.solver.check(enc.assumptions(trace.length, [number])) == ("unsat" if bad else "sat")
+
+
+def test_a_resolution_that_does_nothing_takes_its_action_no_times():
+    # "You may sacrifice a creature. When you do, ...": the player would sacrifice twice, but the option is
+    # declined (603.5), so the ability does nothing and its reflexive ability doesn't trigger (603.12).  The
+    # player's count is the environment's, whatever the rules decide: 608.2 must not forbid it, or the
+    # contradiction search finds "603.5 and 608.2 leave no way on" at every such resolution.
+    b = TraceBuilder()
+    b.reflexive(0)
+    b.const("kind", "enters_self", 0).const("optional", True, 0).move(0, 0, "battlefield")
+    b.const("reflexive_from", 0, 0)
+    b.resolves(1, b.ability(0)).at(1, "may_use", False).at(1, "actions_by_effect", 2)
+    trace = b.build()
+    assert violations(ED, trace, ["603.5", "603.12"], include_axioms=False) == []
+    g = concrete_game(ED, trace, ["603.5", "603.12"])
+    resolution = next(ax for ax in ED.axioms if ax.number == "608.2")
+    assert not g.acts(1) and all(not r.applies or r.requires for r in resolution.rules(g, 1))

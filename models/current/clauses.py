@@ -895,7 +895,7 @@ def reflexive_triggers(g, t: int) -> Iterator[Rule]:
         if t == 0:
             n = 0
         else:
-            n = g.If(resolving_ability_of(g, t, creator), g.actions_by_effect(t), 0)
+            n = g.If(resolving_ability_of(g, t, creator), m.actions_taken(g, t), 0)
         yield R(True, g.And(g.matches(t, a) == n, g.attempts(t, a) == n), f"reflexive {r}", witness=n >= 1)
 
 

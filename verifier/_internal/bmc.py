@@ -41,6 +41,7 @@ class Encoding:
         *,
         track_axioms: bool = False,
         twin_of: Encoding | None = None,
+        variables: Sequence[VarSpec] | None = None,
     ) -> None:
         """``track_axioms``: guard each game-model rule with its own literal too (``axiom_literals``), so that
         an unsat core can name the rules outside 603 that decide something; they must then be assumed.
@@ -48,10 +49,13 @@ class Encoding:
         ``twin_of``: a second trace in ``twin_of``'s solver that plays the same scenario (it shares every
         environment variable and constant) and has rule variables of its own (named ``twin.``...).  Clause,
         moment and axiom literals are the solver's by name, so both traces obey the same clauses.  The
-        audit compares the two to find situations the rules leave undetermined."""
+        audit compares the two to find situations the rules leave undetermined.
+
+        ``variables``: the model's variables with other ranges (the contradiction search's roomier model);
+        by default the model's own ``VARIABLES``."""
         self.edition = edition
         self.universe = universe
-        self.schema = Schema(tuple(edition.model.VARIABLES))
+        self.schema = Schema(tuple(edition.model.VARIABLES if variables is None else variables))
         self._twin_of = twin_of
         self._prefix = "" if twin_of is None else "twin."
         if twin_of is None:

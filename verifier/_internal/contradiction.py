@@ -23,10 +23,12 @@ Two kinds of deadlock belong to the model, not to the text, and are kept apart:
   an "enters tapped" permanent enters tapped, and ``tapped`` is the environment's) says what can
   happen, it does not respond to it: it goes on the proposal side with the game rules, so that no
   situation it forbids is proposed (``shapes_situation``).
-- A deadlock the same situation does not have in a universe with more stack slots
-  (``CAPACITY_SLOTS``) comes from the model's bound, not from the clauses: it is passed on as an
-  ``Artefact``, and from then on at that moment every proposal must also have a continuation obeying
-  every clause in that larger universe (``_fits``), which rules out exactly such situations.
+- A deadlock the same situation does not have with more room (``CAPACITY_ROOM`` stack slots, and
+  counts of triggered instances and a stack size up to as many, the model's ``roomy_variables``) comes
+  from the model's bounds, not from the clauses: it is passed on as an ``Artefact``, and from then on at
+  that moment every proposal must also have a continuation obeying every clause in that larger universe
+  (``_fits``), which rules out exactly such situations.  A deadlock that needs even more room is still
+  reported as a contradiction.
 
 Moment 0 is the start of a game, not a response to events: its state is all situation, and the
 only question there is whether any start state obeys every clause and game rule.
@@ -49,7 +51,10 @@ from .schema import RULE, Game, Universe
 from .trace import Trace
 
 MAX_ROUNDS = 400  # refinements at one moment before giving up with "unknown"
-CAPACITY_SLOTS = 7  # a deadlock judged again with this many stack slots (the most the model's stack size counts)
+#: A deadlock is judged again with this many stack slots, and room for as many triggered instances in one batch
+#: (the model's own ranges: 3 slots, 6 instances, a stack of 7).  A batch can need more than 7: nine chapter
+#: triggers of a Saga with three instances of its ability; eighteen 'whenever an ability triggers' ones watching six.
+CAPACITY_ROOM = 24
 
 
 def _ignore(_: object) -> None:
@@ -186,10 +191,12 @@ class DeadlockSearch:
 
     def _fits_larger(self, t: int, proposal: _Proposal) -> Callable[[Any], Any] | bool | None:
         """Does ``proposal`` have a continuation obeying every clause and game rule in a universe with
-        ``CAPACITY_SLOTS`` stack slots?  The reader of that model if so, ``False`` if not, ``None`` when the
+        ``CAPACITY_ROOM`` stack slots and counts?  The reader of that model if so, ``False`` if not, ``None`` when the
         solver cannot tell."""
         if self._larger is None:
-            self._larger = Encoding(self.edition, self._larger_universe(), self.limits)
+            roomy = getattr(self.edition.model, "roomy_variables", None)
+            variables = None if roomy is None else roomy(CAPACITY_ROOM)
+            self._larger = Encoding(self.edition, self._larger_universe(), self.limits, variables=variables)
         larger = self._larger
         larger.extend(t + 1)
         g = larger.g
@@ -203,14 +210,15 @@ class DeadlockSearch:
 
     def _larger_universe(self) -> Universe:
         sizes = {d: n for d, n in self.universe.sizes.items() if d != "ability"}
-        return self.edition.model.universe(**{**sizes, "slot": max(CAPACITY_SLOTS, sizes["slot"])})
+        return self.edition.model.universe(**{**sizes, "slot": max(CAPACITY_ROOM, sizes["slot"])})
 
     def _capacity_reason(self) -> str:
         slots = self.universe.size("slot")
         return (
             f"the same situation goes on, obeying every clause, with {self._larger_universe().size('slot')} stack "
             "slots instead of "
-            f"the model's {slots}: more triggered abilities must go on the stack at once than the model holds"
+            f"the model's {slots} and as much room for triggered instances in one batch: more abilities trigger or "
+            "must go on the stack at once than the model holds"
         )
 
     # --- the two sides --------------------------------------------------------------
