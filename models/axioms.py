@@ -203,6 +203,12 @@ def stack(g, t: int) -> Iterator[Rule]:
     for c in m.cards(g):
         code = m.spell_code(g, c)
         yield R(True, (g.zone(t, c) == STACK) == g.Or(*[g.slot_src(t, s) == code for s in m.slots(g)]), f"card {c}")
+        # A card on the stack is one object, one spell (112.1, 601.2a: casting moves that card to the
+        # stack); the model has no copies of spells (707.10), so no two slots hold the same card.
+        for s1 in m.slots(g):
+            for s2 in m.slots(g):
+                if s1 < s2:
+                    yield R(g.slot_src(t, s1) == code, g.slot_src(t, s2) != code, f"card {c}, slots {s1}<{s2}")
     if t == 0:
         yield R(True, g.And(size == 0, g.leave(t) == NO_LEAVE, g.Not(g.countered_now(t))))
         return

@@ -753,12 +753,31 @@ def delayed_creations(g, t: int) -> tuple:
     return tuple(delayed_created(g, t, d) for d in g.range("delayed"))
 
 
+def cast_order(g, t: int) -> tuple:
+    """For each two cards, whether the first is a spell below the second on the stack at moment ``t``: the
+    order in which the players cast them (601.2a: a spell being cast becomes the topmost object), which the
+    model keeps only as stack positions -- two spells cast within one batch could otherwise go either way."""
+    out = []
+    for c1 in cards(g):
+        for c2 in cards(g):
+            if c1 < c2:
+                one, two = spell_code(g, c1), spell_code(g, c2)
+                below = [
+                    g.And(g.slot_src(t, s1) == one, g.slot_src(t, s2) == two)
+                    for s1 in slots(g)
+                    for s2 in slots(g)
+                    if s1 < s2
+                ]
+                out.append(g.Or(*below))
+    return tuple(out)
+
+
 #: What a scenario decides besides its environment (the rule variables and terms it also fixes):
 #: which objects are new (400.7), since zones alone don't tell a permanent that stayed from one
 #: that left and returned in the same batch (a flicker); and which delayed abilities its effects
 #: create, and when -- the effect's text creates them; the rules decide only when one is used up
-#: (603.7b).
-SCENARIO_DECIDES = ("since", delayed_creations)
+#: (603.7b); and in which order the players cast the spells cast within one batch.
+SCENARIO_DECIDES = ("since", delayed_creations, cast_order)
 
 
 OBJECT_AT, CONTROLLER_AT = "object at stack position", "controller of stack position"

@@ -109,11 +109,18 @@ class AmbiguitySearch:
     def _found(self, behaviour: str) -> Ambiguity:
         """The pair of games of the solver's current model."""
         read = self.one.solver.model_reader()
-        what, x, y = next((w, x, y) for w, x, y in self.terms[behaviour] if read(x) != read(y))
+        index = next(i for i, (_, x, y) in enumerate(self.terms[behaviour]) if read(x) != read(y))
+        what = self.terms[behaviour][index][0]
         games = (self.one.extract(self.bound), self.other.extract(self.bound))
+        # The values as the games themselves give them (the solver reads "none", -1, as an unsigned 255).
+        values = tuple(self._observed(trace, behaviour)[index] for trace in games)
         moment, differing = _first_divergence(self.edition, games)
         clauses = _applying(self.edition, games, self.clauses, moment)
-        return Ambiguity(behaviour, what, (read(x), read(y)), games, moment, differing, clauses)
+        return Ambiguity(behaviour, what, values, games, moment, differing, clauses)
+
+    def _observed(self, trace: Trace, behaviour: str) -> list[Any]:
+        g = concrete_game(self.edition, trace, [])
+        return [term for b, _, term in self.edition.model.observables(g, self.bound) if b == behaviour]
 
     def _size(self, found: Ambiguity, index: int) -> int:
         """The ``index``-th size measure of both games together, as ``find`` asks the solver for it."""
@@ -142,7 +149,11 @@ def _same_order(one: Game, other: Game, bound: int) -> list[Any]:
     """The order in which a player puts their own triggered abilities on the stack is their choice (603.3b):
     where both games put the same abilities on the stack at a moment, from the same controllers at the
     same positions, they put them in the same order.  (Where the batches differ in what is put, or whose
-    it is, that difference is not a choice and stays visible.)"""
+    it is, that difference is not a choice and stays visible.)
+
+    Two instances of one ability are different objects when they triggered at different moments (one
+    waited through a moment without priority): each refers to the object and event of its own
+    triggering (603.6, 400.7), so which of them goes on top is a choice too, and the same one."""
     model = one.edition.model
     out = []
     for t in range(bound):
@@ -158,7 +169,17 @@ def _same_order(one: Game, other: Game, bound: int) -> list[Any]:
                 for g, side in ((one, [x for x, _ in new]), (other, [y for _, y in new]))
             ]
             same_batch.append(counts[0] == counts[1])
-        same_order = [one.Implies(x, one.slot_src(t, s) == other.slot_src(t, s)) for s, (x, _) in enumerate(new)]
+            fresh = [
+                one.count(one.And(n, g.slot_src(t, s) == code, g.slot_moment(t, s) == t) for s, n in enumerate(side))
+                for g, side in ((one, [x for x, _ in new]), (other, [y for _, y in new]))
+            ]
+            same_batch.append(fresh[0] == fresh[1])
+        same_order = [
+            one.Implies(
+                x, one.And(one.slot_src(t, s) == other.slot_src(t, s), one.slot_moment(t, s) == other.slot_moment(t, s))
+            )
+            for s, (x, _) in enumerate(new)
+        ]
         out.append(one.Implies(one.And(*same_batch), one.And(*same_order)))
     return out
 

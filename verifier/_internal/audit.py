@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from . import smt
 from .ambiguity import Ambiguity, AmbiguitySearch, Undetermined
+from .bmc import concrete_game
 from .contradiction import Artefact, Deadlock, DeadlockSearch, Undecided
 from .registry import Edition
 from .report import render_trace
@@ -213,7 +214,10 @@ def _ambiguities(verifier: Verifier, report: Audit, step: Callable[[str], None])
 
 
 def _ambiguity(edition: Edition, found: Ambiguity, *, artefact: bool) -> Finding:
-    one, other = found.values
+    one, other = (
+        edition.model.observed_value(concrete_game(edition, trace, []), found.what, value)
+        for trace, value in zip(found.games, found.values, strict=True)
+    )
     how = "; ".join(found.differing) or "only in what the model leaves unsaid"
     if artefact:
         cause = (
