@@ -14,7 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from tabulate import tabulate
@@ -582,8 +582,17 @@ def cmd_audit(args: argparse.Namespace) -> ExitCode:
         # Each edition alone in a worker; the findings do not depend on where they are computed
         # (smt.steady_memory), so the reports are the same as one after another.
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            futures = {name: pool.submit(_audit_quietly, args, name) for name in names}
-            reports = {name: future.result() for name, future in futures.items()}
+            futures = {pool.submit(_audit_quietly, args, name): name for name in names}
+            print(f"auditing {len(names)} editions, {args.jobs} at a time ...", file=sys.stderr)
+            done: dict[str, Audit] = {}
+            for future in as_completed(futures):
+                done[futures[future]] = report = future.result()
+                print(
+                    f"audited {report.edition} ({len(done)}/{len(names)}): {len(report.findings)} finding(s), "
+                    f"{len(report.unknown)} undecided, {sum(report.seconds.values()):.0f} s",
+                    file=sys.stderr,
+                )
+            reports = {name: done[name] for name in names}
         for report in reports.values():
             _print_audit(args, report, sum(report.seconds.values()))
     else:
