@@ -194,8 +194,7 @@ class DeadlockSearch:
         ``CAPACITY_ROOM`` stack slots and counts?  The reader of that model if so, ``False`` if not, ``None`` when the
         solver cannot tell."""
         if self._larger is None:
-            roomy = getattr(self.edition.model, "roomy_variables", None)
-            variables = None if roomy is None else roomy(CAPACITY_ROOM)
+            variables = self.edition.model.roomy_variables(CAPACITY_ROOM)
             self._larger = Encoding(self.edition, self._larger_universe(), self.limits, variables=variables)
         larger = self._larger
         larger.extend(t + 1)
