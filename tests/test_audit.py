@@ -10,7 +10,7 @@ from rule603 import Rule
 from rule603._internal import smt
 from rule603._internal.ambiguity import Ambiguity, AmbiguitySearch
 from rule603._internal.audit import audit
-from rule603._internal.bmc import violations
+from rule603._internal.bmc import Encoding, violations
 from rule603._internal.contradiction import Deadlock, DeadlockSearch
 from rule603._internal.schema import ENV
 from rule603._internal.verify import Options, Verifier
@@ -164,8 +164,6 @@ def test_nine_chapter_triggers_exceed_the_model_but_not_its_roomy_variant():
     # A Saga entering with three lore counters and three instances of its chapter ability triggers nine
     # times (714.2b, 113.2c): more than the model counts (MAX_COUNT), so only the roomier model used to judge
     # deadlocks again has a game for it.  The audit's contradictions at moments 1, 3 and 5 were of this kind.
-    from rule603._internal.bmc import Encoding
-
     m = ED.model
 
     def games(universe, variables=None):
@@ -196,3 +194,18 @@ def test_nine_chapter_triggers_exceed_the_model_but_not_its_roomy_variant():
 
     assert games(m.universe()) == smt.Verdict.UNSAT
     assert games(m.universe(slot=12), m.roomy_variables(12)) == smt.Verdict.SAT
+
+
+def test_a_card_is_one_spell_on_the_stack():
+    # 405.1 (axioms.py `stack`): without "no two slots hold the same card", one card could be cast as two spells,
+    # and the ambiguity search found "one game has spell c2 twice on the stack, the other once".
+    enc = Encoding(ED, ED.model.universe(), OPTIONS.limits)
+    enc.extend(2)
+    g = enc.g
+    code = ED.model.spell_code(g, 0)
+    twice = enc.solver.fresh_literal("twice")
+    enc.solver.add(g.Implies(twice, g.And(g.stack_size(1) >= 2, g.slot_src(1, 0) == code, g.slot_src(1, 1) == code)))
+    once = enc.solver.fresh_literal("once")
+    enc.solver.add(g.Implies(once, g.And(g.stack_size(1) >= 1, g.slot_src(1, 0) == code)))
+    assert enc.check_with(2, [], [once]) == smt.Verdict.SAT  # the game rules allow a spell at all
+    assert enc.check_with(2, [], [twice]) == smt.Verdict.UNSAT
