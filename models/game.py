@@ -819,30 +819,56 @@ def observables(
         out.append(("how many times", f"times {name(a)} triggers", times))
     for a in abilities(g):
         for p in players(g):
-            placed = g.count(
-                g.And(new_slot(g, t, s), g.slot_src(t, s) == ability_code(a), g.slot_controller(t, s) == p)
-                for t in range(moments)
-                for s in slots(g)
-            )
+            placed = g.count(x for t in range(moments) for x in _placed(g, t, a, p))
             out.append(("who controls it", f"instances of {name(a)} put on the stack under P{p}", placed))
     for t in range(moments):
-        for s in slots(g):
-            who = g.If(s < stack_size(g, t), g.slot_controller(t, s), -1)
-            out.append(("stack order", f"{CONTROLLER_AT} {s} at moment {t}", who))
-            if player_order:
-                what = g.If(s < stack_size(g, t), g.slot_src(t, s), 0)
-                out.append(("stack order", f"{OBJECT_AT} {s} at moment {t}", what))
-        for a in abilities(g):
-            out.append(("stack order", f"instances of {name(a)} on the stack at moment {t}", on_stack_count(g, t, a)))
+        out += _stack_seen(g, t, name, player_order)
     for t in range(1, moments):
-        out.append(
-            (
-                "does anything on resolution",
-                f"what resolves in batch {t} does its effect",
-                g.And(g.leave(t) == RESOLVE, g.acts(t)),
-            )
-        )
+        out.append(_resolution_seen(g, t))
     return out
+
+
+def moment_observables(g, t: int, name=lambda a: f"ability {a}") -> list[tuple[str, str, object]]:
+    """``(behaviour, what, term)`` for what the players see happen at moment ``t`` alone: where two games
+    that were alike until ``t`` first look different (the audit's ambiguities), in the terms ``observables``
+    sums over a game."""
+    out: list[tuple[str, str, object]] = []
+    for a in abilities(g):
+        out.append(("what triggers", f"{name(a)} triggers at moment {t}", g.triggers(t, a) > 0))
+        out.append(("how many times", f"times {name(a)} triggers at moment {t}", g.triggers(t, a)))
+    for a in abilities(g):
+        for p in players(g):
+            what = f"instances of {name(a)} put on the stack under P{p} at moment {t}"
+            out.append(("who controls it", what, g.count(_placed(g, t, a, p))))
+    out += _stack_seen(g, t, name, True)
+    if t >= 1:
+        out.append(_resolution_seen(g, t))
+    return out
+
+
+def _placed(g, t: int, a: int, p: int) -> list:
+    """For each stack slot: it holds an instance of ability ``a`` put on the stack under player ``p`` in batch ``t``."""
+    return [
+        g.And(new_slot(g, t, s), g.slot_src(t, s) == ability_code(a), g.slot_controller(t, s) == p) for s in slots(g)
+    ]
+
+
+def _stack_seen(g, t: int, name, player_order: bool) -> list[tuple[str, str, object]]:
+    out: list[tuple[str, str, object]] = []
+    for s in slots(g):
+        who = g.If(s < stack_size(g, t), g.slot_controller(t, s), -1)
+        out.append(("stack order", f"{CONTROLLER_AT} {s} at moment {t}", who))
+        if player_order:
+            what = g.If(s < stack_size(g, t), g.slot_src(t, s), 0)
+            out.append(("stack order", f"{OBJECT_AT} {s} at moment {t}", what))
+    for a in abilities(g):
+        out.append(("stack order", f"instances of {name(a)} on the stack at moment {t}", on_stack_count(g, t, a)))
+    return out
+
+
+def _resolution_seen(g, t: int) -> tuple[str, str, object]:
+    term = g.And(g.leave(t) == RESOLVE, g.acts(t))
+    return ("does anything on resolution", f"what resolves in batch {t} does its effect", term)
 
 
 # ---------------------------------------------------------------------------------

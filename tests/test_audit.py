@@ -209,3 +209,35 @@ def test_a_card_is_one_spell_on_the_stack():
     enc.solver.add(g.Implies(once, g.And(g.stack_size(1) >= 1, g.slot_src(1, 0) == code)))
     assert enc.check_with(2, [], [once]) == smt.Verdict.SAT  # the game rules allow a spell at all
     assert enc.check_with(2, [], [twice]) == smt.Verdict.UNSAT
+
+
+def test_the_order_a_player_puts_their_own_triggers_in_is_their_choice_not_an_ambiguity(monkeypatch):
+    # 603.3b: a player puts their own triggers on the stack in any order.  Two games of one scenario that differ
+    # only in that order are not an ambiguity; without "same choices, same order" the search reports exactly that.
+    from rule603._internal import ambiguity
+
+    assert AmbiguitySearch(ED, ED.model.universe(), OPTIONS.limits, 2).find("stack order") is None
+    monkeypatch.setattr(ambiguity, "_same_order", lambda one, other, t: [])
+    found = AmbiguitySearch(ED, ED.model.universe(), OPTIONS.limits, 2).find("stack order")
+    assert isinstance(found, Ambiguity) and found.moment == 1
+    one, other = found.games
+    # the same objects, put on the stack at moment 1 in another order
+    stack = [sorted(state["slot_src"][: state["stack_size"]]) for state in (one.states[1], other.states[1])]
+    assert stack[0] == stack[1] and one.states[1]["slot_src"] != other.states[1]["slot_src"]
+
+
+@pytest.mark.exhaustive  # a minute or two: every behaviour at three moments, twice
+def test_asking_of_the_last_moments_alone_finds_what_asking_of_the_whole_game_finds(monkeypatch):
+    # The cheaper first checks (a free state before the last moments of history) may only prove that no pair
+    # exists; the answers must be those of the whole-game checks alone.
+    from rule603._internal import ambiguity
+
+    def answers():
+        search = AmbiguitySearch(ED, ED.model.universe(), OPTIONS.limits, 4)
+        found = [search.find(b, same_script=strict) for b in search.behaviours for strict in (True, False)]
+        return [type(f).__name__ for f in found]
+
+    windowed = answers()
+    monkeypatch.setattr(ambiguity, "WINDOWS", ())
+    assert answers() == windowed
+    assert "Undetermined" not in windowed

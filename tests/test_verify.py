@@ -100,3 +100,19 @@ def test_verdicts_are_reproducible(edition):
         r = v.check(too_strong)
         runs.append((r.verdict, r.violated_at, r.trace.states, dict(r.trace.params)))
     assert runs[0] == runs[1]
+
+
+def test_after_a_check_cut_short_the_solver_still_holds_every_constraint(edition):
+    # z3 does not vouch for an incremental solver's answers after a cancelled check, so the audit's solvers
+    # start again from their constraints: they must all be there, and the next answers right.
+    from rule603._internal.bmc import Encoding
+
+    enc = Encoding(edition, edition.model.universe(), smt.SolverLimits(timeout_ms=60_000), restartable=True)
+    enc.extend(3)
+    g, clauses = enc.g, [e.number for e in edition.encodings]
+    assert enc.check_with(3, clauses, [], rlimit=1) == smt.Verdict.UNKNOWN
+    crowded = enc.solver.fresh_literal("crowded")
+    enc.solver.add(g.Implies(crowded, g.stack_size(2) > 7))  # more than the model's stack holds
+    assert enc.check_with(3, clauses, [crowded]) == smt.Verdict.UNSAT
+    assert enc.check_with(3, clauses, []) == smt.Verdict.SAT
+    assert violations(edition, enc.extract(3), clauses) == []

@@ -1,17 +1,27 @@
-"""Ambiguities: one scenario, two games that obey every clause, and an observable outcome that differs.
+"""Ambiguities: one situation, two continuations that obey every clause, and an observable outcome that differs.
 
-Two copies of the trace live in one solver (``Encoding(twin_of=...)``): they share every
-environment variable and constant, so they play the same scenario (the same cards, the same
-events, the same choices of the players), and each obeys every clause and game rule.  For each
-observable behaviour of the model (``observables`` in the game model: what triggers, how many
-times, who controls it, stack order, whether it does anything on resolution) the solver looks
-for a pair that differs in it.  The order in which a player puts their own triggers on the stack
-is their choice (603.3b) and ``observables`` does not see it, so it is never an ambiguity.
+Moment-local, as the contradiction check is.  For each moment ``t`` from 1 below the bound: is there a
+prefix of moments ``0..t-1`` obeying every clause and game rule, and an environment for moment ``t``
+(what players and effects do), such that two choices of moment ``t``'s rule values both obey every
+clause and game rule, make the same choices of the players, and differ in something the players see
+happen at ``t`` (``moment_observables`` in the game model: what triggers, how many times, who controls
+it, stack order, whether it does anything on resolution)?  Moment 0 is the start of a game: its state
+is all situation, not a response to events.
 
-A found pair is explained by where the two games first part: the first moment at which some rule
-variable differs, which variables differ there, and the clauses that apply at that moment in
-either game (their ``fires``) - the clauses that speak about the situation and still let it go
-either way.
+Two copies of the trace live in one solver (``Encoding(twin_of=...)``): they share every environment
+variable and constant, so they play the same scenario (the same cards, the same events), and at the
+moments before ``t`` their rule variables are equal too, so they are one game until ``t``.  The order
+in which a player puts their own triggers on the stack is their choice (603.3b): where both games put
+the same abilities on the stack, they put them in the same order, so that order is never an ambiguity.
+
+Each moment is first asked of its last moments of history alone (``WINDOWS``), which can only prove
+that no pair exists, then of the whole game.  What this does not ask: two games that differ first in
+something nobody sees at that moment (which player would control an ability that does not trigger)
+and show it only at a later one, where they are no longer one game before it.
+
+A found pair is explained by the moment where the two games part, which variables differ there, and
+the clauses that apply at that moment in either game (their ``fires``) - the clauses that speak
+about the situation and still let it go either way.
 """
 
 from __future__ import annotations
@@ -23,9 +33,12 @@ from typing import Any
 from . import smt
 from .bmc import Encoding, concrete_game
 from .registry import Edition
-from .schema import Game, Universe
+from .schema import RULE, Game, Universe
 from .trace import Trace
 from .verify import minimise
+
+#: The moments of history the first, cheaper checks at a moment keep (see ``AmbiguitySearch._check``).
+WINDOWS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -48,106 +61,161 @@ class Undetermined:
 class AmbiguitySearch:
     def __init__(self, edition: Edition, universe: Universe, limits: smt.SolverLimits, bound: int) -> None:
         self.edition, self.bound = edition, bound
-        self.one = Encoding(edition, universe, limits)
+        self.one = Encoding(edition, universe, limits, restartable=True)
         self.other = Encoding(edition, universe, limits, twin_of=self.one)
         self.one.extend(bound)
         self.other.extend(bound)
         self.clauses = [e.number for e in edition.encodings]
-        pairs = zip(
-            edition.model.observables(self.one.g, bound), edition.model.observables(self.other.g, bound), strict=True
-        )
-        self.terms: dict[str, list[tuple[str, Any, Any]]] = {}
-        for (behaviour, what, x), (_, _, y) in pairs:
-            self.terms.setdefault(behaviour, []).append((what, x, y))
         self._labels = 0
-        self.same_script = self.one.solver.fresh_literal("same-script")
-        g = self.one.g
-        one_script, other_script = _scripted(self.one.g, bound), _scripted(self.other.g, bound)
-        self.one.solver.add(
-            g.Implies(self.same_script, g.And(*[x == y for x, y in zip(one_script, other_script, strict=True)]))
-        )
-        # Both games make the same choices, so that what differs is left open by the rules, not chosen.
-        self.same_choices = self.one.solver.fresh_literal("same-choices")
-        self.one.solver.add(g.Implies(self.same_choices, g.And(*_same_order(self.one.g, self.other.g, bound))))
+        one, other, solver = self.one.g, self.other.g, self.one.solver
+        # Per moment: the two games are one game (equal rule values), make the same choices, and agree on what
+        # a scenario decides though the model leaves it to rule variables.
+        self.same_game: list[Any] = []
+        self.same_choices: list[Any] = []
+        self.same_script: list[Any] = []
+        for t in range(bound):
+            for name, terms, kept in (
+                ("same-game", _rule_values_equal(one, other, t), self.same_game),
+                ("same-choices", _same_order(one, other, t), self.same_choices),
+                ("same-script", _script_equal(one, other, t), self.same_script),
+            ):
+                lit = solver.fresh_literal(f"{name}[{t}]")
+                solver.add(one.Implies(lit, one.And(*terms)))
+                kept.append(lit)
 
     @property
     def behaviours(self) -> list[str]:
-        return list(self.terms)
+        return list(self.edition.model.BEHAVIOURS)
 
     def find(self, behaviour: str, *, same_script: bool = True) -> Ambiguity | Undetermined | None:
-        """A pair of compliant games of one scenario that differ in ``behaviour``, or ``None``.
+        """A situation and two compliant continuations that differ in ``behaviour``, at the first moment that
+        has one; ``None`` if no moment has one, or why it is unknown at some moment if none was found.
 
         ``same_script``: the two games also agree on what the model leaves to rule variables but a
         scenario decides (the game model's ``SCENARIO_DECIDES``); without it, the pairs found may differ only in those.
         """
+        unknown: list[str] = []
+        for t in range(1, self.bound):
+            found = self._at(behaviour, t, same_script)
+            if isinstance(found, Ambiguity):
+                return found
+            if isinstance(found, str):
+                unknown.append(f"moment {t}: {found}")
+        return Undetermined(behaviour, "; ".join(unknown)) if unknown else None
+
+    def _at(self, behaviour: str, t: int, same_script: bool) -> Ambiguity | str | None:
+        """The pair at moment ``t``, ``None`` if there is none, or the solver's reason it could not tell."""
         one, g = self.one, self.one.g
-        differs = one.solver.fresh_literal(f"differs[{behaviour}:{same_script}]")
-        one.solver.add(g.Implies(differs, g.Or(*[x != y for _, x, y in self.terms[behaviour]])))
-        shared = [self.same_choices] + ([self.same_script] if same_script else [])
-        status = one.check_with(self.bound, self.clauses, [differs] + shared)
+        terms = self._terms(behaviour, t)
+        differs = one.solver.fresh_literal(f"differs[{behaviour}:{t}:{same_script}]")
+        one.solver.add(g.Implies(differs, g.Or(*[x != y for _, x, y in terms])))
+        now = [differs, self.same_choices[t]] + ([self.same_script[t]] if same_script else [])
+        status = self._check(t, now)
         if status == smt.Verdict.UNSAT:
             return None
         if status == smt.Verdict.UNKNOWN:
-            return Undetermined(behaviour, one.solver.reason_unknown)
-        k, model = self.bound, self.edition.model
+            return one.solver.reason_unknown
+        model = self.edition.model
         measures = [
             (name, [*mine, *theirs])
-            for (name, mine), (_, theirs) in zip(model.measures(one.g, k), model.measures(self.other.g, k), strict=True)
+            for (name, mine), (_, theirs) in zip(
+                model.measures(one.g, t + 1), model.measures(self.other.g, t + 1), strict=True
+            )
         ]
         self._labels += 1
         return minimise(
             one,
-            k,
+            t + 1,
             self.clauses,
-            [differs] + shared,
+            self.same_game[:t] + now,
             measures,
-            lambda: self._found(behaviour),
-            self._size,
+            lambda: self._found(behaviour, t),
+            lambda found, index: self._size(found, index, t + 1),
             lambda what: f"ambiguity[{self._labels}]:{what}",
         )
 
-    def _found(self, behaviour: str) -> Ambiguity:
-        """The pair of games of the solver's current model."""
+    def _check(self, t: int, now: list[Any]) -> str:
+        """Is there a pair at ``t`` (``now``: what is asked of it) of games that are one game before ``t``?
+
+        First asked of the last ``WINDOWS`` moments of history alone, from a state before them that is free
+        but the same in both games, with half a call's limits: no pair after any such state means no pair
+        after a real game's, and that smaller question is often much easier.  Then asked of the whole game
+        from its start."""
+        one = self.one
+        limits = one.solver.limits
+        budget = {"rlimit": limits.rlimit // 2} if limits.rlimit else {"timeout_ms": limits.timeout_ms // 2}
+        clauses = [one.solver.literal(n) for n in self.clauses]
+        for window in WINDOWS:
+            if window >= t:
+                break
+            start = t - window
+            recent = one.moment_literals[start : t + 1] + self.same_game[start - 1 : t] + clauses + now
+            if one.solver.check(recent, **budget) == smt.Verdict.UNSAT:
+                return smt.Verdict.UNSAT
+        return one.check_with(t + 1, self.clauses, self.same_game[:t] + now)
+
+    def _terms(self, behaviour: str, t: int) -> list[tuple[str, Any, Any]]:
+        """``(what, term in one game, term in the other)`` for what the players see of ``behaviour`` at ``t``."""
+        model = self.edition.model
+        pairs = zip(model.moment_observables(self.one.g, t), model.moment_observables(self.other.g, t), strict=True)
+        return [(what, x, y) for (b, what, x), (_, _, y) in pairs if b == behaviour]
+
+    def _found(self, behaviour: str, t: int) -> Ambiguity:
+        """The pair of games of the solver's current model, moments ``0..t``."""
         read = self.one.solver.model_reader()
-        index = next(i for i, (_, x, y) in enumerate(self.terms[behaviour]) if read(x) != read(y))
-        what = self.terms[behaviour][index][0]
-        games = (self.one.extract(self.bound), self.other.extract(self.bound))
+        terms = self._terms(behaviour, t)
+        index = next(i for i, (_, x, y) in enumerate(terms) if read(x) != read(y))
+        what = terms[index][0]
+        games = (self.one.extract(t + 1), self.other.extract(t + 1))
         # The values as the games themselves give them (the solver reads "none", -1, as an unsigned 255).
-        values = tuple(self._observed(trace, behaviour)[index] for trace in games)
+        values = tuple(self._observed(trace, behaviour, t)[index] for trace in games)
         moment, differing = _first_divergence(self.edition, games)
         clauses = _applying(self.edition, games, self.clauses, moment)
         return Ambiguity(behaviour, what, values, games, moment, differing, clauses)
 
-    def _observed(self, trace: Trace, behaviour: str) -> list[Any]:
+    def _observed(self, trace: Trace, behaviour: str, t: int) -> list[Any]:
         g = concrete_game(self.edition, trace, [])
-        return [term for b, _, term in self.edition.model.observables(g, self.bound) if b == behaviour]
+        return [term for b, _, term in self.edition.model.moment_observables(g, t) if b == behaviour]
 
-    def _size(self, found: Ambiguity, index: int) -> int:
-        """The ``index``-th size measure of both games together, as ``find`` asks the solver for it."""
+    def _size(self, found: Ambiguity, index: int, moments: int) -> int:
+        """The ``index``-th size measure of both games together, as ``_at`` asks the solver for it."""
         total = 0
         for trace in found.games:
-            _, values = self.edition.model.measures(concrete_game(self.edition, trace, self.clauses), self.bound)[index]
+            _, values = self.edition.model.measures(concrete_game(self.edition, trace, self.clauses), moments)[index]
             total += sum(1 for v in values if v)
         return total
 
 
-def _scripted(g: Game, bound: int) -> list[Any]:
-    """The terms of what a scenario decides though the model makes them rule variables (the game model's
-    ``SCENARIO_DECIDES``: names of rule variables, and functions giving terms), at every moment."""
+def _rule_values_equal(one: Game, other: Game, t: int) -> list[Any]:
+    """Every rule variable of moment ``t`` has the same value in both games."""
+    return [
+        one.var(spec.name, t, *idx) == other.var(spec.name, t, *idx)
+        for spec in one.schema.specs
+        if spec.per_moment and spec.role == RULE
+        for idx in one.universe.indices(spec.dims)
+    ]
+
+
+def _script_equal(one: Game, other: Game, t: int) -> list[Any]:
+    """Both games agree at moment ``t`` on what a scenario decides though the model makes it rule variables
+    (the game model's ``SCENARIO_DECIDES``: names of rule variables, and functions giving terms)."""
+    return [x == y for x, y in zip(_scripted(one, t), _scripted(other, t), strict=True)]
+
+
+def _scripted(g: Game, t: int) -> list[Any]:
     out: list[Any] = []
-    for t in range(bound):
-        for item in g.edition.model.SCENARIO_DECIDES:
-            if isinstance(item, str):
-                spec = g.schema.spec(item)
-                out += [g.var(item, t, *idx) for idx in g.universe.indices(spec.dims)]
-            else:
-                out += list(item(g, t))
+    for item in g.edition.model.SCENARIO_DECIDES:
+        if isinstance(item, str):
+            spec = g.schema.spec(item)
+            out += [g.var(item, t, *idx) for idx in g.universe.indices(spec.dims)]
+        else:
+            out += list(item(g, t))
     return out
 
 
-def _same_order(one: Game, other: Game, bound: int) -> list[Any]:
+def _same_order(one: Game, other: Game, t: int) -> list[Any]:
     """The order in which a player puts their own triggered abilities on the stack is their choice (603.3b):
-    where both games put the same abilities on the stack at a moment, from the same controllers at the
+    where both games put the same abilities on the stack at moment ``t``, from the same controllers at the
     same positions, they put them in the same order.  (Where the batches differ in what is put, or whose
     it is, that difference is not a choice and stays visible.)
 
@@ -155,33 +223,30 @@ def _same_order(one: Game, other: Game, bound: int) -> list[Any]:
     waited through a moment without priority): each refers to the object and event of its own
     triggering (603.6, 400.7), so which of them goes on top is a choice too, and the same one."""
     model = one.edition.model
-    out = []
-    for t in range(bound):
-        new = [(model.new_slot(one, t, s), model.new_slot(other, t, s)) for s in one.range("slot")]
-        same_batch = [x == y for x, y in new]
-        same_batch += [
-            one.Implies(x, one.slot_controller(t, s) == other.slot_controller(t, s)) for s, (x, _) in enumerate(new)
+    new = [(model.new_slot(one, t, s), model.new_slot(other, t, s)) for s in one.range("slot")]
+    same_batch = [x == y for x, y in new]
+    same_batch += [
+        one.Implies(x, one.slot_controller(t, s) == other.slot_controller(t, s)) for s, (x, _) in enumerate(new)
+    ]
+    for a in one.range("ability"):
+        code = model.ability_code(a)
+        counts = [
+            one.count(one.And(n, g.slot_src(t, s) == code) for s, n in enumerate(side))
+            for g, side in ((one, [x for x, _ in new]), (other, [y for _, y in new]))
         ]
-        for a in one.range("ability"):
-            code = model.ability_code(a)
-            counts = [
-                one.count(one.And(n, g.slot_src(t, s) == code) for s, n in enumerate(side))
-                for g, side in ((one, [x for x, _ in new]), (other, [y for _, y in new]))
-            ]
-            same_batch.append(counts[0] == counts[1])
-            fresh = [
-                one.count(one.And(n, g.slot_src(t, s) == code, g.slot_moment(t, s) == t) for s, n in enumerate(side))
-                for g, side in ((one, [x for x, _ in new]), (other, [y for _, y in new]))
-            ]
-            same_batch.append(fresh[0] == fresh[1])
-        same_order = [
-            one.Implies(
-                x, one.And(one.slot_src(t, s) == other.slot_src(t, s), one.slot_moment(t, s) == other.slot_moment(t, s))
-            )
-            for s, (x, _) in enumerate(new)
+        same_batch.append(counts[0] == counts[1])
+        fresh = [
+            one.count(one.And(n, g.slot_src(t, s) == code, g.slot_moment(t, s) == t) for s, n in enumerate(side))
+            for g, side in ((one, [x for x, _ in new]), (other, [y for _, y in new]))
         ]
-        out.append(one.Implies(one.And(*same_batch), one.And(*same_order)))
-    return out
+        same_batch.append(fresh[0] == fresh[1])
+    same_order = [
+        one.Implies(
+            x, one.And(one.slot_src(t, s) == other.slot_src(t, s), one.slot_moment(t, s) == other.slot_moment(t, s))
+        )
+        for s, (x, _) in enumerate(new)
+    ]
+    return [one.Implies(one.And(*same_batch), one.And(*same_order))]
 
 
 def _first_divergence(edition: Edition, games: Sequence[Trace]) -> tuple[int, tuple[str, ...]]:

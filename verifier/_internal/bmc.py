@@ -42,6 +42,7 @@ class Encoding:
         track_axioms: bool = False,
         twin_of: Encoding | None = None,
         variables: Sequence[VarSpec] | None = None,
+        restartable: bool = False,
     ) -> None:
         """``track_axioms``: guard each game-model rule with its own literal too (``axiom_literals``), so that
         an unsat core can name the rules outside 603 that decide something; they must then be assumed.
@@ -52,7 +53,10 @@ class Encoding:
         audit compares the two to find situations the rules leave undetermined.
 
         ``variables``: the model's variables with other ranges (the contradiction search's roomier model);
-        by default the model's own ``VARIABLES``."""
+        by default the model's own ``VARIABLES``.
+
+        ``restartable``: the solver starts again from its constraints after a check cut short
+        (``smt.Solver``); for searches that go on after an unknown answer (the audit's)."""
         self.edition = edition
         self.universe = universe
         self.schema = Schema(tuple(edition.model.VARIABLES if variables is None else variables))
@@ -60,7 +64,7 @@ class Encoding:
         self._prefix = "" if twin_of is None else "twin."
         if twin_of is None:
             self.backend = smt.Z3Backend()
-            self.solver = smt.Solver(limits, self.backend.ctx)
+            self.solver = smt.Solver(limits, self.backend.ctx, restartable=restartable)
         else:
             self.backend, self.solver = twin_of.backend, twin_of.solver
         self._vars: dict[tuple[str, tuple[int, ...]], Expr] = {}

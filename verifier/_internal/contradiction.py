@@ -107,10 +107,11 @@ class DeadlockSearch:
     def __init__(self, edition: Edition, universe: Universe, limits: smt.SolverLimits) -> None:
         self.edition = edition
         self.universe, self.limits = universe, limits
-        self.search = Encoding(edition, universe, limits)
+        self.search = Encoding(edition, universe, limits, restartable=True)
         self._larger: Encoding | None = None
+        self._every_rule: dict[int, tuple[Any, list[tuple[tuple[str, tuple[int, ...]], Any]]]] = {}
         self._pins = 0
-        self.judge = Encoding(edition, universe, limits, track_axioms=True)
+        self.judge = Encoding(edition, universe, limits, track_axioms=True, restartable=True)
         self.clauses = [e.number for e in edition.encodings]
 
     def at(
@@ -156,7 +157,7 @@ class DeadlockSearch:
                         return Deadlock(t, core, proposal.trace, rounds)
                     reported = True  # the first artefact at a moment is shown; the others only counted
                     artefact(Artefact(t, core, proposal.trace, self._capacity_reason()))
-                search.solver.add(search.g.Implies(learned, search.g.Not(self._served(t, fits, larger=True))))
+                search.solver.add(search.g.Implies(learned, search.g.Not(self._served_larger(t, fits))))
                 continue
             if isinstance(verdict, Undecided):
                 return verdict
@@ -195,7 +196,9 @@ class DeadlockSearch:
         solver cannot tell."""
         if self._larger is None:
             variables = self.edition.model.roomy_variables(CAPACITY_ROOM)
-            self._larger = Encoding(self.edition, self._larger_universe(), self.limits, variables=variables)
+            self._larger = Encoding(
+                self.edition, self._larger_universe(), self.limits, variables=variables, restartable=True
+            )
         larger = self._larger
         larger.extend(t + 1)
         g = larger.g
@@ -262,19 +265,37 @@ class DeadlockSearch:
         core = minimal_core(self.judge, stuck.base, stuck.literals, [])
         return None if core is None else tuple(core)
 
-    def _served(self, t: int, read: Callable[[Any], Any], *, larger: bool = False) -> Any:
-        """Over the search's variables: the judge's rule values for ``t`` obey every rule and clause there.
-        ``larger``: the values are those of the universe with more stack slots (``_fits_larger``'s), and the
-        rules are that universe's (the prefix's extra slots empty)."""
+    def _served(self, t: int, read: Callable[[Any], Any]) -> Any:
+        """Over the search's variables: the judge's rule values for ``t`` (``read``) obey every rule and clause
+        there."""
+        # Every rule at ``t`` over the search's own variables, built once per moment; each round puts the
+        # judge's values in for moment ``t``'s rule variables (building the rules again took most of a round).
+        if t not in self._every_rule:
+            search = self.search
+            every_rule = search.g.And(*self._rules(search.g, t))  # (makes the variables it mentions)
+            rule_variables = [(key, var) for key, var in search.variables() if self._judged(key, t)]
+            self._every_rule[t] = (every_rule, rule_variables)
+        term, rule_variables = self._every_rule[t]
+        values = [(var, read(self.judge.lookup(*key))) for key, var in rule_variables]
+        return self.search.backend.substitute(term, values)
+
+    def _judged(self, key: tuple[str, tuple[int, ...]], t: int) -> bool:
+        """Is this one of moment ``t``'s rule variables (what the judge chooses)?"""
+        spec = self.search.schema.spec(key[0])
+        return spec.per_moment and spec.role == RULE and key[1][0] == t
+
+    def _served_larger(self, t: int, read: Callable[[Any], Any]) -> Any:
+        """``_served`` with the values of the universe with more stack slots (``_fits_larger``'s), and that
+        universe's rules (the prefix's extra slots empty)."""
         search = self.search
-        judge = self._larger if larger else self.judge
+        judge = self._larger
         assert judge is not None
         universe = judge.universe
         small = self.universe
 
         def lookup(name: str, index: tuple[int, ...]) -> Any:
             spec = search.schema.spec(name)
-            if spec.per_moment and spec.role == RULE and index[0] == t:
+            if self._judged((name, index), t):
                 return read(judge.lookup(name, index))
             dims = index[1:] if spec.per_moment else index
             if all(i < small.size(d) for i, d in zip(dims, spec.dims, strict=True)):

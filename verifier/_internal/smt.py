@@ -101,6 +101,13 @@ class Z3Backend(Backend):
             return z3.BitVecVal(x, WIDTH, self.ctx)
         return x
 
+    def substitute(self, term: Expr, values: Sequence[tuple[Expr, Expr]]) -> Expr:
+        """``term`` with each variable replaced by a value or a term, and simplified (in z3, not rebuilt in
+        Python)."""
+        if isinstance(term, bool) or not values:
+            return term
+        return z3.simplify(z3.substitute(term, *[(var, self._term(value)) for var, value in values]))
+
     def is_boolean(self, x: Expr) -> bool:
         return isinstance(x, bool) or z3.is_bool(x)
 
@@ -145,14 +152,14 @@ class Solver:
     clauses survive from one check to the next.
     """
 
-    def __init__(self, limits: SolverLimits, ctx: z3.Context) -> None:
+    def __init__(self, limits: SolverLimits, ctx: z3.Context, *, restartable: bool = False) -> None:
+        """``restartable``: keep every constraint added, so that after a check cut short the solver can start
+        again from them (``_start_again``).  Off by default: holding on to the terms changes what z3 frees,
+        and with it the search of the checks that follow, and so the committed reports."""
         self.limits = limits
         self.ctx = ctx
-        self._solver = z3.SolverFor("QF_FD", ctx=ctx)
-        self._solver.set("random_seed", limits.seed)
-        self._solver.set("timeout", limits.timeout_ms)
-        if limits.rlimit:
-            self._solver.set("rlimit", limits.rlimit)
+        self._solver = self._fresh()
+        self._added: list[Expr] | None = [] if restartable else None
         self._literals: dict[str, Expr] = {}
         self.reason_unknown = ""
 
@@ -167,6 +174,8 @@ class Solver:
         if constraint is False:
             constraint = z3.BoolVal(False, self.ctx)
         self._solver.add(constraint)
+        if self._added is not None:
+            self._added.append(constraint)
 
     def fresh_literal(self, name: str) -> Expr:
         return z3.Bool(name, self.ctx)
@@ -198,7 +207,31 @@ class Solver:
         if result == z3.unsat:
             return Verdict.UNSAT
         self.reason_unknown = self._solver.reason_unknown()
+        if self._added is not None:
+            self._start_again()
         return Verdict.UNKNOWN
+
+    def _fresh(self) -> z3.Solver:
+        solver = z3.SolverFor("QF_FD", ctx=self.ctx)
+        solver.set("random_seed", self.limits.seed)
+        solver.set("timeout", self.limits.timeout_ms)
+        if self.limits.rlimit:
+            solver.set("rlimit", self.limits.rlimit)
+        return solver
+
+    def _start_again(self) -> None:
+        """After a check cut short (timeout, rlimit), go on in a new solver with the same constraints.
+
+        z3 does not vouch for what an incremental solver answers after a cancelled check: the audit's
+        ambiguity search was seen answering "sat" with a model that broke an asserted clause, in checks
+        that followed one stopped by the rlimit, and never otherwise.  (The solver's own ``assertions()`` are
+        not enough: they are what its preprocessing left, and models without its eliminations broke ranges.)
+        What the old solver learned is lost."""
+        assert self._added is not None
+        solver = self._fresh()
+        for constraint in self._added:
+            solver.add(constraint)
+        self._solver = solver
 
     def model_value(self, term: Expr) -> int | bool:
         value = self._solver.model().eval(term, model_completion=True)
