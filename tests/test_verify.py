@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rule603 import prop
 from rule603._internal import smt
-from rule603._internal.bmc import claim_fails_at, violations
+from rule603._internal.bmc import Encoding, claim_fails_at, violations
 from rule603._internal.verify import HOLDS, UNKNOWN, VIOLATED, Options, Verifier
 from rule603.models import game as m
 
@@ -105,12 +105,12 @@ def test_verdicts_are_reproducible(edition):
 def test_after_a_check_cut_short_the_solver_still_holds_every_constraint(edition):
     # z3 does not vouch for an incremental solver's answers after a cancelled check, so the audit's solvers
     # start again from their constraints: they must all be there, and the next answers right.
-    from rule603._internal.bmc import Encoding
-
     enc = Encoding(edition, edition.model.universe(), smt.SolverLimits(timeout_ms=60_000), restartable=True)
     enc.extend(3)
     g, clauses = enc.g, [e.number for e in edition.encodings]
+    cut_short = enc.solver._solver
     assert enc.check_with(3, clauses, [], rlimit=1) == smt.Verdict.UNKNOWN
+    assert enc.solver._solver is not cut_short  # started again
     crowded = enc.solver.fresh_literal("crowded")
     enc.solver.add(g.Implies(crowded, g.stack_size(2) > 7))  # more than the model's stack holds
     assert enc.check_with(3, clauses, [crowded]) == smt.Verdict.UNSAT

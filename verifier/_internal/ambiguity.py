@@ -17,7 +17,9 @@ the same abilities on the stack, they put them in the same order, so that order 
 Each moment is first asked of its last moments of history alone (``WINDOWS``), which can only prove
 that no pair exists, then of the whole game.  What this does not ask: two games that differ first in
 something nobody sees at that moment (which player would control an ability that does not trigger)
-and show it only at a later one, where they are no longer one game before it.
+and show it only at a later one, where they are no longer one game before it; nor, so, any pair whose
+rule values part before the moment where they first look different.  The old search over whole games
+asked that too, and at bound 5 did not end in 20 minutes.
 
 A found pair is explained by the moment where the two games part, which variables differ there, and
 the clauses that apply at that moment in either game (their ``fires``) - the clauses that speak
@@ -37,7 +39,7 @@ from .schema import RULE, Game, Universe
 from .trace import Trace
 from .verify import minimise
 
-#: The moments of history the first, cheaper checks at a moment keep (see ``AmbiguitySearch._check``).
+#: The moments of history the first, cheaper checks at a moment keep (see ``AmbiguitySearch._recently_none``).
 WINDOWS = (1, 2)
 
 
@@ -58,30 +60,56 @@ class Undetermined:
     reason: str
 
 
+@dataclass
+class _Twins:
+    """Two traces of one scenario in one solver, and per moment the literals that make them one game
+    (``same_game``), make the same choices (``same_choices``) and agree on what a scenario decides
+    (``same_script``)."""
+
+    one: Encoding
+    other: Encoding
+    same_game: list[Any]
+    same_choices: list[Any]
+    same_script: list[Any]
+
+    @classmethod
+    def build(cls, edition: Edition, universe: Universe, limits: smt.SolverLimits, bound: int) -> _Twins:
+        one = Encoding(edition, universe, limits, restartable=True)
+        other = Encoding(edition, universe, limits, twin_of=one)
+        one.extend(bound)
+        other.extend(bound)
+        twins = cls(one, other, [], [], [])
+        g, h, solver = one.g, other.g, one.solver
+        for t in range(bound):
+            for name, terms, kept in (
+                ("same-game", _rule_values_equal(g, h, t), twins.same_game),
+                ("same-choices", _same_order(g, h, t), twins.same_choices),
+                ("same-script", _script_equal(g, h, t), twins.same_script),
+            ):
+                lit = solver.fresh_literal(f"{name}[{t}]")
+                solver.add(g.Implies(lit, g.And(*terms)))
+                kept.append(lit)
+        return twins
+
+    def asked(self, behaviour: str, t: int, same_script: bool) -> list[Any]:
+        """The literals asking for a pair at ``t`` that differs in what the players see of ``behaviour``."""
+        g = self.one.g
+        differs = self.one.solver.fresh_literal(f"differs[{behaviour}:{t}:{same_script}]")
+        terms = _seen(g, self.other.g, behaviour, t)
+        self.one.solver.add(g.Implies(differs, g.Or(*[x != y for _, x, y in terms])))
+        return [differs, self.same_choices[t]] + ([self.same_script[t]] if same_script else [])
+
+
 class AmbiguitySearch:
     def __init__(self, edition: Edition, universe: Universe, limits: smt.SolverLimits, bound: int) -> None:
         self.edition, self.bound = edition, bound
-        self.one = Encoding(edition, universe, limits, restartable=True)
-        self.other = Encoding(edition, universe, limits, twin_of=self.one)
-        self.one.extend(bound)
-        self.other.extend(bound)
         self.clauses = [e.number for e in edition.encodings]
         self._labels = 0
-        one, other, solver = self.one.g, self.other.g, self.one.solver
-        # Per moment: the two games are one game (equal rule values), make the same choices, and agree on what
-        # a scenario decides though the model leaves it to rule variables.
-        self.same_game: list[Any] = []
-        self.same_choices: list[Any] = []
-        self.same_script: list[Any] = []
-        for t in range(bound):
-            for name, terms, kept in (
-                ("same-game", _rule_values_equal(one, other, t), self.same_game),
-                ("same-choices", _same_order(one, other, t), self.same_choices),
-                ("same-script", _script_equal(one, other, t), self.same_script),
-            ):
-                lit = solver.fresh_literal(f"{name}[{t}]")
-                solver.add(one.Implies(lit, one.And(*terms)))
-                kept.append(lit)
+        self.whole = _Twins.build(edition, universe, limits, bound)
+        # The cheaper first questions get a solver of their own: one they leave undecided starts its solver
+        # again (``smt.Solver``), which must not cost the whole-game questions what they have learned.
+        self.recent = _Twins.build(edition, universe, limits, bound)
+        self.one, self.other = self.whole.one, self.whole.other
 
     @property
     def behaviours(self) -> list[str]:
@@ -105,12 +133,11 @@ class AmbiguitySearch:
 
     def _at(self, behaviour: str, t: int, same_script: bool) -> Ambiguity | str | None:
         """The pair at moment ``t``, ``None`` if there is none, or the solver's reason it could not tell."""
-        one, g = self.one, self.one.g
-        terms = self._terms(behaviour, t)
-        differs = one.solver.fresh_literal(f"differs[{behaviour}:{t}:{same_script}]")
-        one.solver.add(g.Implies(differs, g.Or(*[x != y for _, x, y in terms])))
-        now = [differs, self.same_choices[t]] + ([self.same_script[t]] if same_script else [])
-        status = self._check(t, now)
+        if self._recently_none(behaviour, t, same_script):
+            return None
+        one, whole = self.one, self.whole
+        now = whole.asked(behaviour, t, same_script)
+        status = one.check_with(t + 1, self.clauses, whole.same_game[:t] + now)
         if status == smt.Verdict.UNSAT:
             return None
         if status == smt.Verdict.UNKNOWN:
@@ -127,43 +154,36 @@ class AmbiguitySearch:
             one,
             t + 1,
             self.clauses,
-            self.same_game[:t] + now,
+            whole.same_game[:t] + now,
             measures,
             lambda: self._found(behaviour, t),
             lambda found, index: self._size(found, index, t + 1),
             lambda what: f"ambiguity[{self._labels}]:{what}",
         )
 
-    def _check(self, t: int, now: list[Any]) -> str:
-        """Is there a pair at ``t`` (``now``: what is asked of it) of games that are one game before ``t``?
-
-        First asked of the last ``WINDOWS`` moments of history alone, from a state before them that is free
-        but the same in both games, with half a call's limits: no pair after any such state means no pair
-        after a real game's, and that smaller question is often much easier.  Then asked of the whole game
-        from its start."""
-        one = self.one
-        limits = one.solver.limits
-        budget = {"rlimit": limits.rlimit // 2} if limits.rlimit else {"timeout_ms": limits.timeout_ms // 2}
-        clauses = [one.solver.literal(n) for n in self.clauses]
+    def _recently_none(self, behaviour: str, t: int, same_script: bool) -> bool:
+        """Is there no pair at ``t`` even after any state ``WINDOWS`` moments back (free, but the same in both
+        games)?  No pair after any such state means no pair after a real game's, and that smaller question,
+        asked with half a call's limits, is often much easier than the whole game's."""
+        recent = self.recent
+        solver = recent.one.solver
+        limits = solver.limits
+        budget = {"rlimit": max(1, limits.rlimit // 2)} if limits.rlimit else {"timeout_ms": limits.timeout_ms // 2}
+        clauses = [solver.literal(n) for n in self.clauses]
+        now = recent.asked(behaviour, t, same_script)
         for window in WINDOWS:
             if window >= t:
                 break
             start = t - window
-            recent = one.moment_literals[start : t + 1] + self.same_game[start - 1 : t] + clauses + now
-            if one.solver.check(recent, **budget) == smt.Verdict.UNSAT:
-                return smt.Verdict.UNSAT
-        return one.check_with(t + 1, self.clauses, self.same_game[:t] + now)
-
-    def _terms(self, behaviour: str, t: int) -> list[tuple[str, Any, Any]]:
-        """``(what, term in one game, term in the other)`` for what the players see of ``behaviour`` at ``t``."""
-        model = self.edition.model
-        pairs = zip(model.moment_observables(self.one.g, t), model.moment_observables(self.other.g, t), strict=True)
-        return [(what, x, y) for (b, what, x), (_, _, y) in pairs if b == behaviour]
+            asked = recent.one.moment_literals[start : t + 1] + recent.same_game[start - 1 : t] + clauses + now
+            if solver.check(asked, **budget) == smt.Verdict.UNSAT:
+                return True
+        return False
 
     def _found(self, behaviour: str, t: int) -> Ambiguity:
         """The pair of games of the solver's current model, moments ``0..t``."""
         read = self.one.solver.model_reader()
-        terms = self._terms(behaviour, t)
+        terms = _seen(self.one.g, self.other.g, behaviour, t)
         index = next(i for i, (_, x, y) in enumerate(terms) if read(x) != read(y))
         what = terms[index][0]
         games = (self.one.extract(t + 1), self.other.extract(t + 1))
@@ -184,6 +204,13 @@ class AmbiguitySearch:
             _, values = self.edition.model.measures(concrete_game(self.edition, trace, self.clauses), moments)[index]
             total += sum(1 for v in values if v)
         return total
+
+
+def _seen(one: Game, other: Game, behaviour: str, t: int) -> list[tuple[str, Any, Any]]:
+    """``(what, term in one game, term in the other)`` for what the players see of ``behaviour`` at ``t``."""
+    model = one.edition.model
+    pairs = zip(model.moment_observables(one, t), model.moment_observables(other, t), strict=True)
+    return [(what, x, y) for (b, what, x), (_, _, y) in pairs if b == behaviour]
 
 
 def _rule_values_equal(one: Game, other: Game, t: int) -> list[Any]:

@@ -149,7 +149,8 @@ class Solver:
 
     Constraints are added once, each guarded by the literal of the clause it encodes;
     turning clauses on and off is a matter of which literals are assumed, so learned
-    clauses survive from one check to the next.
+    clauses survive from one check to the next (in a ``restartable`` solver, until a check
+    is cut short).
     """
 
     def __init__(self, limits: SolverLimits, ctx: z3.Context, *, restartable: bool = False) -> None:
