@@ -241,3 +241,16 @@ def test_asking_of_the_last_moments_alone_finds_what_asking_of_the_whole_game_fi
     monkeypatch.setattr(ambiguity, "WINDOWS", ())
     assert answers() == windowed
     assert "Undetermined" not in windowed
+
+
+def test_the_cheaper_first_question_never_denies_a_pair_the_whole_game_has():
+    # Without 603.2 an ability may or may not trigger, at moment 2 as at any other: a real pair exists there,
+    # so the question asked of the last moments alone must not say "none", and the whole game's finds it.
+    def never(g, t):
+        yield Rule(False, False, "nothing")
+
+    edition = _with("603.2", never)
+    search = AmbiguitySearch(edition, edition.model.universe(), OPTIONS.limits, 3)
+    assert not search._recently_none("what triggers", 2, True)
+    found = search._at("what triggers", 2, True)
+    assert isinstance(found, Ambiguity) and found.moment == 2
