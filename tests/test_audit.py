@@ -233,9 +233,11 @@ def test_asking_of_the_last_moments_alone_finds_what_asking_of_the_whole_game_fi
     from rule603._internal import ambiguity
 
     def answers():
-        search = AmbiguitySearch(ED, ED.model.universe(), OPTIONS.limits, 4)
-        found = [search.find(b, same_script=strict) for b in search.behaviours for strict in (True, False)]
-        return [type(f).__name__ for f in found]
+        found = []
+        for strict in (True, False):
+            search = AmbiguitySearch(ED, ED.model.universe(), OPTIONS.limits, 4)
+            found += [type(f).__name__ for f in search.find_all(same_script=strict).values()]
+        return found
 
     windowed = answers()
     monkeypatch.setattr(ambiguity, "WINDOWS", ())

@@ -28,7 +28,7 @@ about the situation and still let it go either way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,23 +73,26 @@ class _Twins:
     same_script: list[Any]
 
     @classmethod
-    def build(cls, edition: Edition, universe: Universe, limits: smt.SolverLimits, bound: int) -> _Twins:
+    def build(cls, edition: Edition, universe: Universe, limits: smt.SolverLimits) -> _Twins:
         one = Encoding(edition, universe, limits, restartable=True)
-        other = Encoding(edition, universe, limits, twin_of=one)
-        one.extend(bound)
-        other.extend(bound)
-        twins = cls(one, other, [], [], [])
-        g, h, solver = one.g, other.g, one.solver
-        for t in range(bound):
+        return cls(one, Encoding(edition, universe, limits, twin_of=one), [], [], [])
+
+    def extend(self, moments: int) -> None:
+        """Both games encoded up to ``moments`` moments, with each new moment's literals.  The search adds a
+        moment only when it reaches it: a solver that also holds the moments no question asks of yet was
+        measured spending its whole limit on questions a solver without them decides in seconds."""
+        self.one.extend(moments)
+        self.other.extend(moments)
+        g, h, solver = self.one.g, self.other.g, self.one.solver
+        for t in range(len(self.same_game), moments):
             for name, terms, kept in (
-                ("same-game", _rule_values_equal(g, h, t), twins.same_game),
-                ("same-choices", _same_order(g, h, t), twins.same_choices),
-                ("same-script", _script_equal(g, h, t), twins.same_script),
+                ("same-game", _rule_values_equal(g, h, t), self.same_game),
+                ("same-choices", _same_order(g, h, t), self.same_choices),
+                ("same-script", _script_equal(g, h, t), self.same_script),
             ):
                 lit = solver.fresh_literal(f"{name}[{t}]")
                 solver.add(g.Implies(lit, g.And(*terms)))
                 kept.append(lit)
-        return twins
 
     def asked(self, behaviour: str, t: int, same_script: bool) -> list[Any]:
         """The literals asking for a pair at ``t`` that differs in what the players see of ``behaviour``."""
@@ -101,41 +104,66 @@ class _Twins:
 
 
 class AmbiguitySearch:
+    """The ambiguity questions of one edition within a bound.  A search is meant to be asked once
+    (``find_all``): it encodes the moments as it reaches them, and a second pass would start its first
+    moments in solvers already holding them all."""
+
     def __init__(self, edition: Edition, universe: Universe, limits: smt.SolverLimits, bound: int) -> None:
         self.edition, self.bound = edition, bound
         self.clauses = [e.number for e in edition.encodings]
         self._labels = 0
-        self.whole = _Twins.build(edition, universe, limits, bound)
+        self.whole = _Twins.build(edition, universe, limits)
         # The cheaper first questions get a solver of their own: one they leave undecided starts its solver
         # again (``smt.Solver``), which must not cost the whole-game questions what they have learned.
-        self.recent = _Twins.build(edition, universe, limits, bound)
+        self.recent = _Twins.build(edition, universe, limits)
         self.one, self.other = self.whole.one, self.whole.other
 
     @property
     def behaviours(self) -> list[str]:
         return list(self.edition.model.BEHAVIOURS)
 
-    def find(self, behaviour: str, *, same_script: bool = True) -> Ambiguity | Undetermined | None:
-        """A situation and two compliant continuations that differ in ``behaviour``, at the first moment that
-        has one; ``None`` if no moment has one, or why it is unknown at some moment if none was found.
+    def find_all(
+        self,
+        behaviours: Sequence[str] | None = None,
+        *,
+        same_script: bool = True,
+        progress: Callable[[int], None] = lambda _: None,
+    ) -> dict[str, Ambiguity | Undetermined | None]:
+        """For each behaviour (every one by default): a situation and two compliant continuations that differ
+        in it, at the first moment that has one; ``None`` if no moment has one, or why it is unknown at some
+        moment if none was found.  Moment by moment, every behaviour still open at each (what one question
+        learns about a moment helps the next, and the solvers grow only as the moments are reached);
+        ``progress`` is called with each moment.
 
         ``same_script``: the two games also agree on what the model leaves to rule variables but a
         scenario decides (the game model's ``SCENARIO_DECIDES``); without it, the pairs found may differ only in those.
         """
-        unknown: list[str] = []
+        asked = list(self.behaviours if behaviours is None else behaviours)
+        found: dict[str, Ambiguity] = {}
+        unknown: dict[str, list[str]] = {b: [] for b in asked}
         for t in range(1, self.bound):
-            found = self._at(behaviour, t, same_script)
-            if isinstance(found, Ambiguity):
-                return found
-            if isinstance(found, str):
-                unknown.append(f"moment {t}: {found}")
-        return Undetermined(behaviour, "; ".join(unknown)) if unknown else None
+            progress(t)
+            still_open = [b for b in asked if b not in found]
+            if not still_open:
+                continue
+            for behaviour in still_open:
+                answer = self._at(behaviour, t, same_script)
+                if isinstance(answer, Ambiguity):
+                    found[behaviour] = answer
+                elif isinstance(answer, str):
+                    unknown[behaviour].append(f"moment {t}: {answer}")
+        return {b: found.get(b) or (Undetermined(b, "; ".join(unknown[b])) if unknown[b] else None) for b in asked}
+
+    def find(self, behaviour: str, *, same_script: bool = True) -> Ambiguity | Undetermined | None:
+        """``find_all`` for one behaviour."""
+        return self.find_all([behaviour], same_script=same_script)[behaviour]
 
     def _at(self, behaviour: str, t: int, same_script: bool) -> Ambiguity | str | None:
         """The pair at moment ``t``, ``None`` if there is none, or the solver's reason it could not tell."""
         if self._recently_none(behaviour, t, same_script):
             return None
         one, whole = self.one, self.whole
+        whole.extend(t + 1)
         now = whole.asked(behaviour, t, same_script)
         status = one.check_with(t + 1, self.clauses, whole.same_game[:t] + now)
         if status == smt.Verdict.UNSAT:
@@ -166,6 +194,7 @@ class AmbiguitySearch:
         games)?  No pair after any such state means no pair after a real game's, and that smaller question,
         asked with half a call's limits, is often much easier than the whole game's."""
         recent = self.recent
+        recent.extend(t + 1)
         solver = recent.one.solver
         limits = solver.limits
         budget = {"rlimit": max(1, limits.rlimit // 2)} if limits.rlimit else {"timeout_ms": limits.timeout_ms // 2}

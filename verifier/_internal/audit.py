@@ -106,7 +106,7 @@ def audit(verifier: Verifier, step: Callable[[str], None] = lambda _: None, *, o
 
 def steps(verifier: Verifier) -> int:
     """How many times ``audit`` calls ``step``."""
-    return len(verifier.all_clauses) + verifier.options.bound + len(verifier.edition.model.BEHAVIOURS)
+    return len(verifier.all_clauses) + verifier.options.bound + 2 * (verifier.options.bound - 1)
 
 
 def _clauses(verifier: Verifier, report: Audit, step: Callable[[str], None]) -> None:
@@ -195,22 +195,27 @@ def _contradiction(edition: Edition, found: Deadlock) -> Finding:
 
 
 def _ambiguities(verifier: Verifier, report: Audit, step: Callable[[str], None]) -> None:
-    """One pair of games per observable behaviour, if the rules leave it open; artefacts apart."""
+    """One pair of games per observable behaviour, if the rules leave it open; artefacts apart (asked only of
+    the behaviours with no pair, in a search of their own: see ``AmbiguitySearch``)."""
     edition, k = verifier.edition, verifier.options.bound
-    search = AmbiguitySearch(edition, verifier.encoding.universe, verifier.options.limits, k)
-    for behaviour in search.behaviours:
-        step(f"ambiguity: {behaviour}")
-        found = search.find(behaviour)
+    universe, limits = verifier.encoding.universe, verifier.options.limits
+    strict = AmbiguitySearch(edition, universe, limits, k).find_all(
+        progress=lambda t: step(f"ambiguities at moment {t}")
+    )
+    for behaviour, found in strict.items():
         if isinstance(found, Undetermined):
             report.unknown.append(("ambiguity", behaviour, found.reason))
         elif isinstance(found, Ambiguity):
             report.findings.append(_ambiguity(edition, found, artefact=False))
-        else:
-            loose = search.find(behaviour, same_script=False)
-            if isinstance(loose, Undetermined):
-                report.unknown.append(("ambiguity (artefacts)", behaviour, loose.reason))
-            elif isinstance(loose, Ambiguity):
-                report.artefacts.append(_ambiguity(edition, loose, artefact=True))
+    none = [b for b, found in strict.items() if found is None]
+    loose = AmbiguitySearch(edition, universe, limits, k).find_all(
+        none, same_script=False, progress=lambda t: step(f"modelling artefacts at moment {t}")
+    )
+    for behaviour, found in loose.items():
+        if isinstance(found, Undetermined):
+            report.unknown.append(("ambiguity (artefacts)", behaviour, found.reason))
+        elif isinstance(found, Ambiguity):
+            report.artefacts.append(_ambiguity(edition, found, artefact=True))
 
 
 def _ambiguity(edition: Edition, found: Ambiguity, *, artefact: bool) -> Finding:
