@@ -47,7 +47,7 @@ from . import smt
 from .bmc import Encoding
 from .registry import Edition
 from .ruling import minimal_core
-from .schema import RULE, Game, Universe
+from .schema import RULE, Game, Universe, VarSpec
 from .trace import Trace
 
 MAX_ROUNDS = 400  # refinements at one moment before giving up with "unknown"
@@ -238,11 +238,9 @@ class DeadlockSearch:
         return _Proposal(values, enc.extract(t + 1))
 
     def _fixed(self, key: tuple[str, tuple[int, ...]], t: int) -> bool:
-        """Is this variable part of the situation (not one of moment ``t``'s rule variables)?"""
+        """Is this variable part of the situation (not one of moment ``t``'s rule variables, nor of a later moment)?"""
         spec = self.search.schema.spec(key[0])
-        if not spec.per_moment:
-            return True
-        return key[1][0] < t or (key[1][0] == t and spec.role != RULE)
+        return not spec.per_moment or (key[1][0] <= t and not _rule_variable_at(spec, key[1], t))
 
     def _judge(self, t: int, proposal: _Proposal, rounds: int) -> _Stuck | Undecided | Callable[[Any], Any]:
         """Pin ``proposal`` in the judge; no rule values fit it: stuck (``_core`` names why).
@@ -281,8 +279,7 @@ class DeadlockSearch:
 
     def _judged(self, key: tuple[str, tuple[int, ...]], t: int) -> bool:
         """Is this one of moment ``t``'s rule variables (what the judge chooses)?"""
-        spec = self.search.schema.spec(key[0])
-        return spec.per_moment and spec.role == RULE and key[1][0] == t
+        return _rule_variable_at(self.search.schema.spec(key[0]), key[1], t)
 
     def _served_larger(self, t: int, read: Callable[[Any], Any]) -> Any:
         """``_served`` with the values of the universe with more stack slots (``_fits_larger``'s), and that
@@ -310,8 +307,9 @@ class DeadlockSearch:
 def shapes_situation(enc: Encoding, requires: Any, t: int) -> bool:
     """Does a rule instance at ``t`` requiring ``requires`` constrain none of moment ``t``'s rule variables?
     Then it says what can happen (which events, what state), not how the rules respond to it."""
-    for name, index in enc.mentioned(requires):
-        spec = enc.schema.spec(name)
-        if spec.per_moment and spec.role == RULE and index[0] == t:
-            return False
-    return True
+    return not any(_rule_variable_at(enc.schema.spec(name), index, t) for name, index in enc.mentioned(requires))
+
+
+def _rule_variable_at(spec: VarSpec, index: tuple[int, ...], t: int) -> bool:
+    """Is the variable ``spec.name[index]`` one of moment ``t``'s rule variables (what the rules choose there)?"""
+    return spec.per_moment and spec.role == RULE and index[0] == t
