@@ -50,7 +50,7 @@ from .ruling import minimal_core
 from .schema import RULE, Game, Universe, VarSpec
 from .trace import Trace
 
-MAX_ROUNDS = 400  # refinements at one moment before giving up with "unknown"
+MAX_ROUNDS = 200  # refinements at one moment before giving up with "unknown" (a budget: see the README)
 #: A deadlock is judged again with this many stack slots, and room for as many triggered instances in one batch
 #: (the model's own ranges: 3 slots, 6 instances, a stack of 7).  A batch can need more than 7: nine chapter
 #: triggers of a Saga with three instances of its ability; eighteen 'whenever an ability triggers' ones watching six.
@@ -102,17 +102,24 @@ class _Proposal:
 
 
 class DeadlockSearch:
-    """The two solvers of one edition, reused for every moment (learned clauses survive)."""
+    """The solvers of one edition's search, made afresh for each moment: a solver still holding an earlier
+    moment's hundreds of lessons was measured many times slower at the next (on current, moment 5 had done
+    11 refinements after 20 minutes), as the ambiguity search's solvers were with moments no question asked of."""
 
     def __init__(self, edition: Edition, universe: Universe, limits: smt.SolverLimits) -> None:
         self.edition = edition
         self.universe, self.limits = universe, limits
+        self.clauses = [e.number for e in edition.encodings]
+        self._fresh()
+
+    def _fresh(self) -> None:
+        edition, universe, limits = self.edition, self.universe, self.limits
         self.search = Encoding(edition, universe, limits, restartable=True)
+        self.judge = Encoding(edition, universe, limits, track_axioms=True, restartable=True)
         self._larger: Encoding | None = None
         self._every_rule: dict[int, tuple[Any, list[tuple[tuple[str, tuple[int, ...]], Any]]]] = {}
+        self._every_larger_rule: dict[int, tuple[Any, list[tuple[tuple[str, tuple[int, ...]], Any]]]] = {}
         self._pins = 0
-        self.judge = Encoding(edition, universe, limits, track_axioms=True, restartable=True)
-        self.clauses = [e.number for e in edition.encodings]
 
     def at(
         self,
@@ -122,6 +129,8 @@ class DeadlockSearch:
     ) -> Deadlock | Undecided | None:
         """A contradiction at moment ``t``, ``None`` if there is none, or why it is unknown; each capacity
         artefact met on the way is passed to ``artefact`` and the search goes on past it."""
+        if self.search.depth or self.judge.depth:
+            self._fresh()
         search, judge = self.search, self.judge
         search.extend(t)
         judge.extend(t + 1)
@@ -283,25 +292,39 @@ class DeadlockSearch:
 
     def _served_larger(self, t: int, read: Callable[[Any], Any]) -> Any:
         """``_served`` with the values of the universe with more stack slots (``_fits_larger``'s), and that
-        universe's rules (the prefix's extra slots empty)."""
-        search = self.search
-        judge = self._larger
-        assert judge is not None
-        universe = judge.universe
+        universe's rules (the prefix's extra slots empty), built once per moment as ``_served``'s are."""
+        larger = self._larger
+        assert larger is not None
+        if t not in self._every_larger_rule:
+            self._every_larger_rule[t] = self._larger_rules(t)
+        term, placeholders = self._every_larger_rule[t]
+        values = [(var, read(larger.lookup(*key))) for key, var in placeholders]
+        return self.search.backend.substitute(term, values)
+
+    def _larger_rules(self, t: int) -> tuple[Any, list[tuple[tuple[str, tuple[int, ...]], Any]]]:
+        """Every rule at ``t`` of the universe with more stack slots, over the search's variables for the
+        situation (the prefix's extra slots empty) and a placeholder for each of moment ``t``'s rule variables."""
+        search, larger = self.search, self._larger
+        assert larger is not None
         small = self.universe
+        placeholders: dict[tuple[str, tuple[int, ...]], Any] = {}
 
         def lookup(name: str, index: tuple[int, ...]) -> Any:
-            spec = search.schema.spec(name)
-            if self._judged((name, index), t):
-                return read(judge.lookup(name, index))
+            spec = larger.schema.spec(name)
+            if _rule_variable_at(spec, index, t):
+                if (name, index) not in placeholders:
+                    label = f"larger.{name}[{','.join(map(str, index))}]"
+                    make = search.backend.bool_var if spec.kind == "bool" else search.backend.int_var
+                    placeholders[name, index] = make(label)
+                return placeholders[name, index]
             dims = index[1:] if spec.per_moment else index
             if all(i < small.size(d) for i, d in zip(dims, spec.dims, strict=True)):
                 return search.lookup(name, index)
             return False if spec.kind == "bool" else 0  # an extra slot of the prefix: empty
 
-        g = Game(search.backend, search.schema, universe, lookup, search.solver.literal, 0)
+        g = Game(search.backend, larger.schema, larger.universe, lookup, search.solver.literal, 0)
         g.edition = self.edition
-        return g.And(*self._rules(g, t))
+        return g.And(*self._rules(g, t)), list(placeholders.items())
 
 
 def shapes_situation(enc: Encoding, requires: Any, t: int) -> bool:
