@@ -84,7 +84,8 @@ def _finding_json(f: Finding) -> dict:
 
 def audit(verifier: Verifier, step: Callable[[str], None] = lambda _: None, *, only: Sequence[str] = CHECKED) -> Audit:
     """The checks named in ``only`` (all by default) on the verifier's edition; ``step`` announces each
-    piece of work (a clause, a moment, a behaviour) for a progress display."""
+    piece of work (a clause; a moment of the contradiction search, of the ambiguity search and of its
+    search for modelling artefacts) for a progress display."""
     report = Audit(
         verifier.edition.name,
         verifier.options.bound,
@@ -196,7 +197,7 @@ def _contradiction(edition: Edition, found: Deadlock) -> Finding:
 
 def _ambiguities(verifier: Verifier, report: Audit, step: Callable[[str], None]) -> None:
     """One pair of games per observable behaviour, if the rules leave it open; artefacts apart (asked only of
-    the behaviours with no pair, in a search of their own: see ``AmbiguitySearch``)."""
+    the behaviours proved to have no pair, in a search of their own: see ``AmbiguitySearch``)."""
     edition, k = verifier.edition, verifier.options.bound
     universe, limits = verifier.encoding.universe, verifier.options.limits
     strict = AmbiguitySearch(edition, universe, limits, k).find_all(
