@@ -256,3 +256,44 @@ def test_the_cheaper_first_question_never_denies_a_pair_the_whole_game_has():
     assert not search._recently_none("what triggers", 2, True)
     found = search._at("what triggers", 2, True)
     assert isinstance(found, Ambiguity) and found.moment == 2
+
+
+def test_a_lesson_from_the_roomier_universe_serves_the_situation_it_was_learned_from():
+    # The capacity lesson is built once per moment over placeholders and filled in each round: filled with the
+    # roomier universe's continuation of a situation, it must hold in that situation (else the search would
+    # propose it again) and leave no placeholder behind.
+    search = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits)
+    t = 1
+    search.search.extend(t)
+    search.judge.extend(t + 1)
+    enc = search.search
+    alone = enc.solver.fresh_literal("alone")
+    for rule in search._rules(enc.g, t, axioms_only=True):
+        enc.solver.add(enc.g.Implies(alone, rule))
+    assert enc.solver.check(enc.assumptions(t, search.clauses) + [alone]) == smt.Verdict.SAT
+    proposal = search._proposal(t)
+    fits = search._fits_larger(t, proposal)
+    assert callable(fits)  # (a situation the game rules alone go on from: the roomier universe's clauses too)
+    lesson = search._served_larger(t, fits)
+    assert not any(name.startswith("larger.") for name in smt.symbols(lesson))
+    g = enc.g
+    pin, learned = enc.solver.fresh_literal("pin"), enc.solver.fresh_literal("learned")
+    enc.solver.add(g.Implies(pin, g.And(*[enc.lookup(*key) == v for key, v in proposal.values.items()])))
+    enc.solver.add(g.Implies(learned, g.Not(lesson)))
+    base = enc.assumptions(t, search.clauses) + [alone, pin]
+    assert enc.solver.check(base) == smt.Verdict.SAT
+    assert enc.solver.check(base + [learned]) == smt.Verdict.UNSAT  # the lesson rules the situation out
+
+
+def test_each_behaviour_keeps_the_first_moment_that_has_a_pair():
+    # Without 603.2 an ability may or may not trigger at every moment: the pair reported is moment 1's, and asking
+    # the behaviour again at moment 2 (which has one too) must not replace it.
+    def never(g, t):
+        yield Rule(False, False, "nothing")
+
+    edition = _with("603.2", never)
+    found = AmbiguitySearch(edition, edition.model.universe(), OPTIONS.limits, 3).find_all(["what triggers"])
+    assert isinstance(found["what triggers"], Ambiguity) and found["what triggers"].moment == 1
+    assert isinstance(
+        AmbiguitySearch(edition, edition.model.universe(), OPTIONS.limits, 3)._at("what triggers", 2, True), Ambiguity
+    )
