@@ -104,6 +104,10 @@ def leaves_triggers_off(g, t: int) -> Iterator[Rule]:
     yield from _no_kinds(g, t, m.LEAVES_KINDS)
 
 
+def look_back_triggers_off(g, t: int) -> Iterator[Rule]:
+    yield from _no_kinds(g, t, (m.PHASES_OUT, m.LOSE_CONTROL, m.UNATTACHED))
+
+
 FEATURES: dict[str, GameFeature] = {
     f.name: f
     for f in (
@@ -139,5 +143,12 @@ FEATURES: dict[str, GameFeature] = {
         ),
         GameFeature("enters_triggers", "enters-the-battlefield abilities", "603.6a", enters_triggers_off),
         GameFeature("leaves_triggers", "leaves-the-battlefield abilities", "603.6c, 603.10a", leaves_triggers_off),
+        GameFeature(
+            "look_back_triggers",
+            "abilities that trigger when a permanent phases out, when a player loses control of it, or when it "
+            "becomes unattached",
+            "603.10b, 603.10c, 603.10d",
+            look_back_triggers_off,
+        ),
     )
 }

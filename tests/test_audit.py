@@ -9,7 +9,8 @@ import pytest
 from rule603 import Rule
 from rule603._internal import smt
 from rule603._internal.ambiguity import Ambiguity, AmbiguitySearch
-from rule603._internal.audit import audit
+from rule603._internal.audit import Audit, _ambiguity, audit
+from rule603._internal.auditreport import audit_markdown
 from rule603._internal.bmc import Encoding, violations
 from rule603._internal.contradiction import Deadlock, DeadlockSearch
 from rule603._internal.schema import ENV
@@ -130,6 +131,30 @@ def test_a_clause_that_no_longer_forces_triggering_makes_it_ambiguous():
         if spec.role == ENV:
             assert one.params.get(spec.name) == other.params.get(spec.name)
             assert [s.get(spec.name) for s in one.states] == [s.get(spec.name) for s in other.states]
+
+
+def test_a_later_edition_that_tells_an_ambiguitys_games_apart_names_the_clause_one_of_them_breaks():
+    def never(g, t):
+        yield Rule(False, False, "nothing")
+
+    # The weakened edition leaves triggering open; the current edition's 603.2 forces it, so it rules out
+    # the game in which the ability does not trigger, and only that one.
+    weakened = dataclasses.replace(_with("603.2", never), name="weakened")  # no alignment joins it to current
+    found = AmbiguitySearch(weakened, weakened.model.universe(), OPTIONS.limits, 2).find("what triggers")
+    assert isinstance(found, Ambiguity)
+    report = Audit("weakened", 2, findings=[_ambiguity(weakened, found, artefact=False)])
+    text = audit_markdown(report, weakened, {"current": (Audit("current", 2), ED)}, "rule603 audit")
+    silent = 1 + [bool(v) for v in found.values].index(False)
+    assert f"game {silent} alone breaks 603.2 at moment" in text and "tell the two games apart" in text
+    assert f"game {3 - silent} alone breaks" not in text and "both games break" not in text
+    # A later clause that no game obeys is broken by both, and is not what tells them apart.
+    broken_by_all = _with("603.6b", lambda g, t: iter([Rule(True, False, "always")]))
+    text = audit_markdown(report, weakened, {"current": (Audit("current", 2), broken_by_all)}, "rule603 audit")
+    assert "both games break 603.6b at moment 0 (always)" in text
+    assert f"game {silent} alone breaks 603.2 at moment" in text and "tell the two games apart" not in text
+    # Replayed under the edition that found them, both games obey every clause.
+    text = audit_markdown(report, weakened, {"weakened": (Audit("weakened", 2), weakened)}, "rule603 audit")
+    assert "both games obey its clauses" in text and "breaks" not in text
 
 
 def test_an_unknown_edition_is_one_line(capsys):

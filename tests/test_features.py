@@ -62,6 +62,7 @@ def test_which_editions_lack_which_features():
             "state_triggers",
             "enters_triggers",
             "leaves_triggers",
+            "look_back_triggers",
             "becomes_triggers",
             "loses_game_triggers",
         ],
@@ -161,6 +162,14 @@ def test_2004_has_no_delayed_abilities_and_no_becomes_or_loses_game_conditions()
         trace = build(TraceBuilder()).build()
         assert "model.features" in {v.clause for v in violations(e2004, trace, [])}
         assert "model.features" not in {v.clause for v in violations(load_edition("battlefield-en"), trace, [])}
+
+
+def test_2008_has_no_abilities_that_must_look_back_when_a_permanent_phases_out_changes_control_or_unattaches():
+    e2008 = load_edition("2008")
+    for kind in ("phases_out", "lose_control", "unattached"):
+        trace = TraceBuilder().const("kind", kind, 2).build()
+        assert "model.features" in {v.clause for v in violations(e2008, trace, [])}, kind
+        assert "model.features" not in {v.clause for v in violations(load_edition("battlefield-en"), trace, [])}, kind
 
 
 def test_absence_removes_the_counterexamples_that_depended_on_it():

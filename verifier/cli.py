@@ -598,7 +598,7 @@ def cmd_audit(args: argparse.Namespace) -> ExitCode:
     else:
         reports = {name: _audit_one(args, edition) for name, edition in editions.items()}
     for name, target in targets.items():
-        later = {n: reports[n] for n in names[names.index(name) + 1 :]}
+        later = {n: (reports[n], editions[n]) for n in names[names.index(name) + 1 :]}
         target.write_text(audit_markdown(reports[name], editions[name], later, _audit_command(args)), encoding="utf-8")
         print(f"wrote {target}", file=sys.stderr)
     if any(r.findings for r in reports.values()):

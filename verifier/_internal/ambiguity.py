@@ -143,10 +143,7 @@ class AmbiguitySearch:
         unknown: dict[str, list[str]] = {b: [] for b in asked}
         for t in range(1, self.bound):
             progress(t)
-            still_open = [b for b in asked if b not in found]
-            if not still_open:
-                continue
-            for behaviour in still_open:
+            for behaviour in [b for b in asked if b not in found]:
                 answer = self._at(behaviour, t, same_script)
                 if isinstance(answer, Ambiguity):
                     found[behaviour] = answer

@@ -46,6 +46,7 @@ class Finding:
     explanation: str  # in plain words, for a rules manager
     witness: str | None = None  # how to see it; None where the finding is an absence
     rules: tuple[str, ...] = ()  # game rules outside 603 taking part (a contradiction's core)
+    games: tuple[Trace, ...] = field(default=(), compare=False, repr=False)  # an ambiguity's, for later editions
 
 
 @dataclass
@@ -203,20 +204,24 @@ def _ambiguities(verifier: Verifier, report: Audit, step: Callable[[str], None])
     strict = AmbiguitySearch(edition, universe, limits, k).find_all(
         progress=lambda t: step(f"ambiguities at moment {t}")
     )
-    for behaviour, found in strict.items():
-        if isinstance(found, Undetermined):
-            report.unknown.append(("ambiguity", behaviour, found.reason))
-        elif isinstance(found, Ambiguity):
-            report.findings.append(_ambiguity(edition, found, artefact=False))
+    _record(report, edition, strict, artefact=False)
     none = [b for b, found in strict.items() if found is None]
     loose = AmbiguitySearch(edition, universe, limits, k).find_all(
         none, same_script=False, progress=lambda t: step(f"modelling artefacts at moment {t}")
     )
-    for behaviour, found in loose.items():
+    _record(report, edition, loose, artefact=True)
+
+
+def _record(
+    report: Audit, edition: Edition, answers: dict[str, Ambiguity | Undetermined | None], *, artefact: bool
+) -> None:
+    """Each behaviour's answer in the report: a finding (or an artefact), an undecided check, or nothing."""
+    for behaviour, found in answers.items():
         if isinstance(found, Undetermined):
-            report.unknown.append(("ambiguity (artefacts)", behaviour, found.reason))
+            report.unknown.append(("ambiguity (artefacts)" if artefact else "ambiguity", behaviour, found.reason))
         elif isinstance(found, Ambiguity):
-            report.artefacts.append(_ambiguity(edition, found, artefact=True))
+            finding = _ambiguity(edition, found, artefact=artefact)
+            (report.artefacts if artefact else report.findings).append(finding)
 
 
 def _ambiguity(edition: Edition, found: Ambiguity, *, artefact: bool) -> Finding:
@@ -238,11 +243,11 @@ def _ambiguity(edition: Edition, found: Ambiguity, *, artefact: bool) -> Finding
             f"where the games part ({', '.join(found.clauses) or 'none'}) admit both."
         )
     explanation = (
-        f"{found.behaviour}: {found.what} is {one} in one game and {other} in the other. They first look "
+        f"{found.behaviour}: {found.what} is {one} in game 1 and {other} in game 2. They first look "
         f"different at moment {found.moment} ({how}). {cause}"
     )
     witness = f"game 1:\n{render(edition, found.games[0])}\ngame 2:\n{render(edition, found.games[1])}"
-    return Finding("ambiguity", found.clauses, explanation, witness)
+    return Finding("ambiguity", found.clauses, explanation, witness, games=found.games)
 
 
 def render(edition: Edition, trace: Trace) -> str:

@@ -2,7 +2,9 @@
 
 Each finding says what situation, what each clause involved demands, and what became of those
 clauses in the later editions audited in the same run (through the reviewed alignment), and
-whether the later edition's audit still has a finding of the same kind on them.  Times are left
+whether the later edition's audit still has a finding of the same kind on them.  An ambiguity's
+two games are also replayed under each later edition's clauses: a clause there that one game breaks and
+the other does not is how the later edition tells them apart.  Times are left
 out, so that a report regenerated on another machine is the same file.
 """
 
@@ -12,12 +14,14 @@ from collections.abc import Mapping, Sequence
 
 from ..errors import Rule603Error
 from .audit import CHECKED, Audit, Finding
+from .bmc import Violation, violations
 from .editions import align
 from .registry import Edition
+from .trace import Trace
 
 
-def audit_markdown(report: Audit, edition: Edition, later: Mapping[str, Audit], command: str) -> str:
-    """The report of one edition; ``later``: the audits of later editions, oldest first."""
+def audit_markdown(report: Audit, edition: Edition, later: Mapping[str, tuple[Audit, Edition]], command: str) -> str:
+    """The report of one edition; ``later``: the audits of later editions and the editions, oldest first."""
     lines = [
         f"# Audit of rule 603, edition {report.edition}",
         "",
@@ -44,7 +48,9 @@ def _totals(report: Audit) -> str:
     return f"Findings: {len(report.findings)} ({counts}); undecided checks: {len(report.unknown)}."
 
 
-def _section(title: str, findings: Sequence[Finding], edition: Edition, later: Mapping[str, Audit]) -> list[str]:
+def _section(
+    title: str, findings: Sequence[Finding], edition: Edition, later: Mapping[str, tuple[Audit, Edition]]
+) -> list[str]:
     lines = [f"## {title}", ""]
     if not findings:
         return lines + ["None.", ""]
@@ -59,24 +65,64 @@ def _section(title: str, findings: Sequence[Finding], edition: Edition, later: M
     return lines
 
 
-def _later(f: Finding, name: str, later: Mapping[str, Audit]) -> list[str]:
-    """What became of the finding's clauses in each later edition, and whether its audit still finds it."""
+def _later(f: Finding, name: str, later: Mapping[str, tuple[Audit, Edition]]) -> list[str]:
+    """What became of the finding's clauses in each later edition, whether its audit still finds it, and
+    what its clauses make of an ambiguity's two games."""
     lines = []
-    for other, audited in later.items():
-        try:
-            links = align(name, other).links
-        except Rule603Error:
-            continue  # no alignment joins the two editions
-        became = [f"{x.a} → {x.b or 'removed'} ({x.kind})" for x in links if x.a in f.clauses]
-        counterparts = {x.b for x in links if x.a in f.clauses and x.b}
-        still = [g for g in audited.findings if g.kind == f.kind and counterparts & set(g.clauses)]
-        verdict = (
-            f"its audit still finds a {f.kind} on {', '.join(still[0].clauses)}"
-            if still
-            else f"its audit finds no {f.kind} on these clauses"
-        )
-        lines.append(f"- In {other}: {'; '.join(became) or 'no counterpart'}; {verdict}.")
+    for other, (audited, their_edition) in later.items():
+        said = [_aligned(f, name, other, audited)] + _replayed(f.games, their_edition)
+        if any(said):
+            lines.append(f"- In {other}: {'; '.join(x for x in said if x)}.")
     return lines + ([""] if lines else [])
+
+
+def _aligned(f: Finding, name: str, other: str, audited: Audit) -> str:
+    """What became of the finding's clauses in ``other``, through the alignment, and whether its audit still
+    finds the same kind of finding on them; empty where no alignment joins the two editions."""
+    try:
+        links = align(name, other).links
+    except Rule603Error:
+        return ""
+    became = [f"{x.a} → {x.b or 'removed'} ({x.kind})" for x in links if x.a in f.clauses]
+    counterparts = {x.b for x in links if x.a in f.clauses and x.b}
+    still = [g for g in audited.findings if g.kind == f.kind and counterparts & set(g.clauses)]
+    verdict = (
+        f"its audit still finds {_article(f.kind)} {f.kind} on {', '.join(still[0].clauses)}"
+        if still
+        else f"its audit finds no {f.kind} on these clauses"
+    )
+    return f"{'; '.join(became) or 'no counterpart'}; {verdict}"
+
+
+def _replayed(games: Sequence[Trace], edition: Edition) -> list[str]:
+    """What ``edition``'s clauses make of an ambiguity's two games: what both break (then neither game can be
+    played there as it stands), and what one breaks and the other does not (where both obey everything else,
+    the clause that tells them apart)."""
+    if not games:
+        return []
+    clauses = [e.number for e in edition.encodings]
+    one, other = (violations(edition, game, clauses) for game in games)
+    if not one and not other:
+        return ["both games obey its clauses"]
+    both = [v for v in one if v in other]
+    alone = {
+        i: broken
+        for i, broken in ((1, [v for v in one if v not in other]), (2, [v for v in other if v not in one]))
+        if broken
+    }
+    said = [f"both games break {_first(both)}"] if both else []
+    said += [f"game {i} alone breaks {_first(broken)}" for i, broken in alone.items()]
+    if len(alone) == 1 and not both:
+        said[-1] += ", so its clauses tell the two games apart"
+    return said
+
+
+def _first(broken: Sequence[Violation]) -> str:
+    return f"{broken[0].clause} at moment {broken[0].moment} ({broken[0].about})"
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
 
 
 def _unknown(report: Audit) -> list[str]:
