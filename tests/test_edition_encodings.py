@@ -171,6 +171,21 @@ def test_2008_creates_delayed_abilities_only_on_resolution():
     assert [(v.moment, v.clause) for v in found] == [(1, "404.4a")]
 
 
+def test_2008_404_4b_sets_aside_what_404_2_says_as_603_2c_does():
+    """A delayed ability without a duration meets its trigger event twice in one batch and triggers once: 404.4b
+    (today's 603.7b) sets aside 404.2's "each time its trigger event occurs", the part 603.2c says today."""
+    b = TraceBuilder(moments=3)
+    delayed = b.size("card")  # the first delayed ability's index
+    b.const("d_kind", "creature_dies", 0).at(1, "registered", True, 0)
+    for name, value in (("matches", 2), ("attempts", 2), ("base_triggers", 1), ("triggers", 1)):
+        b.at(2, name, value, delayed)
+    trace = b.build()
+    e2008 = load_edition("2008")
+    assert [(v.moment, v.clause) for v in violations(e2008, trace, ["404.2"], include_axioms=False)] == [(2, "404.2")]
+    assert violations(e2008, trace, ["404.2", "404.4b"], include_axioms=False) == []
+    assert violations(CURRENT, trace, ["603.2", "603.2c", "603.7b"], include_axioms=False) == []
+
+
 # --- verify in an older edition ----------------------------------------------------------------------
 
 

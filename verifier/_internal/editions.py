@@ -494,14 +494,22 @@ def build_edition(
         note = f"{origin}: {d.note}" if d.note else origin
         scope = f"{enc.scope}; {note}" if enc.scope else note
         encodings.append(
-            replace(enc, number=d.number, text_hash=d.text_hash, overrides=overrides, scope=scope, origin=origin)
+            replace(
+                enc,
+                number=d.number,
+                text_hash=d.text_hash,
+                overrides=overrides,
+                as_written=enc.overrides,
+                scope=scope,
+                origin=origin,
+            )
         )
     return Edition(
         name=name,
         rules=rules,
         encodings=tuple(encodings),
         not_modelled=tuple(not_modelled),
-        axioms=tuple(replace(ax, overrides=rekeyed(ax)) for ax in current.axioms)
+        axioms=tuple(replace(ax, overrides=rekeyed(ax), as_written=ax.overrides) for ax in current.axioms)
         + ((features_axiom(name, absent),) if absent else ()),
         model=current.model,
         counterparts=parts,

@@ -48,6 +48,10 @@ class ClauseEncoding:
     overrides: Mapping[str, ExceptionFn] = field(default_factory=dict)  # general clause -> where this one wins
     scope: str = ""  # which parts of the clause the model covers, when not all
     origin: str = ""  # in an older edition: "reuses current 603.2f" or "own encoding <name>"
+    # The same exceptions under the current numbers they were written against, when ``overrides`` is re-keyed to
+    # an older edition's numbers: two current clauses can share one older counterpart (2008's 404.2 says what
+    # 603.2 and 603.2c say), and each keeps its own exception there.
+    as_written: Mapping[str, ExceptionFn] = field(default_factory=dict)
 
     def rules(self, g: Any, t: int) -> Iterable[Rule]:
         return self.fn(g, t)
@@ -225,8 +229,14 @@ def exempt(g: Any, general: str, t: int, *key: int) -> Expr:
     edition: Edition = g.edition
     return g.Or(
         *[
-            g.And(True if edition.is_axiom(enc.number) else g.enabled(enc.number), enc.overrides[local](g, t, *key))
+            g.And(True if edition.is_axiom(enc.number) else g.enabled(enc.number), fn(g, t, *key))
             for local in edition.local(general)
             for enc in edition.overriders(local)
+            if (fn := _exception(enc, local, general)) is not None
         ]
     )
+
+
+def _exception(enc: ClauseEncoding, local: str, general: str) -> ExceptionFn | None:
+    """Where ``enc`` sets the current clause ``general`` aside, its edition's counterpart being ``local``."""
+    return enc.as_written.get(general) if enc.as_written else enc.overrides[local]
