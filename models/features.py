@@ -108,6 +108,11 @@ def look_back_triggers_off(g, t: int) -> Iterator[Rule]:
     yield from _no_kinds(g, t, (m.PHASES_OUT, m.LOSE_CONTROL, m.UNATTACHED))
 
 
+def chapter_abilities_off(g, t: int) -> Iterator[Rule]:
+    # No card is a Saga; 714.3 then leaves it without chapters or lore counters.
+    yield from _no_kinds(g, t, (m.CHAPTER,))
+
+
 FEATURES: dict[str, GameFeature] = {
     f.name: f
     for f in (
@@ -150,5 +155,6 @@ FEATURES: dict[str, GameFeature] = {
             "603.10b, 603.10c, 603.10d",
             look_back_triggers_off,
         ),
+        GameFeature("chapter_abilities", "Sagas and their chapter abilities", "714.2b, 714.3", chapter_abilities_off),
     )
 }

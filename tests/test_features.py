@@ -53,6 +53,7 @@ def test_which_editions_lack_which_features():
             "delayed_abilities",
             "becomes_triggers",
             "loses_game_triggers",
+            "chapter_abilities",
         ],
         "2008": [
             "reflexive_abilities",
@@ -65,6 +66,7 @@ def test_which_editions_lack_which_features():
             "look_back_triggers",
             "becomes_triggers",
             "loses_game_triggers",
+            "chapter_abilities",
         ],
         "battlefield-en": ["reflexive_abilities", "additional_triggers", "once_each_turn", "nth_resolution"],
         "battlefield-fr": ["reflexive_abilities", "additional_triggers", "once_each_turn", "nth_resolution"],
@@ -170,6 +172,15 @@ def test_2008_has_no_abilities_that_must_look_back_when_a_permanent_phases_out_c
         trace = TraceBuilder().const("kind", kind, 2).build()
         assert "model.features" in {v.clause for v in violations(e2008, trace, [])}, kind
         assert "model.features" not in {v.clause for v in violations(load_edition("battlefield-en"), trace, [])}, kind
+
+
+def test_editions_older_than_rule_714_have_no_sagas():
+    """2004 and 2008 predate Sagas; battlefield-en is undated, so its game keeps them."""
+    trace = TraceBuilder().const("kind", "chapter", 2).const("final_chapter", 1, 2).build()
+    for name in ("2004", "2008"):
+        assert "model.features" in {v.clause for v in violations(load_edition(name), trace, [])}, name
+    for name in ("battlefield-en", "current"):
+        assert "model.features" not in {v.clause for v in violations(load_edition(name), trace, [])}, name
 
 
 def test_absence_removes_the_counterexamples_that_depended_on_it():
