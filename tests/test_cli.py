@@ -66,6 +66,9 @@ def test_verify_markdown(capsys):
         (["verify", "--rlimit", "-1"], "--rlimit -1"),
         (["verify", "--no-builtin"], "--no-builtin: nothing left to check"),
         (["bench", "--bounds", "4,x"], "--bounds 4,x"),
+        (["bench", "--timeout", "-1"], "--timeout -1.0: must be a positive number"),
+        (["diff", "2004", "2008", "--timeout", "0"], "--timeout 0.0: must be a positive number"),
+        (["rule", "scenarios/603.10-humility-enters.toml", "--timeout", "inf"], "--timeout inf: must be a positive"),
     ],
 )
 def test_user_mistakes_get_one_line_and_status_2(capsys, argv, message):

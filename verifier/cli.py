@@ -315,16 +315,22 @@ def _check_bound(bound: int) -> None:
         raise _UsageError(f"--bound {bound}: must be between 1 and {MAX_BOUND}")
 
 
-def _options(args: argparse.Namespace) -> Options:
-    _check_bound(args.bound)
+def _timeout_ms(args: argparse.Namespace) -> int:
+    """``--timeout`` in milliseconds, the solver's unit."""
     if not math.isfinite(args.timeout) or args.timeout <= 0:
         raise _UsageError(f"--timeout {args.timeout}: must be a positive number of seconds")
+    return int(args.timeout * 1000)
+
+
+def _options(args: argparse.Namespace) -> Options:
+    _check_bound(args.bound)
+    timeout_ms = _timeout_ms(args)
     if args.rlimit < 0:
         raise _UsageError(f"--rlimit {args.rlimit}: must be 0 (no limit) or positive")
     if args.seed < 0:
         raise _UsageError(f"--seed {args.seed}: must be 0 or positive")
     limits = smt.SolverLimits(
-        timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit, seed=args.seed, probe_rlimit=_probe_rlimit(args)
+        timeout_ms=timeout_ms, rlimit=args.rlimit, seed=args.seed, probe_rlimit=_probe_rlimit(args)
     )
     return Options(bound=args.bound, limits=limits, minimise=not getattr(args, "no_minimise", False))
 
@@ -703,15 +709,13 @@ def cmd_diff(args: argparse.Namespace) -> ExitCode:
     """Exit 1 when the editions behave differently within the bound, 3 when that is unknown, else 0."""
     pairs = _diff_pairs(args)
     _check_bound(args.bound)
-    if not math.isfinite(args.timeout) or args.timeout <= 0:
-        raise _UsageError(f"--timeout {args.timeout}: must be a positive number of seconds")
+    limits = smt.SolverLimits(timeout_ms=_timeout_ms(args))
     if not args.out and len(args.format) > 1:
         raise _UsageError(f"--format {','.join(args.format)}: several formats need --out DIR")
     targets: list[dict[str, Path]] = []
     if args.out:
         files = iter(_out_files(args.out, [f"diff-{a}-{b}.{f}" for a, b in pairs for f in args.format], args.overwrite))
         targets = [{f: next(files) for f in args.format} for _ in pairs]  # in the order the names were given
-    limits = smt.SolverLimits(timeout_ms=int(args.timeout * 1000))
     code = ExitCode.OK
     for i, (a, b) in enumerate(pairs):
         result, seconds = _one_diff(a, b, Options(bound=args.bound, limits=limits))
@@ -1056,8 +1060,7 @@ def cmd_rule(args: argparse.Namespace) -> ExitCode:
     import importlib
 
     files = importlib.import_module("rule603.engines.scenario_file")  # engines depend on rule603, not the reverse
-    if not math.isfinite(args.timeout) or args.timeout <= 0:
-        raise _UsageError(f"--timeout {args.timeout}: must be a positive number of seconds")
+    limits = smt.SolverLimits(timeout_ms=_timeout_ms(args))
     out_dir = Path(args.out) if args.out else None
     if out_dir is not None and not out_dir.is_dir():
         raise _UsageError(f"--out {args.out}: no such directory")
@@ -1065,7 +1068,6 @@ def cmd_rule(args: argparse.Namespace) -> ExitCode:
         raise _UsageError("several scenarios: add --out DIR to write one report each")
     if out_dir is None and len(args.format) > 1:
         raise _UsageError(f"--format {','.join(args.format)}: several formats need --out DIR")
-    limits = smt.SolverLimits(timeout_ms=int(args.timeout * 1000))
     if args.edition is not None:
         load_edition(args.edition)  # an unknown edition is a usage error before any work
     loaded = [files.load(path) for path in args.scenarios]  # every file is checked before any is ruled on
@@ -1353,6 +1355,7 @@ def cmd_bench(args: argparse.Namespace) -> ExitCode:
     for b in bounds:
         if not 1 <= b <= MAX_BOUND:
             raise _UsageError(f"--bounds: {b} must be between 1 and {MAX_BOUND}")
+    _timeout_ms(args)
     return run_bench(bounds, args.property, args.timeout, args.output)
 
 

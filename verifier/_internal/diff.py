@@ -25,11 +25,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InvalidArgument
 from . import smt
 from .bmc import Encoding, concrete_game
 from .catalogue import builtin_properties, load_edition
-from .editions import align, find_edition, localise
+from .editions import align, aligned_clauses, find_edition, localise
 from .registry import Edition
 from .ruling import minimal_core, pin_scenario
 from .trace import Trace
@@ -311,7 +310,8 @@ def behaviour_witnesses(
     replays = {id(v): _Replay(v.edition, limits) for v in (first, second)}
     for allowing, refusing in ((first, second), (second, first)):
         replay = replays[id(refusing)]
-        parts = _aligned(refusing.edition, allowing.edition)
+        mine, theirs = refusing.edition, allowing.edition
+        parts = aligned_clauses(mine.name, theirs.name, mine.rules.numbers(), theirs.rules.numbers())
         for number in refusing.all_clauses:
             progress(f"{allowing.edition.name} allows, {refusing.edition.name} {number} refuses?")
             found, trace = allowing.breaks(refusing.edition, number)
@@ -343,20 +343,6 @@ def _witness(
 
 def _looks_the_same(w: Witness) -> bool:
     return not w.behaviours and w.instead is not None
-
-
-def _aligned(a: Edition, b: Edition) -> dict[str, tuple[str, ...]]:
-    """Each clause of ``a`` -> the clauses of ``b`` aligned with it; matched by number where no
-    reviewed alignment joins them (as :func:`.editions.counterparts` does)."""
-    try:
-        links = align(a.name, b.name).links
-    except InvalidArgument:
-        return {n: (n,) for n in a.rules.numbers() if n in b.rules.numbers()}
-    out: dict[str, tuple[str, ...]] = {}
-    for link in links:
-        if link.a and link.b:
-            out[link.a] = (*out.get(link.a, ()), link.b)
-    return out
 
 
 # --- the verdicts -----------------------------------------------------------------------

@@ -443,20 +443,27 @@ def provisional_decisions(rules: RuleDocument, current: Any) -> tuple[Decision, 
     return tuple(out)
 
 
-def counterparts(name: str, current: Any) -> dict[str, tuple[str, ...]]:
-    """Each current clause -> the clauses of edition ``name`` that stand for it, from the reviewed alignments.
+def aligned_clauses(a: str, b: str, a_numbers: Sequence[str], b_numbers: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Each clause of edition ``a`` that the reviewed alignment joins to edition ``b`` -> the clauses joined to it.
 
-    An edition no alignment reaches (one just added) is matched by clause number.
+    Editions no alignment reaches (one just added) are matched by clause number.
     """
-    numbers = find_edition(name).document().numbers()
     try:
-        links = align("current", name).links
+        links = align(a, b).links
     except InvalidArgument:
-        return {n: ((n,) if n in numbers else ()) for n in current.rules.numbers()}
-    out: dict[str, tuple[str, ...]] = {n: () for n in current.rules.numbers()}
+        theirs = set(b_numbers)
+        return {n: (n,) for n in a_numbers if n in theirs}
+    out: dict[str, tuple[str, ...]] = {}
     for link in links:
         if link.a is not None and link.b is not None:
             out[link.a] = (*out.get(link.a, ()), link.b)
+    return out
+
+
+def counterparts(name: str, current: Any) -> dict[str, tuple[str, ...]]:
+    """Each current clause -> the clauses of edition ``name`` that stand for it (none: an empty tuple)."""
+    out: dict[str, tuple[str, ...]] = dict.fromkeys(current.rules.numbers(), ())
+    out.update(aligned_clauses("current", name, current.rules.numbers(), find_edition(name).document().numbers()))
     return out
 
 
