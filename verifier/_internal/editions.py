@@ -479,7 +479,10 @@ def build_edition(
     A reused encoding keeps its function, takes the edition's clause number and the hash it
     was reviewed against; every ``overrides`` key (a current number) is re-keyed to the
     edition's counterparts, and dropped where the edition has none (the general rule it
-    steps aside from does not exist there).  The game model and its axioms are the current ones,
+    steps aside from does not exist there).  Those keys say which of the edition's clauses it sets
+    aside (``precedence``); ``exempt`` finds each exception under the current number it was written
+    against (``as_written``), since two current clauses may share one counterpart (2008's 404.2 stands
+    for 603.2 and 603.2c, and 603.7b has an exception to each).  The game model and its axioms are the current ones,
     plus, where the edition lacks game features (``absent``), the rule ``model.features`` that
     switches them off.
     """

@@ -50,7 +50,8 @@ class ClauseEncoding:
     origin: str = ""  # in an older edition: "reuses current 603.2f" or "own encoding <name>"
     # The same exceptions under the current numbers they were written against, when ``overrides`` is re-keyed to
     # an older edition's numbers: two current clauses can share one older counterpart (2008's 404.2 says what
-    # 603.2 and 603.2c say), and each keeps its own exception there.
+    # 603.2 and 603.2c say), and each keeps its own exception there.  Where it is set, ``exempt`` reads it, and
+    # only the keys of ``overrides`` are read (``precedence``).
     as_written: Mapping[str, ExceptionFn] = field(default_factory=dict)
 
     def rules(self, g: Any, t: int) -> Iterable[Rule]:
