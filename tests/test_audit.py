@@ -9,7 +9,7 @@ import pytest
 from rule603 import Rule
 from rule603._internal import smt
 from rule603._internal.ambiguity import Ambiguity, AmbiguitySearch
-from rule603._internal.audit import Audit, _ambiguity, audit
+from rule603._internal.audit import Audit, _ambiguity, _capacity, audit
 from rule603._internal.auditreport import audit_markdown
 from rule603._internal.bmc import Encoding, violations
 from rule603._internal.contradiction import Deadlock, DeadlockSearch
@@ -183,6 +183,21 @@ def test_an_audit_in_a_worker_process_finds_what_it_finds_here():
     with ProcessPoolExecutor(max_workers=1) as pool:
         there = pool.submit(_audit_quietly, args, "current").result().to_json()
     assert here == there
+
+
+def test_a_deadlock_more_room_might_end_is_not_named_a_contradiction(monkeypatch):
+    # With no more room to judge a deadlock again than the model's own (3 stack slots), the search meets at
+    # moment 2 a batch with more instances than the stack holds.  The larger universe has the deadlock too, but it
+    # rests on the room (405.1 ties instances to slots), so it is no contradiction: the search goes on past it.
+    from rule603._internal import contradiction
+
+    monkeypatch.setattr(contradiction, "CAPACITY_ROOM", 3)
+    monkeypatch.setattr(contradiction, "MAX_ROUNDS", 60)
+    met = []
+    found = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits).at(2, artefact=met.append)
+    assert not isinstance(found, Deadlock)
+    assert [a.settled for a in met] == [False] and "405.1" in met[0].core
+    assert "cannot tell" in _capacity(ED, met[0]).explanation
 
 
 def test_nine_chapter_triggers_exceed_the_model_but_not_its_roomy_variant():

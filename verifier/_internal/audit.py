@@ -171,10 +171,17 @@ def _capacity(edition: Edition, found: Artefact) -> Finding:
     clauses = tuple(n for n in found.core if n in edition.by_number)
     rules = tuple(n for n in found.core if n not in edition.by_number)
     t = found.moment
-    explanation = (
-        f"At moment {t} of the game below, {', '.join(found.core)} leave no way on, but {found.reason}. "
-        "That is the bound of the model, not a fault of the text; the search went on past it."
-    )
+    if found.settled:
+        explanation = (
+            f"At moment {t} of the game below, {', '.join(found.core)} leave no way on, but {found.reason}. "
+            "That is the bound of the model, not a fault of the text; the search went on past it."
+        )
+    else:
+        explanation = (
+            f"At moment {t} of the game below, {', '.join(found.core)} leave no way on, and {found.reason}. "
+            "Whether it is the bound of the model or a fault of the text, the check cannot tell, so it is not "
+            "named a contradiction; the search went on past it, and this moment's check is undecided at best."
+        )
     return Finding("contradiction", clauses, explanation, render(edition, found.situation), rules)
 
 

@@ -43,6 +43,7 @@ class Encoding:
         twin_of: Encoding | None = None,
         variables: Sequence[VarSpec] | None = None,
         restartable: bool = False,
+        width: int = smt.WIDTH,
     ) -> None:
         """``track_axioms``: guard each game-model rule with its own literal too (``axiom_literals``), so that
         an unsat core can name the rules outside 603 that decide something; they must then be assumed.
@@ -56,14 +57,16 @@ class Encoding:
         by default the model's own ``VARIABLES``.
 
         ``restartable``: the solver starts again from its constraints after a check cut short
-        (``smt.Solver``); for searches that go on after an unknown answer (the audit's)."""
+        (``smt.Solver``); for searches that go on after an unknown answer (the audit's).
+
+        ``width``: the integers' bit width, for ``variables`` with ranges the default width cannot add up."""
         self.edition = edition
         self.universe = universe
         self.schema = Schema(tuple(edition.model.VARIABLES if variables is None else variables))
         self._twin_of = twin_of
         self._prefix = "" if twin_of is None else "twin."
         if twin_of is None:
-            self.backend = smt.Z3Backend()
+            self.backend = smt.Z3Backend(width=width)
             self.solver = smt.Solver(limits, self.backend.ctx, restartable=restartable)
         else:
             self.backend, self.solver = twin_of.backend, twin_of.solver

@@ -27,8 +27,12 @@ Two kinds of deadlock belong to the model, not to the text, and are kept apart:
   counts of triggered instances and a stack size up to as many, the model's ``roomy_variables``) comes
   from the model's bounds, not from the clauses: it is passed on as an ``Artefact``, and from then on at
   that moment every proposal must also have a continuation obeying every clause in that larger universe
-  (``_fits``), which rules out exactly such situations.  A deadlock that needs even more room is still
-  reported as a contradiction.
+  (``_fits``), which rules out exactly such situations.
+- A deadlock the larger universe has too is judged a third time, with the counts free (``FREE_COUNT``,
+  in integers wide enough to add them up) and the same slots.  Only if it stays without the game
+  rules that tie instances to stack slots (the model's ``CAPACITY_RULES``) is it a contradiction: a
+  deadlock more room might end is not one the check can name.  It is passed on as an unsettled
+  ``Artefact``, that one situation is ruled out, and the moment's check can then end undecided at best.
 
 Moment 0 is the start of a game, not a response to events: its state is all situation, and the
 only question there is whether any start state obeys every clause and game rule.
@@ -55,6 +59,11 @@ MAX_ROUNDS = 200  # refinements at one moment before giving up with "unknown" (a
 #: (the model's own ranges: 3 slots, 6 instances, a stack of 7).  A batch can need more than 7: nine chapter
 #: triggers of a Saga with three instances of its ability; eighteen 'whenever an ability triggers' ones watching six.
 CAPACITY_ROOM = 24
+#: The third judgement's counts: far above any batch of the default universe (three cards with three instances
+#: each: a Saga's nine chapter triggers and two 'whenever an ability triggers' abilities seeing them, about 90 in
+#: all), in bit-vectors of ``FREE_WIDTH`` bits, where five such counts, each times three instances, still add up.
+FREE_COUNT = 255
+FREE_WIDTH = 16
 
 
 def _ignore(_: object) -> None:
@@ -71,12 +80,14 @@ class Deadlock:
 
 @dataclass(frozen=True)
 class Artefact:
-    """A deadlock of the model's bounds: the same situation goes on in a universe with more stack slots."""
+    """A deadlock of the model's bounds: the same situation goes on in a universe with more stack slots.
+    Unsettled: it does not go on there either, but the deadlock rests on the room, so more might end it."""
 
     moment: int
     core: tuple[str, ...]
     situation: Trace
     reason: str
+    settled: bool = True
 
 
 @dataclass(frozen=True)
@@ -91,6 +102,16 @@ class _Stuck:
 
     base: list[Any]
     literals: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Past:
+    """How the search goes on past a deadlock of the model: what it learns (that the larger universe's rule values
+    serve, or, if unsettled, that the situation is another), and the artefact to show, if any."""
+
+    lesson: Any
+    settled: bool
+    shown: Artefact | None
 
 
 @dataclass
@@ -117,6 +138,7 @@ class DeadlockSearch:
         self.search = Encoding(edition, universe, limits, restartable=True)
         self.judge = Encoding(edition, universe, limits, track_axioms=True, restartable=True)
         self._larger: Encoding | None = None
+        self._free: Encoding | None = None
         self._every_rule: dict[int, tuple[Any, list[tuple[tuple[str, tuple[int, ...]], Any]]]] = {}
         self._every_larger_rule: dict[int, tuple[Any, list[tuple[tuple[str, tuple[int, ...]], Any]]]] = {}
         self._pins = 0
@@ -144,34 +166,58 @@ class DeadlockSearch:
         learned = search.solver.fresh_literal(f"learned[{t}]")
         base = search.assumptions(t, self.clauses) + [model_alone, learned]
         reported = False
+        beyond = 0  # situations ruled out one by one: deadlocks that more room than the larger universe's might end
         for rounds in range(1, MAX_ROUNDS + 1):
             progress(rounds)
             status = search.solver.check(base)
             if status == smt.Verdict.UNSAT:
-                return None
+                return self._beyond_room(t, beyond) if beyond else None
             if status == smt.Verdict.UNKNOWN:
                 return Undecided(t, f"proposing a situation: {search.solver.reason_unknown}")
             proposal = self._proposal(t)
             verdict = self._judge(t, proposal, rounds)
             if isinstance(verdict, _Stuck):
-                fits = self._fits_larger(t, proposal)
-                if fits is None:
-                    why = self._larger.solver.reason_unknown if self._larger else ""
-                    return Undecided(t, f"judging a deadlock with more stack slots: {why}")
-                if fits is False or not reported:
-                    core = self._core(verdict)
-                    if core is None:
-                        return Undecided(t, f"minimising a contradiction's core: {self.judge.solver.reason_unknown}")
-                    if fits is False:
-                        return Deadlock(t, core, proposal.trace, rounds)
+                past = self._past_deadlock(t, proposal, verdict, rounds, show=not reported)
+                if not isinstance(past, _Past):
+                    return past
+                if past.shown is not None:
                     reported = True  # the first artefact at a moment is shown; the others only counted
-                    artefact(Artefact(t, core, proposal.trace, self._capacity_reason()))
-                search.solver.add(search.g.Implies(learned, search.g.Not(self._served_larger(t, fits))))
+                    artefact(past.shown)
+                beyond += not past.settled
+                search.solver.add(search.g.Implies(learned, search.g.Not(past.lesson)))
                 continue
             if isinstance(verdict, Undecided):
                 return verdict
             search.solver.add(search.g.Implies(learned, search.g.Not(self._served(t, verdict))))
         return Undecided(t, f"no answer after {MAX_ROUNDS} refinements")
+
+    def _past_deadlock(
+        self, t: int, proposal: _Proposal, stuck: _Stuck, rounds: int, *, show: bool
+    ) -> Deadlock | Undecided | _Past:
+        """A situation the judge found stuck, judged again with more room: a contradiction, why that is unknown,
+        or how the search goes on past it (the artefact, if ``show``)."""
+        fits = self._fits_larger(t, proposal)
+        if fits is None:
+            why = self._larger.solver.reason_unknown if self._larger else ""
+            return Undecided(t, f"judging a deadlock with more stack slots: {why}")
+        settled = True
+        if fits is False:
+            room = self._rests_on_room(t, proposal)
+            if room is None:
+                why = self._free.solver.reason_unknown if self._free else ""
+                return Undecided(t, f"judging a deadlock with free counts: {why}")
+            settled = not room
+        shown = None
+        if settled and fits is False or show:
+            core = self._core(stuck)
+            if core is None:
+                return Undecided(t, f"minimising a contradiction's core: {self.judge.solver.reason_unknown}")
+            if settled and fits is False:
+                return Deadlock(t, core, proposal.trace, rounds)
+            reason = self._capacity_reason() if settled else self._unsettled_reason()
+            shown = Artefact(t, core, proposal.trace, reason, settled)
+        lesson = self._served_larger(t, fits) if settled else self._this_situation(proposal)
+        return _Past(lesson, settled, shown)
 
     def _start(self) -> Deadlock | Undecided | None:
         """Moment 0: does some start state obey every clause and game rule?  ``None`` if one does."""
@@ -218,6 +264,57 @@ class DeadlockSearch:
         if status == smt.Verdict.SAT:
             return larger.solver.model_reader()
         return None if status == smt.Verdict.UNKNOWN else False
+
+    def _rests_on_room(self, t: int, proposal: _Proposal) -> bool | None:
+        """Could more room end a deadlock that ``CAPACITY_ROOM`` does not?  Yes if the proposal goes on with the
+        counts free (up to ``FREE_COUNT``), or stays stuck only with the game rules that tie instances to stack
+        slots (``CAPACITY_RULES``); ``None`` when the solver cannot tell."""
+        if self._free is None:
+            self._free = Encoding(
+                self.edition,
+                self._larger_universe(),
+                self.limits,
+                variables=self.edition.model.roomy_variables(FREE_COUNT),
+                width=FREE_WIDTH,
+                track_axioms=True,
+                restartable=True,
+            )
+        free = self._free
+        free.extend(t + 1)
+        g = free.g
+        self._pins += 1
+        pin = free.solver.fresh_literal(f"free[{t}:{self._pins}]")
+        free.solver.add(g.Implies(pin, g.And(*[free.lookup(n, i) == v for (n, i), v in proposal.values.items()])))
+        capacity = set(self.edition.model.CAPACITY_RULES)
+        lits = {n: free.solver.literal(n) for n in self.clauses} | free.axiom_literals
+        base = free.moment_literals[: t + 1] + [pin]
+        status = free.solver.check(base + [lit for name, lit in lits.items() if name not in capacity])
+        if status == smt.Verdict.UNKNOWN:
+            return None
+        if status == smt.Verdict.UNSAT:
+            return False
+        return True
+
+    def _this_situation(self, proposal: _Proposal) -> Any:
+        """Over the search's variables: the situation is ``proposal``'s (to rule out that one alone)."""
+        g, search = self.search.g, self.search
+        return g.And(*[search.lookup(n, i) == v for (n, i), v in proposal.values.items()])
+
+    def _beyond_room(self, t: int, situations: int) -> Undecided:
+        return Undecided(
+            t,
+            f"no contradiction but {situations} situation(s) that do not go on with {CAPACITY_ROOM} stack slots "
+            "either, for want of room or of the rules that tie instances to the stack's slots: more room might end "
+            "them (the first is among the modelling artefacts)",
+        )
+
+    def _unsettled_reason(self) -> str:
+        return (
+            f"it does not go on with {CAPACITY_ROOM} stack slots either, and the deadlock rests on the room: with the "
+            "counts of triggered instances free it goes on, or it stays stuck only with the rules that tie instances "
+            f"to the stack's slots ({', '.join(self.edition.model.CAPACITY_RULES)}); more room than the check has "
+            "might end it"
+        )
 
     def _larger_universe(self) -> Universe:
         sizes = {d: n for d, n in self.universe.sizes.items() if d != "ability"}

@@ -17,7 +17,7 @@ import z3
 
 from .expr import Backend, Expr, _flat
 
-WIDTH = 8  # every integer is a bit-vector of this width; values stay below 2**(WIDTH-1)
+WIDTH = 8  # every integer is a bit-vector of this width (a backend may have another); values stay below 2**(WIDTH-1)
 
 
 @contextmanager
@@ -48,7 +48,10 @@ class Z3Backend(Backend):
 
     symbolic = True
 
-    def __init__(self, ctx: z3.Context | None = None) -> None:
+    def __init__(self, ctx: z3.Context | None = None, width: int = WIDTH) -> None:
+        """``width``: the bit-vectors' width; a wider one is for counts beyond the model's ranges (the audit's
+        check whether a deadlock rests on the model's room)."""
+        self.width = width
         if ctx is None:
             # Free the contexts of earlier runs now, not while this one solves: z3's search
             # was seen to depend on memory being freed mid-run (two identical checks in one
@@ -91,14 +94,14 @@ class Z3Backend(Backend):
     def Sum(self, xs: Iterable[Expr]) -> Expr:  # noqa: N802
         items = [self._term(x) for x in xs]
         if not items:
-            return z3.BitVecVal(0, WIDTH, self.ctx)
+            return z3.BitVecVal(0, self.width, self.ctx)
         return items[0] if len(items) == 1 else z3.Sum(items)
 
     def _term(self, x: Expr) -> Expr:
         if isinstance(x, bool):
             return z3.BoolVal(x, self.ctx)
         if isinstance(x, int):
-            return z3.BitVecVal(x, WIDTH, self.ctx)
+            return z3.BitVecVal(x, self.width, self.ctx)
         return x
 
     def substitute(self, term: Expr, values: Sequence[tuple[Expr, Expr]]) -> Expr:
@@ -116,14 +119,14 @@ class Z3Backend(Backend):
         return self._term(x).eq(self._term(y))
 
     def int_var(self, name: str) -> Expr:
-        return z3.BitVec(name, WIDTH, self.ctx)
+        return z3.BitVec(name, self.width, self.ctx)
 
     def bool_var(self, name: str) -> Expr:
         return z3.Bool(name, self.ctx)
 
     def range_constraint(self, var: Expr, size: int) -> Expr:
         """``0 <= var < size`` for an enum- or index-valued variable."""
-        return z3.ULT(var, z3.BitVecVal(size, WIDTH, self.ctx))
+        return z3.ULT(var, z3.BitVecVal(size, self.width, self.ctx))
 
 
 @dataclass(frozen=True)
