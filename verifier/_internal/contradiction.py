@@ -59,9 +59,9 @@ MAX_ROUNDS = 200  # refinements at one moment before giving up with "unknown" (a
 #: (the model's own ranges: 3 slots, 6 instances, a stack of 7).  A batch can need more than 7: nine chapter
 #: triggers of a Saga with three instances of its ability; eighteen 'whenever an ability triggers' ones watching six.
 CAPACITY_ROOM = 24
-#: The third judgement's counts: far above any batch of the default universe (three cards with three instances
-#: each: a Saga's nine chapter triggers and two 'whenever an ability triggers' abilities seeing them, about 90 in
-#: all), in bit-vectors of ``FREE_WIDTH`` bits, where five such counts, each times three instances, still add up.
+#: The third judgement's counts: far above a batch of the default universe (a Saga's nine chapter triggers seen by
+#: two 'whenever an ability triggers' abilities with three instances each: 63), in bit-vectors of ``FREE_WIDTH``
+#: bits, where five such counts, each times three instances, still add up without wrapping.
 FREE_COUNT = 255
 FREE_WIDTH = 16
 
