@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import pytest
 from rule603 import Rule
@@ -197,6 +198,12 @@ def test_a_deadlock_more_room_might_end_is_not_named_a_contradiction(monkeypatch
     found = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits).at(2, artefact=met.append)
     assert not isinstance(found, Deadlock)
     assert [a.settled for a in met] == [False] and "405.1" in met[0].core
+    # every situation proposed is accounted for in why the check is undecided
+    accounted = r"of the (\d+) situations proposed, (\d+) went on .*, (\d+) only with .* and (\d+) not even"
+    counts = re.search(accounted, found.reason)
+    assert counts, found.reason
+    total, *parts = map(int, counts.groups())
+    assert total == 60 == sum(parts) and parts[2] >= 1
     assert "cannot tell" in _capacity(ED, met[0]).explanation
 
 

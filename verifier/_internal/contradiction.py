@@ -115,6 +115,30 @@ class _Past:
 
 
 @dataclass
+class _Seen:
+    """What became of the situations the search proposed at one moment (none was a contradiction)."""
+
+    went_on: int = 0  # the judge found rule values obeying every clause
+    roomy: int = 0  # they went on only in the larger universe (capacity artefacts)
+    beyond: int = 0  # deadlocks that more room than the larger universe's might end, ruled out one by one
+
+    def count(self, settled: bool) -> None:
+        if settled:
+            self.roomy += 1
+        else:
+            self.beyond += 1
+
+    def __str__(self) -> str:
+        parts = [
+            f"{self.went_on} went on under every clause and game rule",
+            f"{self.roomy} only with {CAPACITY_ROOM} stack slots",
+            *([f"{self.beyond} not even then, for want of room"] if self.beyond else []),
+        ]
+        total = self.went_on + self.roomy + self.beyond
+        return f"of the {total} situations proposed, " + ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+@dataclass
 class _Proposal:
     """The search solver's model: every value of the prefix, the constants and moment ``t``'s environment."""
 
@@ -166,12 +190,12 @@ class DeadlockSearch:
         learned = search.solver.fresh_literal(f"learned[{t}]")
         base = search.assumptions(t, self.clauses) + [model_alone, learned]
         reported = False
-        beyond = 0  # situations ruled out one by one: deadlocks that more room than the larger universe's might end
+        seen = _Seen()
         for rounds in range(1, MAX_ROUNDS + 1):
             progress(rounds)
             status = search.solver.check(base)
             if status == smt.Verdict.UNSAT:
-                return self._beyond_room(t, beyond) if beyond else None
+                return self._beyond_room(t, seen.beyond) if seen.beyond else None
             if status == smt.Verdict.UNKNOWN:
                 return Undecided(t, f"proposing a situation: {search.solver.reason_unknown}")
             proposal = self._proposal(t)
@@ -183,13 +207,14 @@ class DeadlockSearch:
                 if past.shown is not None:
                     reported = True  # the first artefact at a moment is shown; the others only counted
                     artefact(past.shown)
-                beyond += not past.settled
+                seen.count(past.settled)
                 search.solver.add(search.g.Implies(learned, search.g.Not(past.lesson)))
                 continue
             if isinstance(verdict, Undecided):
                 return verdict
+            seen.went_on += 1
             search.solver.add(search.g.Implies(learned, search.g.Not(self._served(t, verdict))))
-        return Undecided(t, f"no answer after {MAX_ROUNDS} refinements")
+        return Undecided(t, f"no answer after {MAX_ROUNDS} refinements: {seen}; more remain")
 
     def _past_deadlock(
         self, t: int, proposal: _Proposal, stuck: _Stuck, rounds: int, *, show: bool
