@@ -241,7 +241,7 @@ class DeadlockSearch:
                 return Deadlock(t, core, proposal.trace, rounds)
             reason = self._capacity_reason() if settled else self._unsettled_reason()
             shown = Artefact(t, core, proposal.trace, reason, settled)
-        lesson = self._served_larger(t, fits) if settled else self._this_situation(proposal)
+        lesson = self._served_larger(t, fits) if settled else _held(self.search, proposal)
         return _Past(lesson, settled, shown)
 
     def _start(self) -> Deadlock | Undecided | None:
@@ -281,10 +281,8 @@ class DeadlockSearch:
             )
         larger = self._larger
         larger.extend(t + 1)
-        g = larger.g
         self._pins += 1
-        pin = larger.solver.fresh_literal(f"capacity[{t}:{self._pins}]")
-        larger.solver.add(g.Implies(pin, g.And(*[larger.lookup(n, i) == v for (n, i), v in proposal.values.items()])))
+        pin = _pin(larger, f"capacity[{t}:{self._pins}]", proposal)
         status = larger.check_with(t + 1, self.clauses, [pin])
         if status == smt.Verdict.SAT:
             return larger.solver.model_reader()
@@ -306,10 +304,8 @@ class DeadlockSearch:
             )
         free = self._free
         free.extend(t + 1)
-        g = free.g
         self._pins += 1
-        pin = free.solver.fresh_literal(f"free[{t}:{self._pins}]")
-        free.solver.add(g.Implies(pin, g.And(*[free.lookup(n, i) == v for (n, i), v in proposal.values.items()])))
+        pin = _pin(free, f"free[{t}:{self._pins}]", proposal)
         capacity = set(self.edition.model.CAPACITY_RULES)
         lits = {n: free.solver.literal(n) for n in self.clauses} | free.axiom_literals
         base = free.moment_literals[: t + 1] + [pin]
@@ -319,11 +315,6 @@ class DeadlockSearch:
         if status == smt.Verdict.UNSAT:
             return False
         return True
-
-    def _this_situation(self, proposal: _Proposal) -> Any:
-        """Over the search's variables: the situation is ``proposal``'s (to rule out that one alone)."""
-        g, search = self.search.g, self.search
-        return g.And(*[search.lookup(n, i) == v for (n, i), v in proposal.values.items()])
 
     def _beyond_room(self, t: int, situations: int) -> Undecided:
         return Undecided(
@@ -377,9 +368,7 @@ class DeadlockSearch:
         """Pin ``proposal`` in the judge; no rule values fit it: stuck (``_core`` names why).
         Otherwise the reader of the judge's model, whose rule values at ``t`` fit it."""
         judge = self.judge
-        pin = judge.solver.fresh_literal(f"situation[{t}:{rounds}]")
-        g = judge.g
-        judge.solver.add(g.Implies(pin, g.And(*[g.var(n, *i) == v for (n, i), v in proposal.values.items()])))
+        pin = _pin(judge, f"situation[{t}:{rounds}]", proposal)
         base = judge.moment_literals[: t + 1] + [pin]
         lits = {n: judge.solver.literal(n) for n in self.clauses} | judge.axiom_literals
         status = judge.solver.check(base + list(lits.values()))
@@ -447,6 +436,18 @@ class DeadlockSearch:
         g = Game(search.backend, larger.schema, larger.universe, lookup, search.solver.literal, 0)
         g.edition = self.edition
         return g.And(*self._rules(g, t)), list(placeholders.items())
+
+
+def _held(enc: Encoding, proposal: _Proposal) -> Any:
+    """Over ``enc``'s variables: the situation is ``proposal``'s."""
+    return enc.g.And(*[enc.lookup(n, i) == v for (n, i), v in proposal.values.items()])
+
+
+def _pin(enc: Encoding, label: str, proposal: _Proposal) -> Any:
+    """A new literal of ``enc``'s solver that, assumed, pins ``proposal`` there."""
+    pin = enc.solver.fresh_literal(label)
+    enc.solver.add(enc.g.Implies(pin, _held(enc, proposal)))
+    return pin
 
 
 def shapes_situation(enc: Encoding, requires: Any, t: int) -> bool:
