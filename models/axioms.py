@@ -194,7 +194,7 @@ def printed_characteristics(g, t: int, c: int):
 @_axiom("405.1", "the stack: objects are added on top and leave from the top; each card on it is a spell")
 def stack(g, t: int) -> Iterator[Rule]:
     size = m.stack_size(g, t)
-    yield R(True, size <= g.size("slot"))
+    yield R(True, size <= g.size("slot"), room=True)
     last_code = m.spell_code(g, g.size("card") - 1)
     for s in m.slots(g):
         yield R(True, g.And((g.slot_src(t, s) == 0) == (size <= s), g.slot_src(t, s) <= last_code), f"slot {s}")
@@ -257,7 +257,7 @@ def stack(g, t: int) -> Iterator[Rule]:
                 )
     for a in m.abilities(g):
         mine = [g.And(m.new_slot(g, t, s), g.slot_src(t, s) == m.ability_code(a)) for s in m.slots(g)]
-        yield R(True, g.placed(t, a) == g.count(mine), f"ability {a}")
+        yield R(True, g.placed(t, a) == g.count(mine), f"ability {a}", room=True)  # (no more than the slots)
         # Each new instance is labelled with the batch it triggered in, within that batch's count.
         yield R(
             True,

@@ -389,11 +389,6 @@ CAPACITY_VARIABLES = (
 )
 
 
-#: The game rules that tie triggered instances to the stack slots holding them (405.1, ``axioms.stack``): with
-#: the counts free, a deadlock these take part in may still be the model's want of slots.
-CAPACITY_RULES = ("405.1",)
-
-
 def roomy_variables(room: int) -> tuple[VarSpec, ...]:
     """``VARIABLES`` with room for ``room`` triggered instances in one batch and ``room`` objects on the stack
     (with a universe of ``room`` stack slots): where a deadlock goes away with more room, the model's

@@ -150,11 +150,11 @@ def _contradictions(verifier: Verifier, report: Audit, step: Callable[[str], Non
     edition, k = verifier.edition, verifier.options.bound
     search = DeadlockSearch(edition, verifier.encoding.universe, verifier.options.limits)
     cores: set[tuple[str, ...]] = set()
-    artefact_cores: set[tuple[str, ...]] = set()
+    artefact_cores: set[tuple[tuple[str, ...], bool]] = set()
 
     def artefact(found: Artefact) -> None:
-        if found.core not in artefact_cores:
-            artefact_cores.add(found.core)
+        if (found.core, found.settled) not in artefact_cores:
+            artefact_cores.add((found.core, found.settled))
             report.artefacts.append(_capacity(edition, found))
 
     for t in range(k):

@@ -44,6 +44,7 @@ class Encoding:
         variables: Sequence[VarSpec] | None = None,
         restartable: bool = False,
         width: int = smt.WIDTH,
+        room_apart: bool = False,
     ) -> None:
         """``track_axioms``: guard each game-model rule with its own literal too (``axiom_literals``), so that
         an unsat core can name the rules outside 603 that decide something; they must then be assumed.
@@ -59,7 +60,11 @@ class Encoding:
         ``restartable``: the solver starts again from its constraints after a check cut short
         (``smt.Solver``); for searches that go on after an unknown answer (the audit's).
 
-        ``width``: the integers' bit width, for ``variables`` with ranges the default width cannot add up."""
+        ``width``: the integers' bit width, for ``variables`` with ranges the default width cannot add up (a twin
+        has its original's).
+
+        ``room_apart``: the game rules' instances that hold the stack to the model's slots (``Rule.room``) are
+        guarded by ``room_literals[t]`` too, so that a check can leave a moment's stack without that bound."""
         self.edition = edition
         self.universe = universe
         self.schema = Schema(tuple(edition.model.VARIABLES if variables is None else variables))
@@ -75,6 +80,8 @@ class Encoding:
         self.g = Game(self.backend, self.schema, universe, self._lookup, self.solver.literal, 0)
         self.g.edition = edition
         self.moment_literals: list[Expr] = []
+        self._room_apart = room_apart
+        self.room_literals: list[Expr] = []
         self.axiom_literals: dict[str, Expr] = (
             {ax.number: self.solver.literal(ax.number) for ax in edition.axioms} if track_axioms else {}
         )
@@ -140,10 +147,14 @@ class Encoding:
         alive = self.solver.literal(f"moment[{t}]")
         self.moment_literals.append(alive)
         g = self.g
+        room = self.solver.literal(f"room[{t}]") if self._room_apart else None
+        if room is not None:
+            self.room_literals.append(room)
         for axiom in self.edition.axioms:
             on = g.And(alive, self.axiom_literals[axiom.number]) if self.axiom_literals else alive
             for rule in axiom.rules(g, t):
-                self.solver.add(g.Implies(on, g.Implies(rule.applies, rule.requires)))
+                guard = g.And(on, room) if room is not None and rule.room else on
+                self.solver.add(g.Implies(guard, g.Implies(rule.applies, rule.requires)))
         for enc in self.edition.encodings:
             lit = self.solver.literal(enc.number)
             fires = []

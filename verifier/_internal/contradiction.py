@@ -17,7 +17,7 @@ incremental solvers (measured against z3 quantifiers: see ``audit`` in the READM
   ``r`` are a counterexample, and ``search`` learns "with rule values ``r`` at ``t``, some rule
   or clause is broken" over its own variables, which rules out every proposal ``r`` serves.
 
-Two kinds of deadlock belong to the model, not to the text, and are kept apart:
+Deadlocks that belong to the model, not to the text, are kept apart:
 
 - A clause instance whose requirement constrains none of moment ``t``'s rule variables (603.6d:
   an "enters tapped" permanent enters tapped, and ``tapped`` is the environment's) says what can
@@ -29,8 +29,8 @@ Two kinds of deadlock belong to the model, not to the text, and are kept apart:
   that moment every proposal must also have a continuation obeying every clause in that larger universe
   (``_fits``), which rules out exactly such situations.
 - A deadlock the larger universe has too is judged a third time, with the counts free (``FREE_COUNT``,
-  in integers wide enough to add them up) and the same slots.  Only if it stays without the game
-  rules that tie instances to stack slots (the model's ``CAPACITY_RULES``) is it a contradiction: a
+  in integers wide enough to add them up) and moment ``t``'s stack free of the model's slots (the game
+  rules' instances marked ``Rule.room`` set aside there).  Only if it stays is it a contradiction: a
   deadlock more room might end is not one the check can name.  It is passed on as an unsettled
   ``Artefact``, that one situation is ruled out, and the moment's check can then end undecided at best.
 
@@ -59,10 +59,11 @@ MAX_ROUNDS = 200  # refinements at one moment before giving up with "unknown" (a
 #: (the model's own ranges: 3 slots, 6 instances, a stack of 7).  A batch can need more than 7: nine chapter
 #: triggers of a Saga with three instances of its ability; eighteen 'whenever an ability triggers' ones watching six.
 CAPACITY_ROOM = 24
-#: The third judgement's counts: far above a batch of the default universe (a Saga's nine chapter triggers seen by
-#: two 'whenever an ability triggers' abilities with three instances each: 63), in bit-vectors of ``FREE_WIDTH``
-#: bits, where five such counts, each times three instances, still add up without wrapping.
-FREE_COUNT = 255
+#: The third judgement's counts: well above a batch of the default universe (a Saga's nine chapter triggers seen by
+#: two 'whenever an ability triggers' abilities with three instances each make 63, and each 'triggers an additional
+#: time' multiplies that), in bit-vectors of ``FREE_WIDTH`` bits, where seven such counts, each times three
+#: instances, still add up without wrapping (signed: below 32768).  A batch needing more is named a contradiction.
+FREE_COUNT = 1000
 FREE_WIDTH = 16
 
 
@@ -106,10 +107,11 @@ class _Stuck:
 
 @dataclass(frozen=True)
 class _Past:
-    """How the search goes on past a deadlock of the model: what it learns (that the larger universe's rule values
-    serve, or, if unsettled, that the situation is another), and the artefact to show, if any."""
+    """How the search goes on past a deadlock of the model: ``ruled_out`` holds of the situations it no longer
+    proposes (those the larger universe's rule values serve; if unsettled, that situation alone), and the artefact
+    to show, if any."""
 
-    lesson: Any
+    ruled_out: Any
     settled: bool
     shown: Artefact | None
 
@@ -132,7 +134,7 @@ class _Seen:
         parts = [
             f"{self.went_on} went on under every clause and game rule",
             f"{self.roomy} only with {CAPACITY_ROOM} stack slots",
-            *([f"{self.beyond} not even then, for want of room"] if self.beyond else []),
+            *([f"{self.beyond} not even then (more room might end them)"] if self.beyond else []),
         ]
         total = self.went_on + self.roomy + self.beyond
         return f"of the {total} situations proposed, " + ", ".join(parts[:-1]) + " and " + parts[-1]
@@ -189,7 +191,7 @@ class DeadlockSearch:
             search.solver.add(search.g.Implies(model_alone, rule))
         learned = search.solver.fresh_literal(f"learned[{t}]")
         base = search.assumptions(t, self.clauses) + [model_alone, learned]
-        reported = False
+        shown: set[bool] = set()  # the kinds of artefact shown at this moment (settled or not): the first of each
         seen = _Seen()
         for rounds in range(1, MAX_ROUNDS + 1):
             progress(rounds)
@@ -201,14 +203,14 @@ class DeadlockSearch:
             proposal = self._proposal(t)
             verdict = self._judge(t, proposal, rounds)
             if isinstance(verdict, _Stuck):
-                past = self._past_deadlock(t, proposal, verdict, rounds, show=not reported)
+                past = self._past_deadlock(t, proposal, verdict, rounds, shown)
                 if not isinstance(past, _Past):
                     return past
                 if past.shown is not None:
-                    reported = True  # the first artefact at a moment is shown; the others only counted
+                    shown.add(past.settled)
                     artefact(past.shown)
                 seen.count(past.settled)
-                search.solver.add(search.g.Implies(learned, search.g.Not(past.lesson)))
+                search.solver.add(search.g.Implies(learned, search.g.Not(past.ruled_out)))
                 continue
             if isinstance(verdict, Undecided):
                 return verdict
@@ -217,10 +219,10 @@ class DeadlockSearch:
         return Undecided(t, f"no answer after {MAX_ROUNDS} refinements: {seen}; more remain")
 
     def _past_deadlock(
-        self, t: int, proposal: _Proposal, stuck: _Stuck, rounds: int, *, show: bool
+        self, t: int, proposal: _Proposal, stuck: _Stuck, rounds: int, shown: set[bool]
     ) -> Deadlock | Undecided | _Past:
         """A situation the judge found stuck, judged again with more room: a contradiction, why that is unknown,
-        or how the search goes on past it (the artefact, if ``show``)."""
+        or how the search goes on past it (with the artefact, unless one of its kind is in ``shown``)."""
         fits = self._fits_larger(t, proposal)
         if fits is None:
             why = self._larger.solver.reason_unknown if self._larger else ""
@@ -232,17 +234,18 @@ class DeadlockSearch:
                 why = self._free.solver.reason_unknown if self._free else ""
                 return Undecided(t, f"judging a deadlock with free counts: {why}")
             settled = not room
-        shown = None
-        if settled and fits is False or show:
+        contradiction = settled and fits is False
+        artefact = None
+        if contradiction or settled not in shown:
             core = self._core(stuck)
             if core is None:
                 return Undecided(t, f"minimising a contradiction's core: {self.judge.solver.reason_unknown}")
-            if settled and fits is False:
+            if contradiction:
                 return Deadlock(t, core, proposal.trace, rounds)
             reason = self._capacity_reason() if settled else self._unsettled_reason()
-            shown = Artefact(t, core, proposal.trace, reason, settled)
-        lesson = self._served_larger(t, fits) if settled else _held(self.search, proposal)
-        return _Past(lesson, settled, shown)
+            artefact = Artefact(t, core, proposal.trace, reason, settled)
+        ruled_out = self._served_larger(t, fits) if settled else _held(self.search, proposal)
+        return _Past(ruled_out, settled, artefact)
 
     def _start(self) -> Deadlock | Undecided | None:
         """Moment 0: does some start state obey every clause and game rule?  ``None`` if one does."""
@@ -289,9 +292,10 @@ class DeadlockSearch:
         return None if status == smt.Verdict.UNKNOWN else False
 
     def _rests_on_room(self, t: int, proposal: _Proposal) -> bool | None:
-        """Could more room end a deadlock that ``CAPACITY_ROOM`` does not?  Yes if the proposal goes on with the
-        counts free (up to ``FREE_COUNT``), or stays stuck only with the game rules that tie instances to stack
-        slots (``CAPACITY_RULES``); ``None`` when the solver cannot tell."""
+        """Could more room end a deadlock that ``CAPACITY_ROOM`` does not?  Yes if the proposal goes on, obeying
+        every clause and game rule, with the counts free (up to ``FREE_COUNT``) and moment ``t``'s stack free of
+        the slots' bound (the instances marked ``Rule.room`` set aside there, kept before ``t``); ``None`` when the
+        solver cannot tell."""
         if self._free is None:
             self._free = Encoding(
                 self.edition,
@@ -299,37 +303,33 @@ class DeadlockSearch:
                 self.limits,
                 variables=self.edition.model.roomy_variables(FREE_COUNT),
                 width=FREE_WIDTH,
-                track_axioms=True,
+                room_apart=True,
                 restartable=True,
             )
         free = self._free
         free.extend(t + 1)
         self._pins += 1
         pin = _pin(free, f"free[{t}:{self._pins}]", proposal)
-        capacity = set(self.edition.model.CAPACITY_RULES)
-        lits = {n: free.solver.literal(n) for n in self.clauses} | free.axiom_literals
-        base = free.moment_literals[: t + 1] + [pin]
-        status = free.solver.check(base + [lit for name, lit in lits.items() if name not in capacity])
+        status = free.check_with(t + 1, self.clauses, [pin, *free.room_literals[:t]])
         if status == smt.Verdict.UNKNOWN:
             return None
-        if status == smt.Verdict.UNSAT:
-            return False
-        return True
+        return status == smt.Verdict.SAT
 
     def _beyond_room(self, t: int, situations: int) -> Undecided:
+        """The search ended, but some situations were only ruled out one by one (``_rests_on_room``)."""
         return Undecided(
             t,
             f"no contradiction but {situations} situation(s) that do not go on with {CAPACITY_ROOM} stack slots "
-            "either, for want of room or of the rules that tie instances to the stack's slots: more room might end "
-            "them (the first is among the modelling artefacts)",
+            "either, though they do with a stack of any size: more room might end them (the first is among the "
+            "modelling artefacts)",
         )
 
     def _unsettled_reason(self) -> str:
+        """Why an unsettled artefact is one (see ``_rests_on_room``)."""
         return (
-            f"it does not go on with {CAPACITY_ROOM} stack slots either, and the deadlock rests on the room: with the "
-            "counts of triggered instances free it goes on, or it stays stuck only with the rules that tie instances "
-            f"to the stack's slots ({', '.join(self.edition.model.CAPACITY_RULES)}); more room than the check has "
-            "might end it"
+            f"it does not go on with {CAPACITY_ROOM} stack slots either, but it does, obeying every clause, with a "
+            f"stack of any size and up to {FREE_COUNT} triggered instances in one batch: more room than the check "
+            "has might end it"
         )
 
     def _larger_universe(self) -> Universe:

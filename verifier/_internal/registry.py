@@ -28,6 +28,9 @@ class Rule:
     requires: Expr
     about: str = ""  # the objects and values involved, for violation messages
     witness: Expr = None  # where the clause does real work (non-vacuity); defaults to ``applies``
+    #: a game rule's instance that holds the stack to the model's slots: the audit sets these aside to see
+    #: whether a deadlock rests on the model's room (``Encoding(room_apart=True)``)
+    room: bool = False
 
     def fires(self) -> Expr:
         return self.applies if self.witness is None else self.witness
