@@ -120,7 +120,7 @@ class _Past:
 class _Seen:
     """What became of the situations the search proposed at one moment (none was a contradiction)."""
 
-    went_on: int = 0  # the judge found rule values obeying every clause
+    went_on: int = 0  # the judge found rule values obeying every clause and game rule
     roomy: int = 0  # they went on only in the larger universe (capacity artefacts)
     beyond: int = 0  # deadlocks that more room than the larger universe's might end, ruled out one by one
 
