@@ -68,6 +68,7 @@ class ExitCode(enum.IntEnum):
     VIOLATED = 1
     USAGE = 2
     UNKNOWN = 3
+    INTERNAL = 4  # a bug in rule603, never a verdict
 
 
 class _Parser(argparse.ArgumentParser):
@@ -217,6 +218,16 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("--edition", default="current")
     schema.add_argument("--output", metavar="FILE", help="file to write (default: print to standard output)")
     schema.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
+
+    reports = sub.add_parser(
+        "reports",
+        help="list the committed reports and whether each is current; --regenerate writes the stale ones again",
+    )
+    reports.add_argument("names", nargs="*", metavar="NAME", help="only these reports (as listed), with --regenerate")
+    reports.add_argument("--regenerate", action="store_true", help="run the command of each stale report")
+    reports.add_argument("--all", action="store_true", help="with --regenerate: every report, stale or not")
+    reports.add_argument("--jobs", type=int, default=2, help="reports regenerated at once (default 2)")
+    reports.add_argument("--root", default=".", help="the top of the rule603 checkout (default: here)")
 
     bench = sub.add_parser("bench", help="time the catalogue at several bounds; print a table and write JSON")
     bench.add_argument("--bounds", default="4,6,8,10,12", help="comma-separated bounds (default 4,6,8,10,12)")
@@ -1359,6 +1370,65 @@ def cmd_bench(args: argparse.Namespace) -> ExitCode:
     return run_bench(bounds, args.property, args.timeout, args.output)
 
 
+def cmd_reports(args: argparse.Namespace) -> ExitCode:
+    """Exit 0 when every committed report is current (or was regenerated), 1 when some is stale."""
+    from ._internal import committed, regenerate
+
+    root = Path(args.root)
+    if not (root / committed.REPORTS).is_dir() or not (root / committed.SCENARIOS).is_dir():
+        raise _UsageError(f"--root {args.root}: not the top of a rule603 checkout (no reports/ and scenarios/ there)")
+    if not 1 <= args.jobs <= 64:
+        raise _UsageError(f"--jobs {args.jobs}: must be between 1 and 64")
+    if (args.names or args.all) and not args.regenerate:
+        raise _UsageError("name reports or --all only with --regenerate")
+    everything = committed.committed_reports(root)
+    by_name = {r.name: r for r in everything}
+    unknown = [n for n in args.names if n not in by_name]
+    if unknown:
+        raise _UsageError(f"{unknown[0]!r}: no such report; `rule603 reports` lists them")
+    statuses = committed.status(root, everything)
+    if not args.regenerate:
+        rows = [[s.report.name, "current" if s.current else "stale", "; ".join(s.reasons)] for s in statuses]
+        print(tabulate(rows, headers=["report", "status", "why"], maxcolwidths=[None, None, 90]))
+        stale = sum(not s.current for s in statuses)
+        strays = committed.strays(root, everything)
+        for path in strays:
+            print(f"{path}: written by no report command (remove it, or list its command in committed.py)")
+        print(
+            f"\n{len(statuses) - stale} of {len(statuses)} reports current"
+            + (f"; regenerate the stale with `rule603 reports --regenerate` (--jobs {args.jobs})" if stale else "")
+        )
+        return ExitCode.VIOLATED if stale or strays else ExitCode.OK
+    if args.names:
+        chosen = [by_name[n] for n in args.names]
+    else:
+        chosen = [s.report for s in statuses if args.all or not s.current]
+    lacking = [(r, extra) for r in chosen if (extra := regenerate.missing_extra(r))]
+    if lacking:
+        r, extra = lacking[0]
+        raise _UsageError(f"{r.name}: needs the optional extra; pip install '.[{extra}]'")
+    committed.forget_others(root, everything)
+    print(f"regenerating {len(chosen)} report(s), {args.jobs} at a time", file=sys.stderr)
+    started = time.perf_counter()
+
+    def done(outcome) -> None:
+        state = "done" if outcome.ok else f"FAILED (exit {outcome.returncode})"
+        print(f"{outcome.report.name}: {state} in {outcome.seconds:.0f} s", file=sys.stderr)
+        if not outcome.ok:
+            print(outcome.stderr.rstrip(), file=sys.stderr)
+
+    outcomes = regenerate.regenerate(chosen, root, args.jobs, done)
+    failed = [o for o in outcomes if not o.ok]
+    print(
+        f"{len(outcomes) - len(failed)} of {len(outcomes)} regenerated in {time.perf_counter() - started:.0f} s",
+        file=sys.stderr,
+    )
+    if not failed:
+        return ExitCode.OK
+    # A command that failed on bad input says so with 2; anything else (a crash) is ours.
+    return ExitCode.USAGE if all(o.returncode == ExitCode.USAGE for o in failed) else ExitCode.INTERNAL
+
+
 _COMMANDS = {
     "audit": cmd_audit,
     "diff": cmd_diff,
@@ -1373,6 +1443,7 @@ _COMMANDS = {
     "rule": cmd_rule,
     "schema": cmd_schema,
     "bench": cmd_bench,
+    "reports": cmd_reports,
 }
 
 if __name__ == "__main__":

@@ -1,0 +1,115 @@
+"""Every committed report under reports/ is current: recorded with the fingerprint of what it was computed from.
+
+Fast: nothing is regenerated here. A report is current when its record in reports/fingerprints.json
+names the code, data, z3 version and command of this checkout, and its files are byte for byte the
+ones recorded. tests/test_reports_regenerate.py (exhaustive) regenerates one audit and one diff in
+full, so that regeneration is seen to be deterministic on every CI run.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from rule603._internal import committed
+from rule603._internal.fingerprint import Manifest, closure, fingerprint
+from rule603.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+REGENERATE = "rule603 reports --regenerate"
+
+
+@pytest.mark.parametrize("status", committed.status(ROOT), ids=lambda s: s.report.name)
+def test_committed_report_is_current(status):
+    assert status.current, f"{status.report.name} is stale ({'; '.join(status.reasons)}): run `{REGENERATE}`"
+
+
+def test_every_file_under_reports_is_written_by_a_listed_command():
+    assert committed.strays(ROOT) == []
+
+
+def test_the_manifest_records_no_report_that_is_not_listed():
+    listed = {r.name for r in committed.committed_reports(ROOT)}
+    assert set(Manifest.read(committed.manifest_path(ROOT)).records) <= listed
+
+
+@pytest.fixture
+def checkout(tmp_path) -> Path:
+    """A copy of the reports and scenarios, to tamper with."""
+    for folder in (committed.REPORTS, committed.SCENARIOS):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    return tmp_path
+
+
+def _by_name(root: Path, name: str):
+    return next(s for s in committed.status(root) if s.report.name == name)
+
+
+def test_a_hand_edit_makes_a_report_stale(checkout):
+    report = checkout / "reports" / "rulings" / "603.2-soul-warden.md"
+    report.write_text(report.read_text(encoding="utf-8").replace("always yes", "always no"), encoding="utf-8")
+    status = _by_name(checkout, "ruling 603.2-soul-warden")
+    assert status.reasons == ("changed since it was written: reports/rulings/603.2-soul-warden.md",)
+
+
+def test_a_changed_scenario_file_makes_its_ruling_stale_and_no_other(checkout):
+    scenario = checkout / "scenarios" / "603.2-soul-warden.toml"
+    scenario.write_text(scenario.read_text(encoding="utf-8") + "\n# an edit\n", encoding="utf-8")
+    stale = [s.report.name for s in committed.status(checkout) if not s.current]
+    assert "ruling 603.2-soul-warden" in stale
+    reasons = _by_name(checkout, "ruling 603.2-soul-warden").reasons
+    assert reasons[-1] == "data changed: scenarios/603.2-soul-warden.toml"
+    assert [n for n in stale if n.startswith("ruling ")] == ["ruling 603.2-soul-warden"]
+
+
+def test_a_recorded_module_hash_that_differs_names_the_module(checkout):
+    """As if the report had been computed by other code: the module is named."""
+    path = committed.manifest_path(checkout)
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    record = raw["reports"]["ruling 603.2-soul-warden"]["fingerprint"]
+    record["code"]["rule603._internal.ruling"] = "0" * 16
+    record["z3"] = "4.0.0"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    reasons = _by_name(checkout, "ruling 603.2-soul-warden").reasons
+    assert reasons == (f"z3 was 4.0.0, is {fingerprint('', []).z3}", "code changed: rule603._internal.ruling")
+
+
+def test_a_missing_or_extra_file_is_named(checkout):
+    (checkout / "reports" / "rulings" / "603.2-soul-warden.html").unlink()
+    (checkout / "reports" / "rulings" / "stray.md").write_text("?", encoding="utf-8")
+    assert _by_name(checkout, "ruling 603.2-soul-warden").reasons == (
+        "missing: reports/rulings/603.2-soul-warden.html",
+    )
+    assert committed.strays(checkout) == ["reports/rulings/stray.md"]
+
+
+def test_the_code_of_a_report_is_what_its_entry_modules_import():
+    """The closure follows imports inside functions and modules named in strings, and nothing else."""
+    audit = closure(["rule603._internal.audit"])
+    assert "rule603.properties.catalogue" in audit  # imported by name (importlib) through the catalogue
+    assert "rule603.models.editions.encodings" in audit
+    assert "rule603.engines.python_mtg" not in audit
+    assert "rule603.engines.python_mtg" in closure(["rule603.engines.python_mtg"])
+
+
+def test_the_status_command_lists_stale_reports_and_exits_1(checkout, capsys):
+    (checkout / "reports" / "verification.md").write_text("edited\n", encoding="utf-8")
+    assert main(["reports", "--root", str(checkout)]) == 1
+    out = capsys.readouterr().out
+    assert "verification" in out and "changed since it was written: reports/verification.md" in out
+
+
+def test_the_status_command_refuses_a_folder_that_is_no_checkout(tmp_path, capsys):
+    assert main(["reports", "--root", str(tmp_path)]) == 2
+    assert "not the top of a rule603 checkout" in capsys.readouterr().err
+
+
+def test_regenerating_one_report_writes_it_and_its_record(checkout, capsys):
+    ruling = checkout / "reports" / "rulings" / "603.2-soul-warden.md"
+    kept = ruling.read_text(encoding="utf-8")
+    ruling.write_text("edited\n", encoding="utf-8")
+    assert main(["reports", "--root", str(checkout), "--regenerate", "ruling 603.2-soul-warden"]) == 0
+    assert ruling.read_text(encoding="utf-8") == kept
+    assert _by_name(checkout, "ruling 603.2-soul-warden").current

@@ -1,0 +1,36 @@
+"""One audit and one diff regenerated in full and compared byte for byte with the committed ones.
+
+Slow (the audit of the current edition takes about ten minutes): behind the ``exhaustive`` marker,
+which `.ci/run` also runs. The fast test_report_fingerprints.py shows that every committed report was
+computed from this checkout's code and data; this one shows, on every CI run, that computing it again
+gives the same bytes, so a fingerprint is worth trusting. The audit of ``current`` is the one audit
+that can be regenerated alone (the others report on the later editions' audits too); the
+battlefield-en → battlefield-fr diff is the cheapest pair. The audit's limits are z3 resource limits,
+not the wall clock, so what it leaves undecided is the same on every machine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rule603._internal.auditreport import audit_markdown
+from rule603._internal.catalogue import load_edition
+from rule603.cli import _audit_command, _audit_quietly, _parser, main
+
+REPORTS = Path(__file__).resolve().parents[1] / "reports"
+
+pytestmark = pytest.mark.exhaustive
+
+
+def test_the_audit_of_the_current_edition_regenerates_byte_for_byte():
+    args = _parser().parse_args("audit --all --jobs 2 --out reports --overwrite".split())
+    fresh = audit_markdown(_audit_quietly(args, "current"), load_edition("current"), {}, _audit_command(args))
+    assert fresh == (REPORTS / "audit-current.md").read_text(encoding="utf-8")
+
+
+def test_the_diff_of_the_two_battlefield_editions_regenerates_byte_for_byte(tmp_path):
+    assert main(["diff", "battlefield-en", "battlefield-fr", "--out", str(tmp_path), "--format", "md,html"]) in (0, 1)
+    for fmt in ("md", "html"):
+        name = f"diff-battlefield-en-battlefield-fr.{fmt}"
+        assert (tmp_path / name).read_text(encoding="utf-8") == (REPORTS / name).read_text(encoding="utf-8"), name

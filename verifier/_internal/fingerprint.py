@@ -1,0 +1,206 @@
+"""What a committed report was computed from, recorded so that a fast test can tell it is current.
+
+Regenerating every report takes about half an hour on two cores (the six audits alone take 22
+minutes), too long for every test run. Instead each report is recorded in
+``reports/fingerprints.json`` with the fingerprint of everything it was computed from:
+
+- ``code``: every module of rule603 its generator can import (the static import closure of its
+  entry modules, function-level imports included), each by the hash of its source;
+- ``data``: the edition texts, alignments and encoding decisions the package ships, and the
+  report's own input files (a scenario file);
+- ``z3``: the solver's full version, since verdicts depend on it;
+- ``command``: the command that writes it, which carries its bound and limits.
+
+A report whose recorded fingerprint differs from the checkout's is stale, and the difference is
+named (which modules, which files, the solver). The hash of each file's content is recorded too, so a
+hand edit shows as well. Nothing here runs a generator: that is the command line's job.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import smt
+
+PACKAGE = "rule603"
+MANIFEST = "fingerprints.json"
+# The data the package ships that reports are computed from (edition texts, alignments,
+# encoding decisions), by package.
+DATA_PACKAGES = ("rule603.models.current", "rule603.models.editions")
+DATA_SUFFIXES = (".txt", ".json", ".toml")
+
+
+def digest(data: bytes) -> str:
+    """A short content hash: 16 hex digits of SHA-256 tell files apart without bloating the manifest."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _spec(module: str):
+    try:
+        return importlib.util.find_spec(module)
+    except ImportError:  # ``rule603.errors.Rule603Error``: a name in a module, not a module
+        return None
+
+
+def _source(module: str) -> Path | None:
+    spec = _spec(module)
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return None
+    return Path(spec.origin)
+
+
+def _is_package(module: str) -> bool:
+    spec = _spec(module)
+    return spec is not None and spec.submodule_search_locations is not None
+
+
+def _imports(module: str, source: Path) -> set[str]:
+    """The rule603 modules ``module`` imports anywhere in its text (inside functions too)."""
+    tree = ast.parse(source.read_bytes(), filename=str(source))
+    package = module if _is_package(module) else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = (
+                importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+                if node.level
+                else node.module
+            )
+            if base is None:
+                continue
+            found.add(base)
+            # ``from . import audit`` names a module; ``from .audit import Audit`` a name in one.
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(PACKAGE + "."):
+            # A module imported by name (``importlib.import_module(CATALOGUE)``); a string that only
+            # looks like one is no module and is passed over by ``closure``.
+            found.add(node.value)
+    return {name for name in found if name == PACKAGE or name.startswith(PACKAGE + ".")}
+
+
+def closure(entries: Iterable[str]) -> dict[str, Path]:
+    """Every rule603 module reachable from ``entries`` by imports, with its source file, sorted by name.
+
+    Packages on the way count too (their ``__init__`` runs on import). A name that is not a module
+    (``from .audit import Audit``) is passed over.
+    """
+    seen: dict[str, Path] = {}
+    todo = list(entries)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        source = _source(name)
+        if source is None:
+            continue
+        seen[name] = source
+        parts = name.split(".")
+        todo += [".".join(parts[:i]) for i in range(1, len(parts))]
+        todo += sorted(_imports(name, source) - seen.keys())
+    return dict(sorted(seen.items()))
+
+
+def package_data() -> dict[str, Path]:
+    """The edition texts and the reviewed data the package ships, by package-relative name."""
+    files: dict[str, Path] = {}
+    for package in DATA_PACKAGES:
+        spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.submodule_search_locations, package
+        for folder in spec.submodule_search_locations:
+            for path in sorted(Path(folder).iterdir()):
+                if path.suffix in DATA_SUFFIXES:
+                    files[f"{package}/{path.name}"] = path
+    return dict(sorted(files.items()))
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What one report was computed from; equal fingerprints mean the same computation."""
+
+    command: str
+    z3: str
+    code: Mapping[str, str]
+    data: Mapping[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"command": self.command, "z3": self.z3, "code": dict(self.code), "data": dict(self.data)}
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Fingerprint:
+        return cls(obj["command"], obj["z3"], dict(obj["code"]), dict(obj["data"]))
+
+    def differences(self, other: Fingerprint) -> list[str]:
+        """What differs from ``other`` (the recorded one), in words; empty when nothing does."""
+        out = []
+        if self.command != other.command:
+            out.append(f"command was `{other.command}`")
+        if self.z3 != other.z3:
+            out.append(f"z3 was {other.z3}, is {self.z3}")
+        out += _changed("code", self.code, other.code)
+        out += _changed("data", self.data, other.data)
+        return out
+
+
+def _changed(kind: str, now: Mapping[str, str], then: Mapping[str, str]) -> list[str]:
+    changed = sorted(k for k in now.keys() & then.keys() if now[k] != then[k])
+    added, gone = sorted(now.keys() - then.keys()), sorted(then.keys() - now.keys())
+    out = []
+    for word, names in (("changed", changed), ("new", added), ("gone", gone)):
+        if names:
+            shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+            out.append(f"{kind} {word}: {shown}")
+    return out
+
+
+def fingerprint(command: str, entries: Sequence[str], inputs: Mapping[str, Path] | None = None) -> Fingerprint:
+    """The fingerprint of a report written by ``command`` from ``entries``' code and ``inputs``."""
+    code = {name: digest(path.read_bytes()) for name, path in closure(entries).items()}
+    data = {name: digest(path.read_bytes()) for name, path in {**package_data(), **(inputs or {})}.items()}
+    return Fingerprint(command, smt.z3_version(), code, dict(sorted(data.items())))
+
+
+@dataclass(frozen=True)
+class Record:
+    """One manifest entry: a report's files (with their content hashes) and its fingerprint."""
+
+    files: Mapping[str, str]
+    fingerprint: Fingerprint
+
+    def to_json(self) -> dict[str, Any]:
+        return {"files": dict(self.files), "fingerprint": self.fingerprint.to_json()}
+
+
+@dataclass
+class Manifest:
+    """``reports/fingerprints.json``: every committed report, by name."""
+
+    records: dict[str, Record] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: Path) -> Manifest:
+        if not path.exists():
+            return cls()
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return cls(
+            {
+                name: Record(dict(r["files"]), Fingerprint.from_json(r["fingerprint"]))
+                for name, r in raw["reports"].items()
+            }
+        )
+
+    def write(self, path: Path) -> None:
+        body = {
+            "about": "What each committed report was computed from; written by `rule603 reports --regenerate`, "
+            "read by `rule603 reports` and tests/test_report_fingerprints.py. Do not edit by hand.",
+            "reports": {name: self.records[name].to_json() for name in sorted(self.records)},
+        }
+        path.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,0 +1,75 @@
+"""Regenerating committed reports: each report's own command, run at the top of the checkout.
+
+Each command runs in a process of its own (``python -m rule603.cli ...``), exactly as a person
+would type it, so what lands in ``reports/`` is what the documented command writes. After each
+report its record in the manifest is written at once, so an interrupted run keeps what it did.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from .committed import CommittedReport, record
+
+# A command's own exit statuses that still mean it wrote its report: 1 (a violation, a finding or a
+# difference) and 3 (something undecided) are what some reports are about.
+WROTE = (0, 1, 3)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    report: CommittedReport
+    returncode: int
+    seconds: float
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode in WROTE
+
+
+def argv(report: CommittedReport) -> list[str]:
+    """The command as this interpreter runs it: ``rule603 ...`` and ``python -m ...`` alike."""
+    words = list(report.command)
+    if words[0] == "rule603":
+        return [sys.executable, "-m", "rule603.cli", *words[1:]]
+    if words[:2] == ["python", "-m"]:
+        return [sys.executable, *words[1:]]
+    raise ValueError(f"{report.name}: cannot run {report.shown!r}")
+
+
+def missing_extra(report: CommittedReport) -> str | None:
+    """The optional extra ``report`` needs and this installation lacks, if any."""
+    if report.extra and importlib.util.find_spec(report.extra.replace("-", "_")) is None:
+        return report.extra
+    return None
+
+
+def regenerate(
+    reports: Sequence[CommittedReport], root: Path, jobs: int, done: Callable[[Outcome], None]
+) -> list[Outcome]:
+    """Run each report's command, ``jobs`` at a time, calling ``done`` as each finishes."""
+    outcomes = []
+    # Threads only wait on the processes; the manifest is written from the calling thread alone.
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(_timed, report, root) for report in reports]
+        for future in as_completed(futures):
+            outcome = future.result()
+            if outcome.ok:
+                record(root, outcome.report)
+            outcomes.append(outcome)
+            done(outcome)
+    return outcomes
+
+
+def _timed(report: CommittedReport, root: Path) -> Outcome:
+    started = time.perf_counter()
+    done = subprocess.run(argv(report), cwd=root, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    return Outcome(report, done.returncode, time.perf_counter() - started, done.stderr)
