@@ -70,10 +70,13 @@ def test_a_recorded_module_hash_that_differs_names_the_module(checkout):
     raw = json.loads(path.read_text(encoding="utf-8"))
     record = raw["reports"]["ruling 603.2-soul-warden"]["fingerprint"]
     record["code"]["rule603._internal.ruling"] = "0" * 16
-    record["z3"] = "4.0.0"
+    record["versions"]["z3"] = "4.0.0"
     path.write_text(json.dumps(raw), encoding="utf-8")
     reasons = _by_name(checkout, "ruling 603.2-soul-warden").reasons
-    assert reasons == (f"z3 was 4.0.0, is {fingerprint('', []).z3}", "code changed: rule603._internal.ruling")
+    assert reasons == (
+        f"z3 was 4.0.0, is {fingerprint('', []).versions['z3']}",
+        "code changed: rule603._internal.ruling",
+    )
 
 
 def test_a_missing_or_extra_file_is_named(checkout):

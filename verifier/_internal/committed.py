@@ -47,7 +47,8 @@ class CommittedReport:
         return sorted(p for p in found if p.is_file())
 
     def fingerprint(self, root: Path) -> Fingerprint:
-        return fingerprint(self.shown, self.entries, {name: root / name for name in self.inputs})
+        inputs = {name: root / name for name in self.inputs}
+        return fingerprint(self.shown, self.entries, inputs, (self.extra,) if self.extra else ())
 
     def record(self, root: Path) -> Record:
         """What the manifest says of this report as it is now under ``root``."""
@@ -56,7 +57,7 @@ class CommittedReport:
 
 
 def committed_reports(root: Path) -> list[CommittedReport]:
-    """Every committed report, in the order they are regenerated (cheapest kinds first)."""
+    """Every committed report, in the order they are regenerated."""
     ids = [t.id for t in edition_texts()]
     out = [
         CommittedReport(
@@ -98,14 +99,16 @@ def committed_reports(root: Path) -> list[CommittedReport]:
         )
     )
     # The audits of all editions are one report: each edition's tells what became of its findings in
-    # the later editions' audits, so none can be regenerated alone but the last.
-    out.append(
+    # the later editions' audits, so none can be regenerated alone but the last. First, because it is
+    # the longest: the others run beside it.
+    out.insert(
+        0,
         CommittedReport(
             "audit",
             ("rule603", "audit", "--all", "--jobs", "2", "--out", REPORTS, "--overwrite"),
             tuple(f"{REPORTS}/audit-{name}.md" for name in ids),
             (CLI, "rule603._internal.audit", "rule603._internal.auditreport"),
-        )
+        ),
     )
     return out
 

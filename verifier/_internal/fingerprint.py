@@ -8,7 +8,8 @@ minutes), too long for every test run. Instead each report is recorded in
   entry modules, function-level imports included), each by the hash of its source;
 - ``data``: the edition texts, alignments and encoding decisions the package ships, and the
   report's own input files (a scenario file);
-- ``z3``: the solver's full version, since verdicts depend on it;
+- ``versions``: the solver's full version, since verdicts depend on it, and the version of any
+  third-party engine the report is about;
 - ``command``: the command that writes it, which carries its bound and limits.
 
 A report whose recorded fingerprint differs from the checkout's is stale, and the difference is
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.metadata
 import importlib.util
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import Rule603Error
 from . import smt
 
 PACKAGE = "rule603"
@@ -127,24 +130,31 @@ class Fingerprint:
     """What one report was computed from; equal fingerprints mean the same computation."""
 
     command: str
-    z3: str
+    versions: Mapping[str, str]
     code: Mapping[str, str]
     data: Mapping[str, str]
 
     def to_json(self) -> dict[str, Any]:
-        return {"command": self.command, "z3": self.z3, "code": dict(self.code), "data": dict(self.data)}
+        return {
+            "command": self.command,
+            "versions": dict(self.versions),
+            "code": dict(self.code),
+            "data": dict(self.data),
+        }
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Fingerprint:
-        return cls(obj["command"], obj["z3"], dict(obj["code"]), dict(obj["data"]))
+        return cls(obj["command"], dict(obj["versions"]), dict(obj["code"]), dict(obj["data"]))
 
     def differences(self, other: Fingerprint) -> list[str]:
         """What differs from ``other`` (the recorded one), in words; empty when nothing does."""
         out = []
         if self.command != other.command:
             out.append(f"command was `{other.command}`")
-        if self.z3 != other.z3:
-            out.append(f"z3 was {other.z3}, is {self.z3}")
+        for name in sorted(self.versions.keys() | other.versions.keys()):
+            was, now = other.versions.get(name, "absent"), self.versions.get(name, "absent")
+            if was != now:
+                out.append(f"{name} was {was}, is {now}")
         out += _changed("code", self.code, other.code)
         out += _changed("data", self.data, other.data)
         return out
@@ -161,11 +171,24 @@ def _changed(kind: str, now: Mapping[str, str], then: Mapping[str, str]) -> list
     return out
 
 
-def fingerprint(command: str, entries: Sequence[str], inputs: Mapping[str, Path] | None = None) -> Fingerprint:
-    """The fingerprint of a report written by ``command`` from ``entries``' code and ``inputs``."""
+def fingerprint(
+    command: str, entries: Sequence[str], inputs: Mapping[str, Path] | None = None, engines: Sequence[str] = ()
+) -> Fingerprint:
+    """The fingerprint of a report written by ``command`` from ``entries``' code and ``inputs``.
+
+    ``engines``: the distributions of third-party engines the report is about, by name.
+    """
     code = {name: digest(path.read_bytes()) for name, path in closure(entries).items()}
     data = {name: digest(path.read_bytes()) for name, path in {**package_data(), **(inputs or {})}.items()}
-    return Fingerprint(command, smt.z3_version(), code, dict(sorted(data.items())))
+    versions = {"z3": smt.z3_version(), **{name: _version(name) for name in engines}}
+    return Fingerprint(command, versions, code, dict(sorted(data.items())))
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
 
 
 @dataclass(frozen=True)
@@ -189,13 +212,19 @@ class Manifest:
     def read(cls, path: Path) -> Manifest:
         if not path.exists():
             return cls()
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        return cls(
-            {
-                name: Record(dict(r["files"]), Fingerprint.from_json(r["fingerprint"]))
-                for name, r in raw["reports"].items()
-            }
-        )
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            return cls(
+                {
+                    name: Record(dict(r["files"]), Fingerprint.from_json(r["fingerprint"]))
+                    for name, r in raw["reports"].items()
+                }
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise Rule603Error(
+                f"{path}: not a manifest this version reads ({type(e).__name__}: {e}); "
+                "delete it and run `rule603 reports --regenerate --all`"
+            ) from None
 
     def write(self, path: Path) -> None:
         body = {
