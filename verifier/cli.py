@@ -23,7 +23,6 @@ from ._internal import smt
 from ._internal.audit import AUDIT_LIMITS, CHECKED, NOT_YET, Audit, audit
 from ._internal.audit import steps as audit_steps
 from ._internal.auditreport import audit_markdown
-from ._internal.bmc import concrete_game
 from ._internal.catalogue import builtin_properties, check_clause_names, how_encoded, load_edition, select
 from ._internal.diff import diff
 from ._internal.diffreport import FORMATS as DIFF_FORMATS
@@ -55,8 +54,9 @@ from ._internal.report import (
     to_markdown,
     verdict_text,
 )
+from ._internal.rulingreport import render_ruling
 from ._internal.schema import Schema
-from ._internal.trace import Trace, dump, load, to_json
+from ._internal.trace import dump, load, to_json
 from ._internal.verify import HOLDS, NOT_APPLICABLE, UNKNOWN, VIOLATED, Adequacy, CheckResult, Options, Verifier
 from .errors import Rule603Error
 
@@ -1047,11 +1047,6 @@ def cmd_mutants(args: argparse.Namespace) -> ExitCode:
 
 
 RULING_FORMATS = ("md", "html", "json")
-FORCED_BY = (
-    "Forced by these clauses together (without any one of them, the rest of the list no longer forces it; "
-    "marked *needed*: no other clause can stand in for it):"
-)
-NEEDED = " *needed*"
 
 
 def _format_list(known: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
@@ -1135,137 +1130,6 @@ def _as_expected(path: str, loaded, ruling) -> bool:
             )
             ok = False
     return ok
-
-
-def render_ruling(fmt: str, path: str, loaded, edition: Edition, played: Trace, ruling) -> str:
-    """A ruling as Markdown, a self-contained HTML page, or JSON."""
-    if fmt == "html":
-        return _ruling_html(path, loaded, edition, played, ruling)
-    if fmt == "md":
-        return _ruling_markdown(path, loaded, edition, played, ruling)
-    report = {
-        "scenario": path,
-        "title": loaded.title,
-        "edition": edition.name,
-        "moments": played.length,
-        "consistent": ruling.consistent,
-        "conflict": ruling.conflict,
-        "questions": [{**a.to_json(), **_choices_json(edition, a)} for a in ruling.answers],
-    }
-    return json.dumps(report, indent=1, ensure_ascii=False)
-
-
-def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling) -> str:
-    lines = [
-        f"# {loaded.title or path}",
-        "",
-        f"Scenario `{path}`, edition {edition.name}, {played.length} moments.",
-        "",
-    ]
-    if not ruling.consistent:
-        lines += ["No game that follows every clause fits this scenario. The clauses that conflict:", ""]
-        lines += [f"- **{n}** {_clause_text(edition, n)}" for n in ruling.conflict]
-        return "\n".join(lines)
-    for a in ruling.answers:
-        lines += [f"## {a.text}", "", f"**{_verdict(a)}**" + (f" ({a.note})" if a.note else ""), ""]
-        if a.clauses:
-            lines += [FORCED_BY, ""]
-            lines += [f"- **{n}**{NEEDED if n in a.needed else ''} {_clause_text(edition, n)}" for n in a.clauses]
-            lines += [""]
-        for choice in _choices_json(edition, a).get("choices", []):
-            lines += [f"- {_word(choice['value'])}: {choice['how']}"]
-        if a.games:
-            lines += [""]
-    lines += ["## A game of this scenario", "", "```", render_trace(edition, played), "```"]
-    return "\n".join(lines)
-
-
-def _ruling_html(path: str, loaded, edition: Edition, played: Trace, ruling) -> str:
-    """A self-contained page: no scripts, no network; the timeline is inline SVG."""
-    from html import escape
-
-    from ._internal.timeline import svg_timeline
-
-    title = escape(loaded.title or path)
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{title}</title>",
-        "<style>body{font-family:sans-serif;max-width:72em;margin:2em auto;padding:0 1em;line-height:1.4}"
-        ".answer{font-size:1.2em;font-weight:bold;margin:.3em 0}"
-        ".clause{margin:.2em 0 .2em 1em}.clause b{margin-right:.5em}"
-        ".timeline{overflow-x:auto;border:1px solid #ddd;padding:.5em}</style>",
-        "</head><body>",
-        f"<h1>{title}</h1>",
-        f"<p>Scenario <code>{escape(path)}</code>, edition {escape(edition.name)}, {played.length} moments.</p>",
-    ]
-    if not ruling.consistent:
-        parts.append("<p class='answer'>No game that follows every clause fits this scenario.</p>")
-        parts += [f"<p class='clause'><b>{n}</b>{escape(_clause_text(edition, n))}</p>" for n in ruling.conflict]
-    for a in ruling.answers:
-        parts.append(f"<section class='question' id='{escape(a.id)}'><h2>{escape(a.text)}</h2>")
-        parts.append(f"<p class='answer'>{escape(_verdict(a))}</p>")
-        if a.note:
-            parts.append(f"<p>{escape(a.note)}</p>")
-        if a.clauses:
-            parts.append(f"<p>{escape(FORCED_BY).replace('*needed*', '<em>needed</em>')}</p>")
-            parts += [
-                f"<p class='clause'><b>{n}</b>{' <em>needed</em>' if n in a.needed else ''} "
-                f"{escape(_clause_text(edition, n))}</p>"
-                for n in a.clauses
-            ]
-        for choice in _choices_json(edition, a).get("choices", []):
-            parts.append(f"<p class='choice'>{escape(_word(choice['value']))}: {escape(choice['how'])}</p>")
-        parts.append("</section>")
-    rows = [edition.model.describe(concrete_game(edition, played, []), t) for t in range(played.length)]
-    parts += ["<h2>A game of this scenario</h2>", f"<div class='timeline'>{svg_timeline(rows)}</div>"]
-    parts.append("</body></html>")
-    return "\n".join(parts)
-
-
-def _word(value: object) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
-
-
-def _verdict(answer) -> str:
-    """The answer in words: "always 2", "always yes (in every compliant game)", "depends on choices: no, yes"."""
-    shown = ", ".join(_word(v) for v in answer.values)
-    if answer.answer == "depends":
-        return f"depends on choices: {shown}"
-    if answer.answer == "never":
-        return "never (no, in every compliant game)"
-    if answer.answer == "always":
-        return answer.summary() + (" (in every compliant game)" if isinstance(answer.values[0], bool) else "")
-    return answer.answer
-
-
-def _choices_json(edition: Edition, answer) -> dict:
-    """For a "depends" answer: how the games with each value differ (what a player chose)."""
-    if len(answer.games) < 2:
-        return {}
-    rows = [[edition.model.describe(concrete_game(edition, g, []), t) for t in range(g.length)] for g in answer.games]
-    keys = ("events", "triggers", "stack (bottom→top)")
-    differing = {
-        t: [k for k in keys if len({r[t][k] for r in rows}) > 1]
-        for t in range(answer.games[0].length)
-        if any(len({r[t][k] for r in rows}) > 1 for k in keys)
-    }
-    choices = []
-    for value, game_rows in zip(answer.values, rows, strict=True):
-        how = "; ".join(
-            f"moment {t}: " + ", ".join(f"{k} {game_rows[t][k] or '(none)'}" for k in ks) for t, ks in differing.items()
-        )
-        choices.append({"value": value, "how": how or "the games differ only in values this report doesn't show"})
-    return {"choices": choices}
-
-
-def _clause_text(edition: Edition, number: str) -> str:
-    try:
-        return edition.rules.get(number).text
-    except Exception:  # noqa: BLE001 - a game-model rule has no text in rule 603
-        return ""
 
 
 def cmd_schema(args: argparse.Namespace) -> ExitCode:
