@@ -39,6 +39,13 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def _unreadable(capsys, *argv: str) -> list[str]:
+    """The unreadable inputs a run that found nothing else wrong lists, as one-line messages."""
+    code, out, err = _run(capsys, *argv, "--format", "json")
+    assert (code, err) == (5, "")
+    return [str(conformance.Unreadable(**item)) for item in json.loads(out)["unreadable"]]
+
+
 def test_accepted_traces_conform(capsys, traces: Path):
     files = [str(traces / f"{n}-good.json") for n in CLEAN]
     code, out, _ = _run(capsys, *files, "--format", "json")
@@ -132,29 +139,27 @@ def test_parallel_workers_give_the_same_results(traces: Path):
         ('{"#meta": {"rule603": "rule603-trace/3"}}', "bad.json: at /#meta/edition: missing"),
     ],
 )
-def test_bad_trace_is_one_line_and_exit_2(capsys, tmp_path: Path, content: str, expected: str):
+def test_bad_trace_is_unreadable_and_exit_5(capsys, tmp_path: Path, content: str, expected: str):
     (tmp_path / "bad.json").write_text(content)
+    (problem,) = _unreadable(capsys, str(tmp_path / "bad.json"))
+    assert expected in problem
     code, out, err = _run(capsys, str(tmp_path / "bad.json"))
-    assert code == 2
-    assert out == ""
-    assert err.count("\n") == 1 and expected in err
+    assert (code, err) == (5, "") and "unreadable" in out and expected.split(": ", 1)[1] in out
 
 
 def test_wrong_value_names_the_json_pointer(capsys, tmp_path: Path):
     data = _trace_json("603.6d", False)
     data["states"][1]["zone"][0] = "sideboard"
     (tmp_path / "bad.json").write_text(json.dumps(data))
-    code, _, err = _run(capsys, str(tmp_path / "bad.json"))
-    assert code == 2
-    assert "at /states/1/zone/0: expected one of" in err
+    (problem,) = _unreadable(capsys, str(tmp_path / "bad.json"))
+    assert "bad.json: at /states/1/zone/0: expected one of" in problem
 
 
 def test_bad_line_of_a_stream_names_file_and_line(capsys, tmp_path: Path):
     stream = tmp_path / "engine.jsonl"
     stream.write_text(json.dumps(_trace_json("603.6d", False)) + "\n{oops\n")
-    code, _, err = _run(capsys, str(stream))
-    assert code == 2
-    assert f"{stream}:2: at /: not JSON" in err
+    (problem,) = _unreadable(capsys, str(stream))
+    assert problem.startswith(f"{stream}:2: at /: not JSON")
 
 
 @pytest.mark.parametrize(
@@ -207,25 +212,31 @@ def test_example_traces_give_the_documented_verdicts(capsys):
     assert verdicts["apnap-reversed.json"][0] == "603.3b"
 
 
-# --- bad inputs found in review: each one line and exit 2 ----------------------------------------
+# --- bad inputs found in review: each an unreadable input, never a traceback ----------------------
 
 
-def test_binary_file_is_one_line(capsys, tmp_path: Path):
+def test_binary_file_is_unreadable(capsys, tmp_path: Path):
     (tmp_path / "x.json").write_bytes(b"\xff\xfe\x00garbage")
-    code, out, err = _run(capsys, str(tmp_path / "x.json"))
-    assert code == 2 and out == "" and "x.json: not UTF-8 text" in err
+    (problem,) = _unreadable(capsys, str(tmp_path / "x.json"))
+    assert problem == f"{tmp_path / 'x.json'}: at /: not UTF-8 text (invalid start byte at byte 0)"
 
 
-def test_deeply_nested_json_is_one_line(capsys, tmp_path: Path):
+def test_deeply_nested_json_is_unreadable(capsys, tmp_path: Path):
     (tmp_path / "x.json").write_text("[" * 100_000 + "]" * 100_000)
-    code, _, err = _run(capsys, str(tmp_path / "x.json"))
-    assert code == 2 and err.count("\n") == 1
+    (problem,) = _unreadable(capsys, str(tmp_path / "x.json"))
+    assert problem.endswith("x.json: at /: JSON nested too deeply to be a trace")
+
+
+def test_huge_number_is_unreadable(capsys, tmp_path: Path):
+    (tmp_path / "x.json").write_text("1" + "0" * 5000)  # Python 3.11 refuses to read it
+    (problem,) = _unreadable(capsys, str(tmp_path / "x.json"))
+    assert "x.json: at /: not JSON this reader accepts: a number of more than" in problem
 
 
 def test_empty_stream_names_the_file(capsys, tmp_path: Path):
     (tmp_path / "engine.jsonl").write_text("\n\n")
-    code, _, err = _run(capsys, str(tmp_path / "engine.jsonl"))
-    assert code == 2 and "engine.jsonl: holds no trace" in err
+    (problem,) = _unreadable(capsys, str(tmp_path / "engine.jsonl"))
+    assert problem.endswith("engine.jsonl: at /: holds no trace (a JSON Lines stream has one trace per line)")
 
 
 @pytest.mark.parametrize("where", ["missing/report.json", "."])
@@ -238,8 +249,8 @@ def test_unknown_edition_named_by_the_trace(capsys, tmp_path: Path):
     data = _trace_json("603.6d", False)
     data["#meta"]["edition"] = "1999"
     (tmp_path / "x.json").write_text(json.dumps(data))
-    code, _, err = _run(capsys, str(tmp_path / "x.json"))
-    assert code == 2 and "at /#meta/edition: unknown edition '1999'" in err
+    (problem,) = _unreadable(capsys, str(tmp_path / "x.json"))
+    assert "x.json: at /#meta/edition: unknown edition '1999'" in problem
 
 
 def test_a_trace_object_is_validated_like_json():

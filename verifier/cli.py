@@ -1,7 +1,10 @@
 """The ``rule603`` command line.
 
 Exit status: 0 every verdict holds, 1 some property violated (or an adequacy check
-failed), 2 bad input, 3 some verdict unknown and none violated.
+failed), 2 bad input (a user mistake: one line on stderr, nothing done), 3 some verdict
+unknown and none violated, 5 (``rule603 check``) some inputs could not be read as traces,
+and every trace that could be read conforms.  A violation outranks an unreadable input:
+``rule603 check`` exits 1 when some trace breaks a clause, whatever else it found.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from ._internal import smt
+from ._internal import conformance, smt  # conformance: loaded by rule603 anyway
 from ._internal.audit import AUDIT_LIMITS, CHECKED, NOT_YET, Audit, audit
 from ._internal.audit import steps as audit_steps
 from ._internal.auditreport import audit_markdown
@@ -69,6 +72,7 @@ class ExitCode(enum.IntEnum):
     USAGE = 2
     UNKNOWN = 3
     INTERNAL = 4  # a bug in rule603, never a verdict
+    UNREADABLE = 5  # rule603 check: some inputs are not traces; every trace read conforms
 
 
 class _Parser(argparse.ArgumentParser):
@@ -180,7 +184,10 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--overwrite", action="store_true", help="replace existing reports")
 
     check = sub.add_parser(
-        "check", help="check engine traces (files, directories, JSON Lines streams, '-' for stdin) against the rules"
+        "check",
+        help="check engine traces (files, directories, JSON Lines streams, '-' for stdin) against the rules",
+        epilog=CHECK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("traces", nargs="+", metavar="TRACE")
     check.add_argument(
@@ -1147,12 +1154,23 @@ def cmd_schema(args: argparse.Namespace) -> ExitCode:
 
 # --- check -------------------------------------------------------------------------
 
-CHECK_LIST_ALL_UP_TO = 20  # larger batches list only the traces that break a clause
+CHECK_LIST_ALL_UP_TO = 20  # larger batches list only the traces that break a clause and the unreadable inputs
+CHECK_EPILOG = """\
+A file, or a line of a JSON Lines stream, that cannot be read as a trace (not UTF-8,
+not JSON, not a trace object, breaking the trace format, naming an unknown edition)
+is reported as unreadable, with its file, line and JSON pointer, and every other
+trace is still checked.  Blank lines of a stream are skipped.
+
+exit status:
+  0  every trace conforms
+  1  some trace breaks a clause (unreadable inputs, if any, are listed too)
+  2  a usage error: a path that does not exist, a directory without trace files,
+     a bad option; one line on stderr, nothing checked
+  5  some inputs could not be read as traces; every trace that could be read conforms
+"""
 
 
 def cmd_check(args: argparse.Namespace) -> ExitCode:
-    from ._internal import conformance
-
     if not 0 <= args.jobs <= 64:
         raise _UsageError(f"--jobs {args.jobs}: must be 0 (automatic) to 64")
     _check_output(args.output, args.overwrite)
@@ -1160,11 +1178,11 @@ def cmd_check(args: argparse.Namespace) -> ExitCode:
     progress = _Progress(len(items))
     started = time.perf_counter()
 
-    def show(done: int) -> None:
+    def show(done: int, unreadable: int) -> None:
         progress.done = done
         if done % 50 == 0 or done == len(items):
             rate = done / max(time.perf_counter() - started, 1e-9)
-            progress(f"traces checked ({rate:.0f}/s)")
+            progress(f"traces checked{f', {unreadable} unreadable' if unreadable else ''} ({rate:.0f}/s)")
 
     try:
         batch = conformance.check_all(
@@ -1182,13 +1200,23 @@ def cmd_check(args: argparse.Namespace) -> ExitCode:
         Path(args.output).write_text(text + "\n", encoding="utf-8")
     else:
         print(text)
-    return ExitCode.OK if batch.conforming == len(batch.results) else ExitCode.VIOLATED
+    if batch.violating:
+        return ExitCode.VIOLATED
+    return ExitCode.UNREADABLE if batch.unreadable else ExitCode.OK
 
 
-def _check_table(batch) -> str:
-    listed = [r for r in batch.results if not r.conforms or len(batch.results) <= CHECK_LIST_ALL_UP_TO]
+def _check_table(batch: conformance.Batch) -> str:
+    total = len(batch.outcomes)
+    listed = [
+        r
+        for r in batch.outcomes
+        if isinstance(r, conformance.Unreadable) or not r.conforms or total <= CHECK_LIST_ALL_UP_TO
+    ]
     rows = []
     for r in listed:
+        if isinstance(r, conformance.Unreadable):
+            rows.append([r.where, "unreadable", "", r.problem, "", ""])
+            continue
         if r.conforms:
             rows.append([r.file, "conforms", "", "", "", ""])
         for v in r.violations:
@@ -1198,15 +1226,16 @@ def _check_table(batch) -> str:
             rows.append([r.file, f"moment {v.moment}", v.clause, v.summary, v.about, values])
     headers = ["trace", "verdict", "clause", "summary", "objects", "values read"]
     out = [tabulate(rows, headers=headers, maxcolwidths=[40, None, None, 50, 20, 60])] if rows else []
-    hidden = len(batch.results) - len(listed)
+    hidden = total - len(listed)
     if hidden:
         out.append(f"({hidden} conforming traces not listed; --format json lists every trace)")
     counts = ", ".join(f"{c} ×{n}" for c, n in batch.clause_counts().items())
-    total, broken = len(batch.results), len(batch.results) - batch.conforming
+    broken, unreadable = batch.violating, len(batch.unreadable)
     rate = total / batch.seconds if batch.seconds else 0.0
     out.append(
         f"\n{total} trace{'s' if total != 1 else ''}, {batch.conforming} conform, {broken} "
-        f"break{'s' if broken == 1 else ''} a clause{f' ({counts})' if counts else ''}; "
+        f"break{'s' if broken == 1 else ''} a clause{f' ({counts})' if counts else ''}"
+        f"{f', {unreadable} unreadable' if unreadable else ''}; "
         f"{batch.moments} moments in {batch.seconds:.2f} s "
         f"({rate:.0f} traces/s, {batch.jobs} process{'es' if batch.jobs > 1 else ''})"
     )

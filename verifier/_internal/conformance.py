@@ -4,6 +4,12 @@ Inputs are trace files, directories of them, and JSON Lines streams (one trace p
 line).  Each trace is read with the documented format's checks, then checked by the
 compiled checker against every encoded clause and the game-model axioms.  Batches
 are spread over worker processes; results come back in input order.
+
+An input that cannot be read as a trace (a file or a line that is not UTF-8, not JSON,
+not a trace object, or breaks the format) is a result of its own, :class:`Unreadable`:
+one bad line of a stream of ten thousand must not cost the other verdicts.  Only what
+makes the whole run meaningless (a path that does not exist, a directory without trace
+files) raises :class:`InvalidArgument`.
 """
 
 from __future__ import annotations
@@ -73,19 +79,54 @@ class TraceResult:
 
 
 @dataclass(frozen=True)
+class Unreadable:
+    """An input that is not a trace: a whole file (``line`` None) or one line of a JSON Lines stream."""
+
+    source: str  # the file, or <stdin>
+    line: int | None
+    pointer: str  # RFC 6901 JSON pointer of the first problem; "" for the whole document
+    message: str
+
+    @property
+    def where(self) -> str:
+        return self.source if self.line is None else f"{self.source}:{self.line}"
+
+    @property
+    def problem(self) -> str:
+        return f"at {self.pointer or '/'}: {self.message}"
+
+    def __str__(self) -> str:  # the form of a TraceFormatError
+        return f"{self.where}: {self.problem}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.source, "line": self.line, "pointer": self.pointer, "message": self.message}
+
+
+@dataclass(frozen=True)
 class _Input:
-    source: str  # file, or file:line for a line of a stream
+    file: str
     text: str
+    line: int | None = None  # of a JSON Lines stream
+
+    @property
+    def source(self) -> str:
+        return self.file if self.line is None else f"{self.file}:{self.line}"
 
 
 # --- reading inputs ------------------------------------------------------------------
 
 
-def inputs(paths: Iterable[str], stdin: Any = None) -> Iterator[_Input]:
-    """Every trace named by ``paths`` (files, directories, JSON Lines streams, ``-``), in order."""
+def inputs(paths: Iterable[str], stdin: Any = None) -> Iterator[_Input | Unreadable]:
+    """Every trace named by ``paths`` (files, directories, JSON Lines streams, ``-``), in order.
+
+    A file or line that cannot be read is yielded as :class:`Unreadable`; a path that does not
+    exist, or a directory without trace files, raises :class:`InvalidArgument`.
+    """
     for raw in paths:
         if raw == "-":
-            yield from _stream("<stdin>", stdin if stdin is not None else sys.stdin)
+            handle = stdin if stdin is not None else sys.stdin
+            # bytes, so that a line that is not UTF-8 spoils only itself
+            yield from _nonempty("<stdin>", _stream("<stdin>", getattr(handle, "buffer", handle)))
             continue
         path = Path(raw)
         if path.is_dir():
@@ -100,36 +141,44 @@ def inputs(paths: Iterable[str], stdin: Any = None) -> Iterator[_Input]:
             raise InvalidArgument(f"{raw}: no such file or directory")
 
 
-def _file(path: Path) -> Iterator[_Input]:
-    if path.suffix in STREAM_SUFFIXES:
-        with _open(path) as handle:
-            lines = list(_stream(str(path), handle))
-        if not lines:
-            raise InvalidArgument(f"{path}: holds no trace (a JSON Lines file has one trace per line)")
-        yield from lines
-        return
-    with _open(path) as handle:
-        try:
-            text = handle.read()
-        except UnicodeDecodeError as e:
-            raise InvalidArgument(f"{path}: not UTF-8 text ({e.reason})") from None
-    yield _Input(str(path), text)
-
-
-def _open(path: Path):
+def _file(path: Path) -> Iterator[_Input | Unreadable]:
+    name = str(path)
     try:
-        return open(path, encoding="utf-8")  # noqa: SIM115 - closed by the caller's with
-    except OSError as e:
-        raise InvalidArgument(f"{path}: cannot be read: {e.strerror}") from None
+        with path.open("rb") as handle:
+            if path.suffix in STREAM_SUFFIXES:
+                items = list(_nonempty(name, _stream(name, handle)))
+            else:
+                items = [_decoded(name, None, handle.read())]
+    except OSError as e:  # a file that went away or may not be read: the others are still checked
+        items = [Unreadable(name, None, "", f"cannot be read: {e.strerror or e}")]
+    yield from items
 
 
-def _stream(name: str, handle: Iterable[str]) -> Iterator[_Input]:
+def _stream(name: str, lines: Iterable[bytes | str]) -> Iterator[_Input | Unreadable]:
+    for number, line in enumerate(lines, start=1):
+        # Blank lines are skipped, as JSON Lines readers do.  Without its newline, a line cut
+        # short mid-string is reported as unterminated, not as holding a control character.
+        if text := line.rstrip():
+            yield _decoded(name, number, text)
+
+
+def _nonempty(name: str, items: Iterable[_Input | Unreadable]) -> Iterator[_Input | Unreadable]:
+    """A stream's items; an empty stream is unreadable (an engine that crashed before its first trace)."""
+    empty = True
+    for item in items:
+        empty = False
+        yield item
+    if empty:
+        yield Unreadable(name, None, "", "holds no trace (a JSON Lines stream has one trace per line)")
+
+
+def _decoded(name: str, line: int | None, raw: bytes | str) -> _Input | Unreadable:
+    if isinstance(raw, str):  # a text stream handed to inputs()
+        return _Input(name, raw, line)
     try:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                yield _Input(f"{name}:{number}", line)
+        return _Input(name, raw.decode("utf-8"), line)
     except UnicodeDecodeError as e:
-        raise InvalidArgument(f"{name}: not UTF-8 text ({e.reason})") from None
+        return Unreadable(name, line, "", f"not UTF-8 text ({e.reason} at byte {e.start})")
 
 
 # --- checking --------------------------------------------------------------------------
@@ -168,22 +217,31 @@ class TraceChecker:
         broken = checker.violations(trace, first_moment=not self.all_violations)
         return TraceResult(source, trace.length, tuple(_finding(edition, schema, trace, b) for b in broken))
 
-    def check_input(self, item: _Input) -> TraceResult | str:
-        """The result, or the one-line message of a bad input (so that worker processes can return it)."""
+    def check_input(self, item: _Input) -> TraceResult | Unreadable:
+        """The result, or why the input is not a trace: a bad input never raises (nor ends a worker process)."""
         try:
-            try:
-                data = json.loads(item.text)
-            except json.JSONDecodeError as e:
-                raise TraceFormatError(
-                    item.source, "", f"not JSON: {e.msg} at line {e.lineno} column {e.colno}"
-                ) from None
-            except RecursionError:
-                raise TraceFormatError(item.source, "", "JSON nested too deeply to be a trace") from None
-            if not isinstance(data, dict):
-                raise TraceFormatError(item.source, "", "a trace is a JSON object with #meta, vars and states")
+            data = json.loads(item.text)
+        except json.JSONDecodeError as e:
+            # some messages end in "at", for the position that follows
+            where = f"{e.msg.removesuffix(' at')} at line {e.lineno} column {e.colno}"
+            return _unreadable(item, "", f"not JSON: {where}")
+        except RecursionError:
+            return _unreadable(item, "", "JSON nested too deeply to be a trace")
+        except ValueError:  # only from int(), on a Python that limits the digits it reads (3.10.7 on)
+            digits = sys.get_int_max_str_digits()
+            return _unreadable(item, "", f"not JSON this reader accepts: a number of more than {digits} digits")
+        if not isinstance(data, dict):
+            return _unreadable(item, "", "a trace is a JSON object with #meta, vars and states")
+        try:
             return self.check(data, item.source)
+        except TraceFormatError as e:
+            return _unreadable(item, e.pointer, e.message)
         except Rule603Error as e:
-            return " ".join(str(e).split())
+            return _unreadable(item, "", str(e))
+
+
+def _unreadable(item: _Input, pointer: str, message: str) -> Unreadable:
+    return Unreadable(item.file, item.line, pointer, " ".join(message.split()))
 
 
 def _declared_edition(data: Any, source: str) -> str:
@@ -227,18 +285,31 @@ def _init_process(edition_name: str | None, all_violations: bool) -> None:
     _PROCESS_CHECKER = TraceChecker(edition_name, all_violations=all_violations)
 
 
-def _check_in_process(item: _Input) -> TraceResult | str:
+def _check_in_process(item: _Input) -> TraceResult | Unreadable:
     assert _PROCESS_CHECKER is not None
     return _PROCESS_CHECKER.check_input(item)
 
 
 @dataclass
 class Batch:
-    """What ``rule603 check`` saw: results in input order, and how long it took."""
+    """What ``rule603 check`` saw: a result for every input, in input order, and how long it took."""
 
-    results: list[TraceResult] = field(default_factory=list)
+    outcomes: list[TraceResult | Unreadable] = field(default_factory=list)
     seconds: float = 0.0
     jobs: int = 1
+
+    @property
+    def results(self) -> list[TraceResult]:
+        """The traces read and checked."""
+        return [o for o in self.outcomes if isinstance(o, TraceResult)]
+
+    @property
+    def unreadable(self) -> list[Unreadable]:
+        return [o for o in self.outcomes if isinstance(o, Unreadable)]
+
+    @property
+    def violating(self) -> int:
+        return sum(not r.conforms for r in self.results)
 
     @property
     def conforming(self) -> int:
@@ -257,54 +328,73 @@ class Batch:
 
 
 def check_all(
-    items: Iterable[_Input],
+    items: Iterable[_Input | Unreadable],
     *,
     edition: str | None = None,
     all_violations: bool = False,
     jobs: int = 0,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Batch:
-    """Check every input; a bad input raises :class:`InvalidArgument` naming it (one line)."""
+    """Check every input, in order; one that is not a trace gives an :class:`Unreadable` and the rest go on.
+
+    ``progress(done, unreadable)`` is called after each input.
+    """
     start = time.perf_counter()
     pending = list(items)
     if not pending:
         raise InvalidArgument("no traces given")
-    jobs = jobs or min(os.cpu_count() or 1, 2 if len(pending) >= PARALLEL_FROM else 1)
+    readable = [i for i in pending if isinstance(i, _Input)]
+    jobs = jobs or min(os.cpu_count() or 1, 2 if len(readable) >= PARALLEL_FROM else 1)
     batch = Batch(jobs=jobs)
-    for outcome in _run(pending, edition, all_violations, jobs):
-        if isinstance(outcome, str):
-            raise InvalidArgument(outcome)
-        batch.results.append(outcome)
+    unreadable = 0
+    for outcome in _run(pending, readable, edition, all_violations, jobs):
+        batch.outcomes.append(outcome)
+        unreadable += isinstance(outcome, Unreadable)
         if progress:
-            progress(len(batch.results))
+            progress(len(batch.outcomes), unreadable)
     batch.seconds = time.perf_counter() - start
     return batch
 
 
-def _run(items: list[_Input], edition: str | None, all_violations: bool, jobs: int) -> Iterator[TraceResult | str]:
+def _run(
+    items: list[_Input | Unreadable], readable: list[_Input], edition: str | None, all_violations: bool, jobs: int
+) -> Iterator[TraceResult | Unreadable]:
+    """Check ``readable`` (the inputs among ``items``); yield an outcome for every item, in order."""
     checker = TraceChecker(edition, all_violations=all_violations)  # also rejects an unknown edition early
-    if jobs <= 1:
-        yield from map(checker.check_input, items)
+    if jobs <= 1 or not readable:
+        yield from _in_order(items, map(checker.check_input, readable))
         return
     import multiprocessing
 
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     with context.Pool(jobs, initializer=_init_process, initargs=(edition, all_violations)) as pool:
-        chunk = max(1, min(64, len(items) // (jobs * 8)))
-        yield from pool.imap(_check_in_process, items, chunksize=chunk)
+        chunk = max(1, min(64, len(readable) // (jobs * 8)))
+        yield from _in_order(items, pool.imap(_check_in_process, readable, chunksize=chunk))
+
+
+def _in_order(
+    items: list[_Input | Unreadable], checked: Iterator[TraceResult | Unreadable]
+) -> Iterator[TraceResult | Unreadable]:
+    """Files and lines found unreadable while reading, in their places among the checked ones."""
+    for item in items:
+        yield item if isinstance(item, Unreadable) else next(checked)
 
 
 # --- output ------------------------------------------------------------------------------
 
 
 def to_json(batch: Batch, edition: str | None) -> dict[str, Any]:
+    unreadable = batch.unreadable
     return {
         "edition": edition or "as declared by each trace",
         "traces": [r.to_json() for r in batch.results],
+        "unreadable": [u.to_json() for u in unreadable],
         "summary": {
-            "traces": len(batch.results),
+            # every input: conforming + violating + unreadable
+            "traces": len(batch.outcomes),
             "conforming": batch.conforming,
-            "violating": len(batch.results) - batch.conforming,
+            "violating": batch.violating,
+            "unreadable": len(unreadable),
             "moments": batch.moments,
             "violations_by_clause": batch.clause_counts(),
             "seconds": round(batch.seconds, 3),
@@ -314,21 +404,27 @@ def to_json(batch: Batch, edition: str | None) -> dict[str, Any]:
 
 
 def to_junit(batch: Batch) -> str:
-    """JUnit XML: one test case per trace, a failure per broken clause (CI systems show these)."""
-    failures = len(batch.results) - batch.conforming
+    """JUnit XML: one test case per input, a failure per broken clause, an error per unreadable input."""
+    tests, failures, errors = len(batch.outcomes), batch.violating, len(batch.unreadable)
+    counts = f'tests="{tests}" failures="{failures}" errors="{errors}"'
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<testsuites tests="{len(batch.results)}" failures="{failures}" time="{batch.seconds:.3f}">',
-        f'  <testsuite name="rule603 check" tests="{len(batch.results)}" failures="{failures}" errors="0">',
+        f'<testsuites {counts} time="{batch.seconds:.3f}">',
+        f'  <testsuite name="rule603 check" {counts}>',
     ]
-    for r in batch.results:
-        lines.append(f'    <testcase classname="rule603.check" name={quoteattr(r.file)}>')
-        for v in r.violations:
-            message = f"moment {v.moment}: {v.clause} {v.summary} ({v.about})"
-            detail = "\n".join(f"{k} = {val}" for k, val in v.values.items())
-            lines.append(
-                f"      <failure type={quoteattr(v.clause)} message={quoteattr(message)}>{escape(detail)}</failure>"
-            )
+    for r in batch.outcomes:
+        name = r.where if isinstance(r, Unreadable) else r.file
+        lines.append(f'    <testcase classname="rule603.check" name={quoteattr(name)}>')
+        if isinstance(r, Unreadable):  # an error, not a failure: the trace was never checked
+            lines.append(f'      <error type="unreadable" message={quoteattr(r.problem)}>{escape(str(r))}</error>')
+        else:
+            lines += [_junit_failure(v) for v in r.violations]
         lines.append("    </testcase>")
     lines += ["  </testsuite>", "</testsuites>"]
     return "\n".join(lines)
+
+
+def _junit_failure(v: Finding) -> str:
+    message = f"moment {v.moment}: {v.clause} {v.summary} ({v.about})"
+    detail = "\n".join(f"{k} = {val}" for k, val in v.values.items())
+    return f"      <failure type={quoteattr(v.clause)} message={quoteattr(message)}>{escape(detail)}</failure>"
