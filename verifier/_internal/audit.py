@@ -31,7 +31,7 @@ from .verify import Verifier
 #: undecided check or which witness is kept must not be the machine's speed: z3's rlimit (counted per
 #: check, the same on every machine for one z3 version) decides, and the wall clock (600 s, some fifteen
 #: times what the rlimit takes here) is only a safety net.  200 million is about 40 s of solving on the machine the
-#: README's figures come from; each probe while shrinking a witness gets 25 million.
+#: figures in docs/audit.md come from; each probe while shrinking a witness gets 25 million.
 AUDIT_LIMITS = smt.SolverLimits(timeout_ms=600_000, rlimit=200_000_000, probe_rlimit=25_000_000)
 
 #: The kinds of finding the audit looks for today, and those it does not yet.

@@ -8,7 +8,7 @@ rule 603's clauses?  The game rules must admit a continuation: where they don't,
 the clauses, forbids the environment.
 
 That is an exists-forall question, solved by counterexample-guided refinement with two
-incremental solvers (measured against z3 quantifiers: see ``audit`` in the README):
+incremental solvers (measured against z3 quantifiers: see "How the audit got there" in docs/audit.md):
 
 - ``search`` proposes a prefix and an environment for ``t`` (with rule values at ``t`` that obey
   the game rules alone);
@@ -54,7 +54,7 @@ from .ruling import minimal_core
 from .schema import RULE, Game, Universe, VarSpec
 from .trace import Trace
 
-MAX_ROUNDS = 200  # refinements at one moment before giving up with "unknown" (a budget: see the README)
+MAX_ROUNDS = 200  # refinements at one moment before giving up with "unknown" (a budget: see docs/audit.md)
 #: A deadlock is judged again with this many stack slots, and room for as many triggered instances in one batch
 #: (the model's own ranges: 3 slots, 6 instances, a stack of 7).  A batch can need more than 7: nine chapter
 #: triggers of a Saga with three instances of its ability; eighteen 'whenever an ability triggers' ones watching six.
