@@ -8,7 +8,6 @@ are spread over worker processes; results come back in input order.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -23,7 +22,7 @@ from .catalogue import EDITIONS, load_edition
 from .compiled import CompiledChecker
 from .registry import Edition
 from .schema import Schema
-from .trace import Trace, from_json
+from .trace import Trace, from_json, parse
 from .trace import to_json as trace_json
 
 STREAM_SUFFIXES = (".jsonl", ".ndjson")
@@ -171,14 +170,7 @@ class TraceChecker:
     def check_input(self, item: _Input) -> TraceResult | str:
         """The result, or the one-line message of a bad input (so that worker processes can return it)."""
         try:
-            try:
-                data = json.loads(item.text)
-            except json.JSONDecodeError as e:
-                raise TraceFormatError(
-                    item.source, "", f"not JSON: {e.msg} at line {e.lineno} column {e.colno}"
-                ) from None
-            except RecursionError:
-                raise TraceFormatError(item.source, "", "JSON nested too deeply to be a trace") from None
+            data = parse(item.text, item.source)
             if not isinstance(data, dict):
                 raise TraceFormatError(item.source, "", "a trace is a JSON object with #meta, vars and states")
             return self.check(data, item.source)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgument, InvalidDefinition
+from .documents import DocumentError, parse_toml
 from .editiontext import load_rule_text
 from .registry import ClauseEncoding, Edition, GameFeature, NotModelled, Property
 from .ruletext import RuleClause, RuleDocument, parse_rules
@@ -400,12 +401,8 @@ def load_absent_features(path: Path, known: Mapping[str, GameFeature]) -> tuple[
 
 def _toml(path: Path, text: str) -> dict:
     try:
-        import tomllib
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10 reads TOML with the tomli backport
-        import tomli as tomllib
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        return parse_toml(text)
+    except DocumentError as exc:
         raise InvalidDefinition(f"{path}: not a TOML file ({exc})") from None
 
 
