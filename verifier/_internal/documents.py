@@ -128,6 +128,11 @@ class _Short(reprlib.Repr):
 _SHORT = _Short()
 
 
+def clipped(text: str, limit: int = 60) -> str:
+    """A user's string (an option's value, a path) as given, cut short when it is very long."""
+    return text if len(text) <= limit else f"{text[: limit - 20]}\u2026{text[-10:]} ({len(text)} characters)"
+
+
 def shown(value: Any) -> str:
     """``repr(value)`` for a one-line message: shortened, and safe however deep or long the value is."""
     try:
