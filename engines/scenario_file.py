@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from rule603 import InvalidArgument
-from rule603._internal.documents import DocumentError, parse_toml, shown
+from rule603._internal.documents import DocumentError, parse_toml, read_document, shown
 from rule603.models import game
 
 from .scenario import (
@@ -210,13 +210,12 @@ def load(path: str | Path) -> ScenarioFile:
     """Read a scenario file; any mistake raises :class:`ScenarioFileError` (file, line, field)."""
     name = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_document(path)
+        data = parse_toml(text)
     except FileNotFoundError:
         raise ScenarioFileError(name, None, "", "no such file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ScenarioFileError(name, None, "", f"cannot be read as UTF-8 text ({e})") from None
-    try:
-        data = parse_toml(text)
     except DocumentError as e:
         raise ScenarioFileError(name, e.line, "", e.message) from None
     return _build(_Reader(name, text), data)

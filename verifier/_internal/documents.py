@@ -17,6 +17,7 @@ import json
 import re
 import reprlib
 import sys
+from pathlib import Path
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -29,6 +30,10 @@ else:  # pragma: no cover - Python 3.10 reads TOML with the tomli backport
 DEEP = 100
 
 
+#: No trace or scenario file comes near this; it keeps ``show /dev/zero`` from reading until memory runs out.
+MAX_BYTES = 64 * 2**20
+
+
 class DocumentError(ValueError):
     """A document that cannot be read: the message (which names the line where it can) and the line alone
     (``None`` when none can be named), for errors that put it in front (``file:line: ...``)."""
@@ -37,6 +42,17 @@ class DocumentError(ValueError):
         self.message = message
         self.line = line
         super().__init__(message)
+
+
+def read_document(path: str | Path) -> str:
+    """A document's text, as ``Path.read_text(encoding="utf-8")`` reads it (universal newlines), but at most
+    :data:`MAX_BYTES`: larger is a :class:`DocumentError`.  ``OSError`` and ``UnicodeDecodeError`` are the
+    caller's to name."""
+    with open(path, "rb") as file:
+        data = file.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise DocumentError(f"larger than {MAX_BYTES // 2**20} MiB, far more than any trace or scenario file")
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def parse_json(text: str) -> Any:
@@ -128,7 +144,7 @@ class _Short(reprlib.Repr):
 _SHORT = _Short()
 
 
-def clipped(text: str, limit: int = 60) -> str:
+def clipped(text: str, limit: int = 200) -> str:
     """A user's string (an option's value, a path) as given, cut short when it is very long."""
     return text if len(text) <= limit else f"{text[: limit - 20]}\u2026{text[-10:]} ({len(text)} characters)"
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TraceFormatError
-from .documents import DocumentError, parse_json, shown
+from .documents import DocumentError, parse_json, read_document, shown
 from .schema import Schema, Universe, VarSpec
 
 FORMAT = "rule603-trace/3"
@@ -251,11 +251,13 @@ def dump(trace: Trace, schema: Schema, path: Path, extra_meta: Mapping[str, Any]
 
 def load(path: Path, schema: Schema) -> Trace:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_document(path)
     except FileNotFoundError:
         raise TraceFormatError(str(path), "", "no such file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise TraceFormatError(str(path), "", f"cannot be read as UTF-8 text: {e}") from None
+    except DocumentError as e:
+        raise TraceFormatError(str(path), "", e.message) from None
     return from_json(parse(text, str(path)), schema, str(path))
 
 
