@@ -444,9 +444,7 @@ def _bounds(text: str) -> list[int]:
             return [_BOUND(part) for part in parts]
     except _UsageError:
         pass
-    raise _UsageError(
-        f"--bounds {clipped(text)}: expected comma-separated whole numbers from 1 to {MAX_BOUND}, e.g. 4,6,8"
-    )
+    raise _UsageError(f"--bounds {text}: expected comma-separated whole numbers from 1 to {MAX_BOUND}, e.g. 4,6,8")
 
 
 def _path(option: str) -> Callable[[str], str]:
@@ -455,7 +453,7 @@ def _path(option: str) -> Callable[[str], str]:
     report, in its own words."""
 
     def parse(text: str) -> str:
-        label = f"{option} {clipped(text)}" if option else clipped(text)
+        label = f"{option} {text}" if option else text
         if "\0" in text:
             raise _UsageError(f"{label}: a path cannot hold a NUL character")
         try:
@@ -471,14 +469,14 @@ def _path(option: str) -> Callable[[str], str]:
 def _check_output(path: str | None, overwrite: bool, hint: str = "add --overwrite to replace it") -> None:
     """``--output FILE`` must be writable, and not replace anything unless asked: found out before any work."""
     if path:
-        _writable(Path(path), f"--output {clipped(path)}:", overwrite, hint)
+        _writable(Path(path), f"--output {path}:", overwrite, hint)
 
 
 def _out_files(out: str, names: Sequence[str], overwrite: bool, option: str = "--out") -> list[Path]:
     """``--out DIR``: the files ``names`` in it, refusing to replace any unless asked; DIR is created, and
     each file shown writable, before any work."""
     folder = Path(out)
-    label = f"{option} {clipped(out)}"
+    label = f"{option} {out}"
     try:
         if folder.exists() and not folder.is_dir():
             raise _UsageError(f"{label}: exists and is not a directory")
@@ -487,7 +485,7 @@ def _out_files(out: str, names: Sequence[str], overwrite: bool, option: str = "-
         raise _UsageError(f"{label}: cannot create it ({e.strerror})") from None
     files = [folder / name for name in names]
     for target in files:
-        _writable(target, f"{label}: {clipped(target.name)}", overwrite, "add --overwrite to replace it")
+        _writable(target, f"{label}: {target.name}", overwrite, "add --overwrite to replace it")
     return files
 
 
@@ -508,7 +506,7 @@ def _writable(target: Path, label: str, overwrite: bool, hint: str) -> None:
                 raise _UsageError(f"{label} cannot be written (permission denied)")
             return
         if not target.parent.is_dir():
-            raise _UsageError(f"{label} no such directory {clipped(str(target.parent))}")
+            raise _UsageError(f"{label} no such directory {target.parent}")
         os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
         os.unlink(target)
     except OSError as e:
@@ -521,11 +519,13 @@ def _write_text(target: Path, text: str, label: str) -> None:
     try:
         target.write_text(text, encoding="utf-8", errors="backslashreplace")
     except OSError as e:
-        raise _UsageError(f"{label}: cannot write {clipped(str(target))} ({e.strerror})") from None
+        raise _UsageError(f"{label}: cannot write {target} ({e.strerror})") from None
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """A message on one line, each word of it at most a few hundred characters: a message repeats what the
+    user gave ("--edition X: unknown edition"), which may be thousands of characters long."""
+    return " ".join(clipped(word) for word in text.split())
 
 
 # --- verify ------------------------------------------------------------------------
@@ -1299,8 +1299,8 @@ def _rule_targets(args: argparse.Namespace) -> list[dict[str, Path]]:
         name = Path(path).stem
         if name.casefold() in seen:
             raise _UsageError(
-                f"--out {clipped(args.out)}: {clipped(seen[name.casefold()])} and {clipped(path)} would both be "
-                f"written as {clipped(name)}.{args.format[0]}; rename one, or rule them with different --out"
+                f"--out {args.out}: {seen[name.casefold()]} and {path} would both be "
+                f"written as {name}.{args.format[0]}; rename one, or rule them with different --out"
             )
         seen[name.casefold()] = path
     return _per_format(args.out, [Path(p).stem for p in args.scenarios], args.format, args.overwrite)
