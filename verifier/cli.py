@@ -35,7 +35,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from . import __version__
-from ._internal import smt
+from ._internal import smt, usercode
 from ._internal.audit import AUDIT_LIMITS, CHECKED, NOT_YET, Audit, audit
 from ._internal.audit import steps as audit_steps
 from ._internal.auditreport import audit_markdown
@@ -324,6 +324,7 @@ def _common(p: argparse.ArgumentParser, *, timeout: float = 60.0, rlimit: int = 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; the exit status (see the module's docstring).  Never raises, never prints a traceback."""
     stdout_errors = _lenient_stdout()
+    usercode.on_stuck = _stuck
     try:
         try:
             args = _parser().parse_args(argv)
@@ -342,7 +343,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BaseException as e:  # noqa: BLE001 - the last resort: a crash must never read as a verdict
         return _internal_error(e)
     finally:
+        usercode.on_stuck = None
         _restore_stdout(stdout_errors)
+
+
+def _stuck(why: str) -> None:
+    """A user's code that swallows every interruption: the process is the only way out of it."""
+    print(f"rule603: error: {_one_line(why)}", file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    os._exit(ExitCode.USAGE)
 
 
 def _internal_error(error: BaseException) -> int:

@@ -321,7 +321,7 @@ def claim_at(prop: Property, g, t: int, is_boolean: Callable[[object], bool], se
     """``prop``'s claim at moment ``t``; a claim that raises, runs longer than ``seconds`` or is not a boolean
     is a definition error."""
     try:
-        with usercode.time_limit(seconds):
+        with usercode.time_limit(seconds, f"property {prop.id} ({prop.source}): its claim at moment {t}"):
             value = prop.claim(g, t)
     except usercode.OverTime:
         raise InvalidDefinition(

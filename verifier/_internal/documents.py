@@ -35,13 +35,16 @@ MAX_BYTES = 64 * 2**20
 
 
 class DocumentError(ValueError):
-    """A document that cannot be read: the message (which names the line where it can) and the line alone
-    (``None`` when none can be named), for errors that put it in front (``file:line: ...``)."""
+    """A document that cannot be read: ``message``, and the ``line`` where (``None`` when none can be named).
+
+    ``str()`` says both; an error that puts the line in front of its own message (``file:line: ...``) takes
+    ``message`` alone.  Where the parser's own words already name the line, ``message`` keeps them."""
 
     def __init__(self, message: str, line: int | None = None) -> None:
         self.message = message
         self.line = line
-        super().__init__(message)
+        named = line is None or f"line {line}" in message
+        super().__init__(message if named else f"{message} (line {line})")
 
 
 def read_document(path: str | Path) -> str:
@@ -109,7 +112,7 @@ def _too_deep(text: str, what: str, *, quotes: str, comment: str) -> DocumentErr
     else:
         # Not found: the parser gave up at a shallower depth than DEEP; no line rather than a wrong one.
         return DocumentError(f"nested too deeply: {what} hundreds of levels inside one another")
-    return DocumentError(f"nested too deeply: {what} more than {DEEP} levels inside one another, at line {line}", line)
+    return DocumentError(f"nested too deeply: {what} more than {DEEP} levels inside one another", line)
 
 
 def _too_long(text: str, error: ValueError) -> DocumentError:
@@ -119,7 +122,7 @@ def _too_long(text: str, error: ValueError) -> DocumentError:
         return DocumentError(f"a value cannot be read: {_one_line(str(error))}")
     line = text.count("\n", 0, found.start()) + 1
     digits = len(found.group().replace("_", ""))
-    return DocumentError(f"a number of {digits} digits at line {line}; numbers here have a few digits at most", line)
+    return DocumentError(f"a number of {digits} digits; numbers here have a few digits at most", line)
 
 
 def _one_line(text: str) -> str:
@@ -146,7 +149,7 @@ _SHORT = _Short()
 
 def clipped(text: str, limit: int = 200) -> str:
     """A user's string (an option's value, a path) as given, cut short when it is very long."""
-    return text if len(text) <= limit else f"{text[: limit - 20]}\u2026{text[-10:]} ({len(text)} characters)"
+    return text if len(text) <= limit else f"{text[: limit // 2]}\u2026[{len(text)} characters]\u2026{text[-10:]}"
 
 
 def shown(value: Any) -> str:

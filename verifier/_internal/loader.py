@@ -35,7 +35,7 @@ def load_property_file(path: str | Path, seconds: float = CLAIM_SECONDS) -> list
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        with time_limit(seconds):
+        with time_limit(seconds, f"importing property file '{path}'"):
             spec.loader.exec_module(module)
     except KeyboardInterrupt:
         raise

@@ -257,7 +257,7 @@ def load(path: Path, schema: Schema) -> Trace:
     except (OSError, UnicodeDecodeError) as e:
         raise TraceFormatError(str(path), "", f"cannot be read as UTF-8 text: {e}") from None
     except DocumentError as e:
-        raise TraceFormatError(str(path), "", e.message) from None
+        raise TraceFormatError(str(path), "", str(e)) from None
     return from_json(parse(text, str(path)), schema, str(path))
 
 
@@ -267,7 +267,7 @@ def parse(text: str, source: str) -> Any:
     try:
         return parse_json(text)
     except DocumentError as e:
-        raise TraceFormatError(source, "", e.message) from None
+        raise TraceFormatError(source, "", str(e)) from None
 
 
 def trace_to_json(trace: Trace, extra_meta: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -12,13 +12,19 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 #: Seconds for one call of a claim, or the import of one property file.  The slowest built-in claim takes
 #: about 0.3 s at the largest bound and universe; a claim that needs more than this is looping.
 CLAIM_SECONDS = 10.0
-_AGAIN = 0.1  # a claim that swallows the interruption is interrupted again this often
+_AGAIN = 0.1  # code that swallows the interruption is interrupted again this often ...
+_TRIES = 20  # ... this many times, after which it is stuck
+
+#: What to do with code that swallows every interruption (``except BaseException: pass`` in a loop): it can
+#: only be left by ending the process.  The command line sets this to say why on one line and exit; a
+#: program using the API has no such way out, and the code goes on being interrupted.
+on_stuck: Callable[[str], None] | None = None
 
 
 class OverTime(BaseException):
@@ -29,17 +35,24 @@ class OverTime(BaseException):
 
 
 @contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Run the block under a limit of ``seconds``: past it, :class:`OverTime` is raised inside it."""
+def time_limit(seconds: float, what: str = "the code") -> Iterator[None]:
+    """Run the block under a limit of ``seconds``: past it, :class:`OverTime` is raised inside it, again and
+    again; if it is still running after that, :data:`on_stuck` is called with a sentence about ``what``."""
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
     armed = True
+    tries = 0
 
     def interrupt(signum: int, frame: object) -> None:
-        if armed:
-            signal.setitimer(signal.ITIMER_REAL, _AGAIN)
-            raise OverTime
+        nonlocal tries
+        if not armed:
+            return
+        tries += 1
+        if tries > _TRIES and on_stuck is not None:
+            on_stuck(f"{what} ran for more than {seconds:g} s and does not stop when interrupted")
+        signal.setitimer(signal.ITIMER_REAL, _AGAIN)
+        raise OverTime
 
     previous = signal.signal(signal.SIGALRM, interrupt)
     outer, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
