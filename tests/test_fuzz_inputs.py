@@ -183,31 +183,32 @@ def option_values() -> st.SearchStrategy[str]:
 
 # --- scenario files -----------------------------------------------------------------------------------------
 
+NASTY_TOML = st.sampled_from(
+    [
+        HUGE,
+        "0x" + "f" * 5000,
+        "1_" * 3000 + "1",
+        "1e999",
+        "nan",
+        "-inf",
+        "true",
+        '""',
+        "[]",
+        "{}",
+        DEEP_TOML,
+        "{a = " * 1500 + "1" + "}" * 1500,
+        "[[[[[1]]]]]",
+        "1979-05-27T07:32:00Z",
+        '"' + "x" * 100000 + '"',
+        '"\\u0000"',
+        "'''multi\nline'''",
+        '["Alice", 3, true]',
+        '{ name = "Alice" }',
+    ]
+)
 TOML_VALUES = st.one_of(
+    NASTY_TOML,
     st.integers(-(2**70), 2**70).map(str),
-    st.sampled_from(
-        [
-            HUGE,
-            "0x" + "f" * 5000,
-            "1_" * 3000 + "1",
-            "1e999",
-            "nan",
-            "-inf",
-            "true",
-            '""',
-            "[]",
-            "{}",
-            DEEP_TOML,
-            "{a = " * 1500 + "1" + "}" * 1500,
-            "[[[[[1]]]]]",
-            "1979-05-27T07:32:00Z",
-            '"' + "x" * 100000 + '"',
-            '"\\u0000"',
-            "'''multi\nline'''",
-            '["Alice", 3, true]',
-            '{ name = "Alice" }',
-        ]
-    ),
     st.text(max_size=20).map(json.dumps),
     st.lists(st.integers(-5, 5), max_size=4).map(lambda xs: "[" + ", ".join(map(str, xs)) + "]"),
     st.text(max_size=20),
@@ -225,9 +226,11 @@ def scenario_text(draw) -> bytes:
     lines = draw(st.sampled_from(SCENARIOS)).read_text(encoding="utf-8").splitlines()
     for _ in range(draw(st.integers(1, 3))):
         at = draw(st.integers(0, max(len(lines) - 1, 0)))
-        op = draw(st.sampled_from(["value", "value", "value", "delete", "duplicate", "insert", "header", "wrap"]))
-        if op == "value" and lines and "=" in lines[at]:
-            lines[at] = lines[at].split("=", 1)[0] + "= " + draw(TOML_VALUES)
+        op = draw(st.sampled_from(["nasty", "value", "value", "delete", "duplicate", "insert", "header", "wrap"]))
+        if op in ("nasty", "value") and any("=" in line for line in lines):
+            at = draw(st.sampled_from([i for i, line in enumerate(lines) if "=" in line]))
+            value = draw(NASTY_TOML if op == "nasty" else TOML_VALUES)
+            lines[at] = lines[at].split("=", 1)[0] + "= " + value
         elif op == "delete" and lines:
             del lines[at]
         elif op == "duplicate" and lines:
@@ -445,18 +448,24 @@ MODULE_LINES = st.sampled_from(
 
 @st.composite
 def property_file(draw) -> str:
+    """A file of one to three properties; half the time each is declared right, so that its claim runs."""
     lines = ["from rule603 import prop", "", "class Boom(BaseException):", "    pass", ""]
     for i in range(draw(st.integers(1, 3))):
-        name, pid = f"claim_{i}", draw(st.sampled_from(["mine", "mine", f"mine-{i}"]))
-        lines.append(draw(MODULE_LINES).format(id=pid))
-        lines.append(draw(DECORATORS).format(id=pid))
-        lines.append(draw(SIGNATURES).format(name=name))
+        name, pid = f"claim_{i}", f"mine-{i}"
+        if draw(st.booleans()):  # a broken declaration: the file's import or the catalogue refuses it
+            pid = draw(st.sampled_from(["mine", pid]))
+            lines.append(draw(MODULE_LINES).format(id=pid))
+            lines.append(draw(DECORATORS).format(id=pid))
+            lines.append(draw(SIGNATURES).format(name=name))
+        else:  # a sound declaration: only the claim misbehaves, when it is checked
+            lines.append(f'@prop("{pid}", clauses=["603.2"])')
+            lines.append(f"def {name}(g, t):")
         lines.append("    " + draw(BODIES).format(name=name))
         lines.append("")
     return "\n".join(lines)
 
 
-@fuzz(200)
+@fuzz(100)
 @given(text=property_file(), command=st.sampled_from(["verify", "verify", "properties"]))
 def test_property_files(sandbox, text, command):
     case = sandbox.case()
