@@ -388,3 +388,13 @@ def test_version(capsys):
 def test_help_returns_instead_of_raising(capsys):
     code, out, _ = run(capsys, "--help")
     assert code == 0 and "usage: rule603" in out
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_standard_output_on_a_full_disk_is_one_line(tmp_path):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "rule603.cli", "schema"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60
+        )
+    assert done.returncode == ExitCode.USAGE
+    assert done.stderr == "rule603: error: cannot write standard output (No space left on device)\n"

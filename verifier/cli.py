@@ -330,7 +330,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = _parser().parse_args(argv)
         except SystemExit as e:  # --help and --version print and stop; argparse's own way out
             return e.code if isinstance(e.code, int) else int(ExitCode.OK)
-        return int(_COMMANDS[args.command](args))
+        code = int(_COMMANDS[args.command](args))
+        sys.stdout.flush()  # here, so that a full disk is found while we can still say so
+        return code
     except (_UsageError, Rule603Error) as e:
         print(f"rule603: error: {_one_line(str(e))}", file=sys.stderr)
         return int(ExitCode.USAGE)
@@ -338,13 +340,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("rule603: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader went away (rule603 check ... | head): not an error of ours
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - so that the interpreter's final flush is quiet
+        _drop_stdout()
         return int(ExitCode.OK)
+    except OSError as e:
+        if e.filename is not None or e.errno not in _OUTPUT_FULL:
+            return _internal_error(e)
+        # Standard output went to a full disk or a device that refuses it (> /dev/full); the files we
+        # write say which on their own (_write_text).
+        print(f"rule603: error: cannot write standard output ({e.strerror})", file=sys.stderr)
+        _drop_stdout()
+        return int(ExitCode.USAGE)
     except BaseException as e:  # noqa: BLE001 - the last resort: a crash must never read as a verdict
         return _internal_error(e)
     finally:
         usercode.on_stuck = None
         _restore_stdout(stdout_errors)
+
+
+_OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+
+def _drop_stdout() -> None:
+    """What is left in standard output's buffer is not written: the interpreter's final flush stays quiet."""
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the interpreter closes it
 
 
 def _stuck(why: str) -> None:
