@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from rule603 import InvalidArgument
+from rule603._internal.documents import shown
 from rule603.models import game
 
 #: Zones a card can start in (the stack starts empty; nothing starts outside the game).
@@ -192,22 +193,22 @@ def _fail(where: str, message: str) -> None:
 
 def _one_of(where: str, value: object, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        _fail(where, f"{value!r} is not one of {', '.join(allowed)}")
+        _fail(where, f"{shown(value)} is not one of {', '.join(allowed)}")
 
 
 def _index(where: str, value: object, size: int, what: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size:
-        _fail(where, f"{value!r} is not a {what} number (0..{size - 1})")
+        _fail(where, f"{shown(value)} is not a {what} number (0..{size - 1})")
 
 
 def check_scenario(s: Scenario) -> None:
     """Raise :class:`InvalidArgument` naming the first thing in ``s`` that can't be right."""
     if not 1 <= s.players <= MAX_PLAYERS:
-        _fail("players", f"{s.players!r}: the model plays 1 to {MAX_PLAYERS} players")
+        _fail("players", f"{shown(s.players)}: the model plays 1 to {MAX_PLAYERS} players")
     if not 1 <= len(s.cards) <= MAX_CARDS:
         _fail("cards", f"{len(s.cards)} cards: the model plays 1 to {MAX_CARDS}")
     if not 1 <= s.slots <= MAX_SLOTS:
-        _fail("slots", f"{s.slots!r}: the stack has 1 to {MAX_SLOTS} slots")
+        _fail("slots", f"{shown(s.slots)}: the stack has 1 to {MAX_SLOTS} slots")
     if 1 + len(s.actions) > MAX_MOMENTS:
         _fail("actions", f"{len(s.actions)} actions: a trace holds at most {MAX_MOMENTS - 1}")
     n = len(s.cards)
@@ -255,14 +256,14 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
         if not on_battlefield or s.cards[card.attached_to].zone != "battlefield":
             _fail(where, "attachments exist only between permanents on the battlefield")
     if isinstance(card.instances, bool) or not isinstance(card.instances, int) or not 1 <= card.instances <= 3:
-        _fail(f"{where}: instances", f"{card.instances!r}: an object has 1 to 3 instances of its ability here")
+        _fail(f"{where}: instances", f"{shown(card.instances)}: an object has 1 to 3 instances of its ability here")
     if card.instances != 1 and not on_battlefield:
         _fail(f"{where}: instances", "only a permanent has more than one instance of its ability in this model")
     saga = card.trigger == "chapter"
     if saga != (1 <= card.final_chapter <= game.MAX_CHAPTER) or isinstance(card.final_chapter, bool):
-        _fail(f"{where}: final_chapter", f"{card.final_chapter!r}: a Saga (trigger 'chapter') has 1 to 3 chapters")
+        _fail(f"{where}: final_chapter", f"{shown(card.final_chapter)}: a Saga (trigger 'chapter') has 1 to 3 chapters")
     if not 0 <= card.lore <= game.MAX_CHAPTER + 1 or (card.lore and not (saga and on_battlefield)):
-        _fail(f"{where}: lore", f"{card.lore!r}: only a Saga on the battlefield has lore counters (0 to 4)")
+        _fail(f"{where}: lore", f"{shown(card.lore)}: only a Saga on the battlefield has lore counters (0 to 4)")
     if card.has("mana_ability") and (
         card.trigger != "enchanted_tapped_for_mana" or card.has("targeted") or card.has("modal")
     ):
@@ -318,7 +319,7 @@ def check_action_names(where: str, a: Action, s: Scenario) -> None:
     for name in _CARD_LISTS:
         values = getattr(a, name)
         if not isinstance(values, tuple):
-            _fail(f"{where}: {name}", f"expected a list of numbers, got {values!r}")
+            _fail(f"{where}: {name}", f"expected a list of numbers, got {shown(values)}")
         size, what = (len(s.delayed), "delayed ability") if name == "create_delayed" else (n, "card")
         for c in values:
             _index(f"{where}: {name}", c, size, what)
@@ -330,21 +331,21 @@ def check_action_names(where: str, a: Action, s: Scenario) -> None:
     for name in ("gain_control", "attach"):
         for pair in getattr(a, name):
             if not (isinstance(pair, tuple) and len(pair) == 2):
-                _fail(f"{where}: {name}", f"expected pairs, got {pair!r}")
+                _fail(f"{where}: {name}", f"expected pairs, got {shown(pair)}")
             _index(f"{where}: {name}", pair[0], n, "card")
             _index(f"{where}: {name}", pair[1], s.players if name == "gain_control" else n, "player or card")
     for pair in a.instances:
         if not (isinstance(pair, tuple) and len(pair) == 2):
-            _fail(f"{where}: instances", f"expected (card, count) pairs, got {pair!r}")
+            _fail(f"{where}: instances", f"expected (card, count) pairs, got {shown(pair)}")
         _index(f"{where}: instances", pair[0], n, "card")
         if isinstance(pair[1], bool) or not isinstance(pair[1], int) or not 1 <= pair[1] <= 3:
-            _fail(f"{where}: instances", f"{pair[1]!r}: an object has 1 to 3 instances of its ability here")
+            _fail(f"{where}: instances", f"{shown(pair[1])}: an object has 1 to 3 instances of its ability here")
     for p in a.lose:
         _index(f"{where}: lose", p, s.players, "player")
     for name in ("actions_by_effect", "actions_other"):
         value = getattr(a, name)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
-            _fail(f"{where}: {name}", f"{value!r}: the model counts 0 to 3")
+            _fail(f"{where}: {name}", f"{shown(value)}: the model counts 0 to 3")
     if a.resolve and a.counter:
         _fail(where, "the top of the stack either resolves or is countered, not both")
     moved = a.moved_cards()

@@ -39,13 +39,13 @@ file, the line and the field.  The format is documented in ``docs/scenario-forma
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rule603 import InvalidArgument
+from rule603._internal.documents import DocumentError, parse_toml, read_document, shown
 from rule603.models import game
 
 from .scenario import (
@@ -60,11 +60,6 @@ from .scenario import (
     Scenario,
     check_scenario,
 )
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10 reads TOML with the tomli backport
-    import tomli as tomllib
 
 
 class ScenarioFileError(InvalidArgument):
@@ -199,7 +194,7 @@ class _Reader:
             self.fail(table, index, key, "missing")
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             names = " or ".join(t.__name__ for t in (expected if isinstance(expected, tuple) else (expected,)))
-            self.fail(table, index, key, f"expected {names}, got {value!r}")
+            self.fail(table, index, key, f"expected {names}, got {shown(value)}")
         return value
 
     def one_of(self, table: str, index: int, key: str, value: Any, allowed: Iterable[str]) -> str:
@@ -207,7 +202,7 @@ class _Reader:
         if value is None:
             self.fail(table, index, key, f"missing: one of {', '.join(allowed)}")
         if value not in allowed:
-            self.fail(table, index, key, f"{value!r} is not one of {', '.join(allowed)}")
+            self.fail(table, index, key, f"{shown(value)} is not one of {', '.join(allowed)}")
         return value
 
 
@@ -215,16 +210,14 @@ def load(path: str | Path) -> ScenarioFile:
     """Read a scenario file; any mistake raises :class:`ScenarioFileError` (file, line, field)."""
     name = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_document(path)
+        data = parse_toml(text)
     except FileNotFoundError:
         raise ScenarioFileError(name, None, "", "no such file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ScenarioFileError(name, None, "", f"cannot be read as UTF-8 text ({e})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        match = re.search(r"line (\d+)", str(e))
-        raise ScenarioFileError(name, int(match.group(1)) if match else None, "", f"not TOML: {e}") from None
+    except DocumentError as e:
+        raise ScenarioFileError(name, e.line, "", e.message) from None
     return _build(_Reader(name, text), data)
 
 
@@ -256,14 +249,14 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
     for table, names in (("objects", object_names), ("delayed", delayed_names), ("reflexive", reflexive_names)):
         for i, n in enumerate(names):
             if n in everything:
-                r.fail(table, i, "name", f"{n!r} names two things; names must be unique")
+                r.fail(table, i, "name", f"{shown(n)} names two things; names must be unique")
             everything.add(n)
     cards = tuple(_card(r, i, o, players, object_names) for i, o in enumerate(objects))
     fillers = _unnamed_hand_cards(r, data.get("players", []), players, cards)
     for name, _ in fillers:
         if name in everything:
             i = object_names.index(name)
-            r.fail("objects", i, "name", f"{name!r} is the name of a card hand_size adds; choose another")
+            r.fail("objects", i, "name", f"{shown(name)} is the name of a card hand_size adds; choose another")
     object_names += [name for name, _ in fillers]
     cards += tuple(card for _, card in fillers)
     delayed = tuple(_delayed(r, i, d, object_names) for i, d in enumerate(data.get("delayed", [])))
@@ -288,7 +281,7 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
         step=step,
         effects=effects,
         prohibited=prohibited,
-        description=str(data.get("title", "")),
+        description=r.kind("", -1, "title", data.get("title", ""), str),
     )
     try:
         check_scenario(scenario)
@@ -300,7 +293,7 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
     )
     return ScenarioFile(
         r.path,
-        str(data.get("title", "")),
+        scenario.description,
         scenario,
         questions,
         players,
@@ -367,7 +360,8 @@ def _unnamed_hand_cards(
                 "players",
                 p,
                 "hand_size",
-                f"{size}: {named} named object(s) are in this hand, and the model has room for {room} more card(s)",
+                f"{shown(size)}: {named} named object(s) are in this hand, "
+                f"and the model has room for {room} more card(s)",
             )
         out += [(f"{players[p]}'s card {k + 1}", Card(owner=p, zone="hand")) for k in range(size - named)]
     return out
@@ -378,8 +372,8 @@ def _ref(
 ) -> int:
     r.kind(table, index, key, value, str)
     if value not in names:
-        known = ", ".join(repr(n) for n in names) or "none"
-        r.fail(table, index, key, f"no {what} named {value!r} (known: {known})")
+        known = ", ".join(shown(n) for n in names) or "none"
+        r.fail(table, index, key, f"no {what} named {shown(value)} (known: {known})")
     return list(names).index(value)
 
 
@@ -444,7 +438,7 @@ def _instances(r: _Reader, table: str, i: int, key: str, value: Any) -> int:
     """A count of instances of an object's triggered ability (113.2c): 1 to 3 in the model."""
     n = r.kind(table, i, key, value, int)
     if not 1 <= n <= 3:
-        r.fail(table, i, key, f"{n}: an object has 1 to 3 instances of its triggered ability in the model")
+        r.fail(table, i, key, f"{shown(n)}: an object has 1 to 3 instances of its triggered ability in the model")
     return n
 
 
@@ -550,7 +544,7 @@ def _question(r: _Reader, i: int, q: Any, abilities: tuple[str, ...], objects: l
             r.fail("questions", i, "", f"ask = {ask!r} needs the field {needed!r}")
     at = q.get("at")
     if at is not None and not 0 <= r.kind("questions", i, "at", at, int) <= n_actions:
-        r.fail("questions", i, "at", f"moment {at}: the script makes moments 0 to {n_actions}")
+        r.fail("questions", i, "at", f"moment {shown(at)}: the script makes moments 0 to {n_actions}")
     return Question(
         id=r.kind("questions", i, "id", q.get("id", f"q{i + 1}"), str),
         ask=ask,

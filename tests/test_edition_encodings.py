@@ -266,6 +266,7 @@ def test_the_fixture_is_the_current_rule_with_one_word_changed():
     from rule603._internal.ruletext import parse_rules
 
     lines = FIXTURE.read_text(encoding="utf-8").splitlines()
-    doc = parse_rules("\n".join(ed._rule_603_lines(lines, FIXTURE)))
+    start, end = ed._rule_603_lines(lines, FIXTURE)
+    doc = parse_rules("\n".join(lines[start:end]))
     assert doc.numbers() == CURRENT.rules.numbers()
     assert [c.number for c in doc.clauses if c.text_hash != CURRENT.rules.get(c.number).text_hash] == ["603.2h"]

@@ -9,11 +9,12 @@ depth, and every subset of clauses.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import smt
+from ..errors import InvalidDefinition, Rule603Error
+from . import smt, usercode
 from .expr import CONCRETE, Expr
 from .registry import ClauseEncoding, Edition, Property
 from .schema import ENV, Game, Schema, Universe, VarSpec
@@ -309,6 +310,45 @@ def violations(
     return found
 
 
-def claim_fails_at(edition: Edition, trace: Trace, prop: Property, enabled: Iterable[str]) -> list[int]:
+def claim_fails_at(
+    edition: Edition, trace: Trace, prop: Property, enabled: Iterable[str], seconds: float = usercode.CLAIM_SECONDS
+) -> list[int]:
     g = concrete_game(edition, trace, enabled)
-    return [t for t in range(trace.length) if not prop.claim(g, t)]  # already guarded by the verifier
+    return [t for t in range(trace.length) if not claim_at(prop, g, t, is_concrete_boolean, seconds)]
+
+
+def claim_at(prop: Property, g, t: int, is_boolean: Callable[[object], bool], seconds: float = usercode.CLAIM_SECONDS):
+    """``prop``'s claim at moment ``t``; a claim that raises, runs longer than ``seconds`` or is not a boolean
+    is a definition error."""
+    try:
+        with usercode.time_limit(seconds, f"property {prop.id} ({prop.source}): its claim at moment {t}"):
+            value = prop.claim(g, t)
+    except usercode.OverTime:
+        raise InvalidDefinition(
+            f"property {prop.id} ({prop.source}): its claim ran for more than {seconds:g} s at moment {t} "
+            "(the limit for one claim, --claim-timeout). Hint: a claim builds one formula per moment; "
+            "it must not wait or loop."
+        ) from None
+    except Rule603Error as e:
+        raise InvalidDefinition(f"property {prop.id} ({prop.source}): {e}") from e
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # the user's code may raise anything, even SystemExit(0): their definition's problem
+        # The usual mistake, Python's and/or/not/if on a symbolic value, raises an Exception.
+        hint = " Hint: use g.And/g.Or/g.Not/g.If on trace values, never Python and/or/not/if."
+        hint = hint if isinstance(e, Exception) else ""
+        raise InvalidDefinition(
+            f"property {prop.id} ({prop.source}): its claim raised {type(e).__name__}: "
+            f"{usercode.exception_text(e)} at moment {t}.{hint}"
+        ) from e
+    if not is_boolean(value):
+        raise InvalidDefinition(
+            f"property {prop.id} ({prop.source}): its claim must be a boolean (e.g. g.And(...), x == y) but "
+            f"returned {type(value).__name__} at moment {t}."
+        )
+    return value
+
+
+def is_concrete_boolean(value: object) -> bool:
+    """What a claim must return on a concrete trace."""
+    return isinstance(value, bool)

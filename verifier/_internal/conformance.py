@@ -14,7 +14,6 @@ files) raises :class:`InvalidArgument`.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -29,7 +28,7 @@ from .catalogue import EDITIONS, load_edition
 from .compiled import CompiledChecker
 from .registry import Edition
 from .schema import Schema
-from .trace import Trace, from_json
+from .trace import Trace, from_json, parse
 from .trace import to_json as trace_json
 
 STREAM_SUFFIXES = (".jsonl", ".ndjson")
@@ -220,19 +219,9 @@ class TraceChecker:
     def check_input(self, item: _Input) -> TraceResult | Unreadable:
         """The result, or why the input is not a trace: a bad input never raises (nor ends a worker process)."""
         try:
-            data = json.loads(item.text)
-        except json.JSONDecodeError as e:
-            # some messages end in "at", for the position that follows
-            where = f"{e.msg.removesuffix(' at')} at line {e.lineno} column {e.colno}"
-            return _unreadable(item, "", f"not JSON: {where}")
-        except RecursionError:
-            return _unreadable(item, "", "JSON nested too deeply to be a trace")
-        except ValueError:  # only from int(), on a Python that limits the digits it reads (3.10.7 on)
-            digits = sys.get_int_max_str_digits()
-            return _unreadable(item, "", f"not JSON this reader accepts: a number of more than {digits} digits")
-        if not isinstance(data, dict):
-            return _unreadable(item, "", "a trace is a JSON object with #meta, vars and states")
-        try:
+            data = parse(item.text, item.source)
+            if not isinstance(data, dict):
+                raise TraceFormatError(item.source, "", "a trace is a JSON object with #meta, vars and states")
             return self.check(data, item.source)
         except TraceFormatError as e:
             return _unreadable(item, e.pointer, e.message)

@@ -29,10 +29,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidArgument, InvalidDefinition
+from ..errors import InvalidArgument, InvalidDefinition, RuleTextError
+from .documents import DocumentError, clipped, parse_toml, shown
 from .editiontext import load_rule_text
 from .registry import ClauseEncoding, Edition, GameFeature, NotModelled, Property
-from .ruletext import RuleClause, RuleDocument, parse_rules
+from .ruletext import RuleClause, RuleDocument, _split_lines, parse_rules
 
 __all__ = [
     "KINDS",
@@ -400,12 +401,8 @@ def load_absent_features(path: Path, known: Mapping[str, GameFeature]) -> tuple[
 
 def _toml(path: Path, text: str) -> dict:
     try:
-        import tomllib
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10 reads TOML with the tomli backport
-        import tomli as tomllib
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        return parse_toml(text)
+    except DocumentError as exc:
         raise InvalidDefinition(f"{path}: not a TOML file ({exc})") from None
 
 
@@ -597,35 +594,50 @@ def add_edition(source: Path, edition_id: str, *, date: str | None = None, overw
     number still matches its text (``encoded``), must be re-encoded (``stale``), or whether
     the clause is new or gone.
     """
-    if not _EDITION_ID.match(edition_id) or edition_id == "current":
-        raise InvalidArgument(f"--id {edition_id}: lower-case letters, digits and '-' (not 'current'), e.g. 2025-04")
+    if not _EDITION_ID.fullmatch(edition_id) or edition_id == "current" or len(edition_id) > 64:
+        raise InvalidArgument(
+            f"--id {clipped(edition_id)}: lower-case letters, digits and '-' (not 'current'), at most 64, e.g. 2025-04"
+        )
+    if date is not None and (not date.strip() or not date.isprintable() or len(date) > 100):
+        raise InvalidArgument(f"--date {shown(date)}: one line of text, e.g. 'April 18, 2025'")
     try:
         text = source.read_bytes().decode("utf-8-sig")
     except OSError as exc:
         raise InvalidArgument(f"--add {source}: cannot read it ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise InvalidArgument(f"--add {source}: not UTF-8; save the rules text as UTF-8") from None
-    lines = text.splitlines()
-    body = _rule_603_lines(lines, source)
+    lines = _split_lines(text)  # as the parser splits them, so that line numbers are the file's
+    start, end = _rule_603_lines(lines, source)
     effective = _EFFECTIVE.search(text)
     when = date or (effective.group(1) if effective else "unknown (the file names no effective date)")
     target = editions_folder() / f"{edition_id}.txt"
-    if target.exists() and not overwrite:
-        raise InvalidArgument(f"--id {edition_id}: {target} exists; add --overwrite to replace it")
+    name = " ".join(source.name.split())  # one line in the header whatever the file is called
     header = [
-        f"# Rule 603 copied by 'rule603 editions --add' from {source.name}, lines as printed.",
-        f"Source: {source.name}",
+        f"# Rule 603 copied by 'rule603 editions --add' from {name}, lines as printed.",
+        f"Source: {name}",
         f"Date: {when}",
         f"Edition: {edition_id}",
         "Language: en",
         "Format: official",
         "",
     ]
-    content = "\n".join(header + body) + "\n"
-    document = parse_rules(content, filename=str(target))
-    target.write_text(content, encoding="utf-8")
+    content = "\n".join(header + lines[start:end]) + "\n"
+    try:
+        document = parse_rules(content, filename=str(source))
+    except RuleTextError as exc:
+        # Line n of the copy is line n - len(header) + start of the user's file: name theirs, not the copy.
+        line = exc.line - len(header) + start
+        if line <= start:  # the header, made from --date and the file's name (checked above), or no line
+            raise InvalidArgument(f"--add {source}: {exc.message}") from None
+        raise RuleTextError(str(source), line, exc.message) from None
+    try:
+        if target.exists() and not overwrite:
+            raise InvalidArgument(f"--id {edition_id}: {target} exists; add --overwrite to replace it")
+        target.write_text(content, encoding="utf-8")
+    except OSError as exc:
+        raise InvalidArgument(f"--id {edition_id}: cannot write {target} ({exc.strerror})") from None
     _load.cache_clear()
-    return Added(target, document, tuple(_against_current(document)))
+    return Added(target, replace(document, filename=str(target)), tuple(_against_current(document)))
 
 
 def editions_folder() -> Path:
@@ -633,8 +645,9 @@ def editions_folder() -> Path:
     return Path(importlib.import_module(INDEX).__file__).parent
 
 
-def _rule_603_lines(lines: list[str], source: Path) -> list[str]:
-    """The lines of rule 603 in the rules proper: from its title before '603.1.' to the next rule's title."""
+def _rule_603_lines(lines: list[str], source: Path) -> tuple[int, int]:
+    """Where rule 603 is in the rules proper, ``lines[start:end]``: from its title before '603.1.' to the next
+    rule's title."""
     first = next((i for i, line in enumerate(lines) if line.startswith("603.1. ")), None)
     if first is None:
         raise InvalidArgument(f"--add {source}: no rule 603.1 in it; expected an official MagicCompRules text file")
@@ -646,7 +659,7 @@ def _rule_603_lines(lines: list[str], source: Path) -> list[str]:
     end = next((i for i in range(first, end) if lines[i].strip() == "Glossary"), end)
     while end > start and not lines[end - 1].strip():
         end -= 1
-    return lines[start:end]
+    return start, end
 
 
 def _against_current(document: RuleDocument) -> list[dict[str, str]]:

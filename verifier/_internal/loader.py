@@ -8,17 +8,23 @@ from pathlib import Path
 
 from ..errors import InvalidArgument
 from .registry import Property, collect
+from .usercode import CLAIM_SECONDS, OverTime, exception_text, time_limit
 
 
-def load_property_file(path: str | Path) -> list[Property]:
+def load_property_file(path: str | Path, seconds: float = CLAIM_SECONDS) -> list[Property]:
     """The properties defined in a user's Python file.
 
     The module is registered in ``sys.modules`` under a name derived from its path
     before it runs (so dataclasses and pickling inside it work), then its
-    :class:`Property` objects are collected in definition order.
+    :class:`Property` objects are collected in definition order.  Running it may take
+    ``seconds`` at most: a file that loops is an error, not a hang.
     """
     file = Path(path)
-    if not file.is_file():
+    try:
+        found = file.is_file()
+    except OSError as e:  # a name longer than the system allows, say
+        raise InvalidArgument(f"--property-file {path}: {e.strerror}.") from None
+    if not found:
         raise InvalidArgument(f"--property-file {path}: no such file.")
     name = "rule603_user_properties." + "_".join(file.resolve().with_suffix("").parts[-3:]).replace("-", "_").replace(
         ".", "_"
@@ -29,14 +35,20 @@ def load_property_file(path: str | Path) -> list[Property]:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with time_limit(seconds, f"importing property file '{path}'"):
+            spec.loader.exec_module(module)
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # the user's code may raise anything, even SystemExit: report it as their mistake
         del sys.modules[name]
         where = _user_line(e, file)
+        what = (
+            f"it ran for more than {seconds:g} s"
+            if isinstance(e, OverTime)
+            else f"{type(e).__name__}: {exception_text(e).rstrip('.')}"
+        )
         raise InvalidArgument(
-            f"Error while importing property file '{path}'{where}: {type(e).__name__}: {e}. "
+            f"Error while importing property file '{path}'{where}: {what}. "
             "Hint: the file must be importable Python that defines properties with @rule603.prop."
         ) from e
     props = collect(module, Property)

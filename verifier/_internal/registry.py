@@ -7,6 +7,7 @@ built-in edition and catalogue are modules, and a user's property file is one mo
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,10 +15,12 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import InvalidArgument, InvalidDefinition
+from .documents import shown
 from .expr import Expr
 
 _CLAUSE_ID = re.compile(r"^\d{3}\.\d+[a-z]?$")
-_PROPERTY_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_PROPERTY_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
+MAX_ID = 100  # an id names a file (verify --save-traces DIR/<id>.itf.json)
 
 
 @dataclass(frozen=True)
@@ -106,22 +109,38 @@ class Property:
         return self.claim(g, t)
 
 
-def prop(id: str, *, clauses: Sequence[str], summary: str = "") -> Callable[[Callable[[Any, int], Expr]], Property]:
+def prop(
+    id: str, *, clauses: Sequence[str] = (), summary: str = ""
+) -> Callable[[Callable[[Any, int], Expr]], Property]:
     """Declare a property: ``claim(g, t)`` must be true at every moment ``t``.
 
     ``clauses`` names the clauses the claim depends on; ``rule603 verify --adequacy``
     checks that dropping any one of them produces a counterexample.
     """
-    if not isinstance(id, str) or not _PROPERTY_ID.match(id):
-        raise InvalidArgument(f"prop(id={id!r}): ids are lower-case words joined by '-', e.g. 'delayed-fires-once'.")
-    if isinstance(clauses, str) or not clauses:
-        raise InvalidArgument(f"prop({id!r}, clauses={clauses!r}): give a non-empty list of clause numbers.")
+    if callable(id) and not isinstance(id, str):
+        raise InvalidArgument("@prop needs an id and clauses: write @prop('my-claim', clauses=['603.2']).")
+    if not isinstance(id, str) or not _PROPERTY_ID.fullmatch(id) or len(id) > MAX_ID:
+        raise InvalidArgument(
+            f"prop(id={shown(id)}): ids are lower-case words joined by '-', e.g. 'delayed-fires-once', "
+            f"at most {MAX_ID} characters."
+        )
+    if not isinstance(clauses, (list, tuple)) or not clauses:
+        raise InvalidArgument(f"prop({id!r}, clauses={shown(clauses)}): give a non-empty list of clause numbers.")
     for number in clauses:
-        if not _CLAUSE_ID.match(number):
-            raise InvalidArgument(f"prop({id!r}): clause={number!r} is not of the form '603.2a'.")
+        if not isinstance(number, str) or not _CLAUSE_ID.fullmatch(number):
+            raise InvalidArgument(f"prop({id!r}): clause={shown(number)} is not of the form '603.2a'.")
+    if not isinstance(summary, str):
+        raise InvalidArgument(f"prop({id!r}): summary={shown(summary)} is not a string.")
 
     def wrap(fn: Callable[[Any, int], Expr]) -> Property:
-        text = summary or _first_paragraph(fn.__doc__) or id
+        # Misuse is found here, where the loader can name the file's line, rather than at the first check.
+        try:
+            inspect.signature(fn).bind(None, 0)
+        except (TypeError, ValueError):  # not callable, or not with (g, t)
+            raise InvalidArgument(
+                f"@prop({id!r}) decorates {shown(fn)}: a property is a function claim(g, t) of a trace and a moment."
+            ) from None
+        text = summary or _first_paragraph(getattr(fn, "__doc__", None)) or id
         code = getattr(fn, "__code__", None)
         where = f"{code.co_filename}:{code.co_firstlineno}" if code else getattr(fn, "__module__", "")
         return Property(id, text, tuple(clauses), fn, where)

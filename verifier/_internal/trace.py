@@ -14,12 +14,14 @@ ability or slot.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import TraceFormatError
+from .documents import DocumentError, parse_json, read_document, shown
 from .schema import Schema, Universe, VarSpec
 
 FORMAT = "rule603-trace/3"
@@ -113,7 +115,7 @@ def _decode_value(
         size = universe.size(dims[0])
         if not isinstance(value, list) or len(value) != size:
             raise TraceFormatError(
-                source, where, f"expected a list of {size} values (one per {dims[0]}), got {value!r}"
+                source, where, f"expected a list of {size} values (one per {dims[0]}), got {shown(value)}"
             )
         if len(dims) == 1:
             fast = _decode_leaves_fast(spec, value, top)
@@ -122,21 +124,30 @@ def _decode_value(
         return [_decode_value(spec, v, universe, dims[1:], f"{where}/{i}", source, top) for i, v in enumerate(value)]
     if spec.kind == "enum":
         if value not in spec.values:
-            raise TraceFormatError(source, where, f"expected one of {list(spec.values)}, got {value!r}")
+            raise TraceFormatError(source, where, f"expected one of {list(spec.values)}, got {shown(value)}")
         return spec.values.index(value)
     if spec.kind == "bool":
         if not isinstance(value, bool):
-            raise TraceFormatError(source, where, f"expected true or false, got {value!r}")
+            raise TraceFormatError(source, where, f"expected true or false, got {shown(value)}")
         return value
     if isinstance(value, dict) and set(value) == {"#bigint"} and isinstance(value["#bigint"], str):
-        try:
-            value = int(value["#bigint"])
-        except ValueError:
-            raise TraceFormatError(source, where, f"#bigint must hold digits, got {value['#bigint']!r}") from None
+        value = _bigint(value["#bigint"], where, source)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (top is not None and value > top):
         limit = f" at most {top}" if top is not None else ""
-        raise TraceFormatError(source, where, f"expected a non-negative integer{limit}, got {value!r}")
+        raise TraceFormatError(source, where, f"expected a non-negative integer{limit}, got {shown(value)}")
     return value
+
+
+_BIGINT_DIGITS = 100  # far beyond any value of the model, and short enough for int() to convert
+
+
+def _bigint(digits: str, where: str, source: str) -> int:
+    """ITF's ``{"#bigint": "digits"}``; a string of thousands of digits is out of range, not unreadable."""
+    if not re.fullmatch(r"-?[0-9]+", digits):
+        raise TraceFormatError(source, where, f"#bigint must hold digits, got {shown(digits)}")
+    if len(digits) > _BIGINT_DIGITS:
+        raise TraceFormatError(source, where, f"expected a non-negative integer, got a #bigint of {len(digits)} digits")
+    return int(digits)
 
 
 def to_json(trace: Trace, schema: Schema, extra_meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -172,13 +183,15 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
     if not isinstance(meta, dict):
         raise TraceFormatError(source, "/#meta", "missing or not an object")
     if meta.get("rule603") != FORMAT:
-        raise TraceFormatError(source, "/#meta/rule603", f"expected {FORMAT!r}, got {meta.get('rule603')!r}")
+        raise TraceFormatError(source, "/#meta/rule603", f"expected {FORMAT!r}, got {shown(meta.get('rule603'))}")
     sizes = meta.get("universe")
     if not isinstance(sizes, dict):
         raise TraceFormatError(source, "/#meta/universe", "expected an object of domain sizes")
     for dim, size in sizes.items():
         if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-            raise TraceFormatError(source, f"/#meta/universe/{dim}", f"expected a non-negative integer, got {size!r}")
+            raise TraceFormatError(
+                source, f"/#meta/universe/{dim}", f"expected a non-negative integer, got {shown(size)}"
+            )
     needed = sorted({d for spec in schema.specs for d in spec.dims + ((spec.max_dim,) if spec.max_dim else ())})
     for dim in needed:
         if dim not in sizes:
@@ -238,16 +251,23 @@ def dump(trace: Trace, schema: Schema, path: Path, extra_meta: Mapping[str, Any]
 
 def load(path: Path, schema: Schema) -> Trace:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_document(path)
     except FileNotFoundError:
         raise TraceFormatError(str(path), "", "no such file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise TraceFormatError(str(path), "", f"cannot be read as UTF-8 text: {e}") from None
+    except DocumentError as e:
+        raise TraceFormatError(str(path), "", str(e)) from None
+    return from_json(parse(text, str(path)), schema, str(path))
+
+
+def parse(text: str, source: str) -> Any:
+    """The JSON value of a trace's text; not JSON, nested too deeply or with a number of thousands of digits:
+    :class:`TraceFormatError` naming the line."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise TraceFormatError(str(path), "", f"not JSON: {e.msg} at line {e.lineno}") from e
-    return from_json(data, schema, str(path))
+        return parse_json(text)
+    except DocumentError as e:
+        raise TraceFormatError(source, "", str(e)) from None
 
 
 def trace_to_json(trace: Trace, extra_meta: Mapping[str, Any] | None = None) -> dict[str, Any]:

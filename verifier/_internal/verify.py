@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from ..errors import InvalidDefinition, Rule603Error
-from . import smt
-from .bmc import Encoding, claim_fails_at, concrete_game, scenario_equalities, violations
+from ..errors import InvalidDefinition
+from . import smt, usercode
+from .bmc import Encoding, claim_at, claim_fails_at, concrete_game, is_concrete_boolean, scenario_equalities, violations
 from .registry import Edition, Property
 from .schema import Universe
 from .trace import Trace
@@ -35,6 +35,7 @@ class Options:
     bound: int = 8
     limits: smt.SolverLimits = smt.SolverLimits()
     minimise: bool = True
+    claim_seconds: float = usercode.CLAIM_SECONDS  # each call of a claim (user code, apart from the solver)
 
 
 @dataclass(frozen=True)
@@ -94,25 +95,6 @@ Progress = Callable[[str], None]
 
 def _quiet(_: str) -> None:
     pass
-
-
-def claim_at(prop: Property, g, t: int, is_boolean: Callable[[object], bool]):
-    """``prop``'s claim at moment ``t``; a claim that raises or is not a boolean is a definition error."""
-    try:
-        value = prop.claim(g, t)
-    except Rule603Error as e:
-        raise InvalidDefinition(f"property {prop.id} ({prop.source}): {e}") from e
-    except Exception as e:  # the user's code may raise anything: report it as their definition's problem
-        raise InvalidDefinition(
-            f"property {prop.id} ({prop.source}): its claim raised {type(e).__name__}: {e} at moment {t}. "
-            "Hint: use g.And/g.Or/g.Not/g.If on trace values, never Python and/or/not/if."
-        ) from e
-    if not is_boolean(value):
-        raise InvalidDefinition(
-            f"property {prop.id} ({prop.source}): its claim must be a boolean (e.g. g.And(...), x == y) but "
-            f"returned {type(value).__name__} at moment {t}."
-        )
-    return value
 
 
 def minimise(
@@ -186,7 +168,9 @@ class Verifier:
         """The symbolic claim at ``t``, built once per property and moment."""
         key = (prop.id, t)
         if key not in self._claim_terms:
-            self._claim_terms[key] = claim_at(prop, self.encoding.g, t, self.encoding.backend.is_boolean)
+            self._claim_terms[key] = claim_at(
+                prop, self.encoding.g, t, self.encoding.backend.is_boolean, self.options.claim_seconds
+            )
         return self._claim_terms[key]
 
     def _guard(self, prop: Property) -> None:
@@ -208,7 +192,7 @@ class Verifier:
         concrete = concrete_game(self.edition, trace, self.all_clauses)
         for t in range(trace.length):
             symbolic_value = evaluate(self._claim_term(prop, t))
-            concrete_value = claim_at(prop, concrete, t, lambda x: isinstance(x, bool))
+            concrete_value = claim_at(prop, concrete, t, is_concrete_boolean, self.options.claim_seconds)
             if bool(symbolic_value) != bool(concrete_value):
                 raise InvalidDefinition(
                     f"property {prop.id} ({prop.source}): its claim at moment {t} is {bool(concrete_value)} on a "
@@ -343,7 +327,7 @@ class Verifier:
     def _confirmed(self, prop: Property, trace: Trace, enabled: Sequence[str], depth: int, start: float) -> CheckResult:
         """Re-check the counterexample by evaluating every clause on the concrete trace."""
         broken = violations(self.edition, trace, enabled, first_only=True)
-        fails = claim_fails_at(self.edition, trace, prop, enabled)
+        fails = claim_fails_at(self.edition, trace, prop, enabled, self.options.claim_seconds)
         seconds = time.perf_counter() - start
         if broken or depth - 1 not in fails:
             problem = f"clause {broken[0].clause} at moment {broken[0].moment}" if broken else "the claim holds on it"
