@@ -224,13 +224,15 @@ def test_binary_file_is_unreadable(capsys, tmp_path: Path):
 def test_deeply_nested_json_is_unreadable(capsys, tmp_path: Path):
     (tmp_path / "x.json").write_text("[" * 100_000 + "]" * 100_000)
     (problem,) = _unreadable(capsys, str(tmp_path / "x.json"))
-    assert problem.endswith("x.json: at /: JSON nested too deeply to be a trace")
+    assert problem.endswith(
+        "x.json: at /: nested too deeply: arrays or objects more than 100 levels inside one another (line 1)"
+    )
 
 
 def test_huge_number_is_unreadable(capsys, tmp_path: Path):
     (tmp_path / "x.json").write_text("1" + "0" * 5000)  # Python 3.11 refuses to read it
     (problem,) = _unreadable(capsys, str(tmp_path / "x.json"))
-    assert "x.json: at /: not JSON this reader accepts: a number of more than" in problem
+    assert problem.endswith("x.json: at /: a number of 5001 digits; numbers here have a few digits at most (line 1)")
 
 
 def test_empty_stream_names_the_file(capsys, tmp_path: Path):

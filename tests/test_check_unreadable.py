@@ -40,9 +40,9 @@ CORRUPT: dict[str, tuple[bytes, str, str]] = {
     "not an object": (b"[1, 2, 3]", "", "a trace is a JSON object with #meta, vars and states"),
     "schema": (_schema_violation().encode(), "/states/1/zone/0", "expected one of ['library', "),
     "edition": (_unknown_edition().encode(), "/#meta/edition", "unknown edition '1999'"),
-    "deep": (b"[" * 100_000 + b"]" * 100_000, "", "JSON nested too deeply to be a trace"),
+    "deep": (b"[" * 100_000 + b"]" * 100_000, "", "nested too deeply: arrays or objects"),
     "not UTF-8": (GOOD[1].encode().replace(b'"current"', b'"curr\xffent"', 1), "", "not UTF-8 text (invalid start"),
-    "huge number": (b"1" + b"0" * 5000, "", "not JSON this reader accepts: a number of more than"),
+    "huge number": (b"1" + b"0" * 5000, "", "a number of 5001 digits; numbers here have a few digits at most"),
 }
 
 
@@ -215,8 +215,7 @@ def test_a_missing_path_is_still_a_usage_error(capsys, tmp_path: Path):
 
 
 def test_help_documents_every_exit_status_of_check(capsys):
-    with pytest.raises(SystemExit):
-        main(["check", "--help"])
+    assert main(["check", "--help"]) == ExitCode.OK
     epilog = capsys.readouterr().out.split("exit status:\n")[1]
     documented = {int(line.split()[0]) for line in epilog.splitlines() if line.split()[0].isdigit()}
     assert documented == {ExitCode.OK, ExitCode.VIOLATED, ExitCode.USAGE, ExitCode.UNREADABLE}
