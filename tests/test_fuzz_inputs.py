@@ -560,7 +560,7 @@ def test_option_values(sandbox, command, data):
     run_checked(sandbox, case, [*base, option, *values], allowed=CHECK_DOCUMENTED if command == "check" else DOCUMENTED)
 
 
-@fuzz(150)
+@fuzz(100)
 @given(command=st.sampled_from(sorted(PATH_OPTIONS)), data=st.data())
 def test_path_values(sandbox, command, data):
     base, _ = OPTIONS[command]
