@@ -77,6 +77,13 @@ class Sandbox:
     def case(self) -> Path:
         return Path(tempfile.mkdtemp(prefix="case-", dir=self.root))
 
+    def file(self, name: str, content: str | bytes) -> tuple[Path, Path]:
+        """A new case holding one file of the user's: the case's folder, and the file."""
+        case = self.case()
+        path = case / name
+        path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+        return case, path
+
     def crash_reports(self) -> list[Path]:
         return sorted((self.root / "tmp").glob("rule603-crash-*"))
 
@@ -254,9 +261,7 @@ def scenario_text(draw) -> bytes:
 @fuzz(120)
 @given(text=scenario_text(), fmt=st.sampled_from(["md", "json", "html"]))
 def test_rule_malformed_scenario_files(sandbox, text, fmt):
-    case = sandbox.case()
-    path = case / "scenario.toml"
-    path.write_bytes(text)
+    case, path = sandbox.file("scenario.toml", text)
     result = run_checked(sandbox, case, ["rule", str(path), "--timeout", "0.2", "--format", fmt])
     if result.code == ExitCode.USAGE:  # a mistake in the file names it
         assert str(path) in result.err or "--" in result.err, result.err
@@ -344,9 +349,7 @@ def trace_text(draw, base: dict | None = None) -> str:
 @fuzz(300)
 @given(text=trace_text(), edition=st.sampled_from([None, "current", "2004"]))
 def test_show_malformed_traces(sandbox, text, edition):
-    case = sandbox.case()
-    path = case / "trace.json"
-    path.write_text(text, encoding="utf-8")
+    case, path = sandbox.file("trace.json", text)
     result = run_checked(sandbox, case, ["show", str(path)] + (["--edition", edition] if edition else []))
     if result.code == ExitCode.USAGE:
         assert str(path) in result.err or "--edition" in result.err, result.err
@@ -355,9 +358,7 @@ def test_show_malformed_traces(sandbox, text, edition):
 @fuzz(200)
 @given(text=trace_text(), fmt=st.sampled_from(["table", "json", "junit"]))
 def test_check_malformed_traces(sandbox, text, fmt):
-    case = sandbox.case()
-    path = case / "trace.json"
-    path.write_text(text, encoding="utf-8")
+    case, path = sandbox.file("trace.json", text)
     out = case / "report.txt"
     out.write_text("the user's earlier report\n", encoding="utf-8")  # --output without --overwrite: refused
     argv = ["check", str(path), "--format", fmt]
@@ -468,9 +469,7 @@ def property_file(draw) -> str:
 @fuzz(100)
 @given(text=property_file(), command=st.sampled_from(["verify", "verify", "properties"]))
 def test_property_files(sandbox, text, command):
-    case = sandbox.case()
-    path = case / "props.py"
-    path.write_text(text, encoding="utf-8")
+    case, path = sandbox.file("props.py", text)
     argv = ["properties", "--property-file", str(path)]
     if command == "verify":
         argv = ["verify", "--no-builtin", "--property-file", str(path), "--bound", "1", "--timeout", "2"]
@@ -561,7 +560,7 @@ def test_option_values(sandbox, command, data):
     run_checked(sandbox, case, [*base, option, *values], allowed=CHECK_DOCUMENTED if command == "check" else DOCUMENTED)
 
 
-@fuzz(150)
+@fuzz(100)
 @given(command=st.sampled_from(sorted(PATH_OPTIONS)), data=st.data())
 def test_path_values(sandbox, command, data):
     base, _ = OPTIONS[command]

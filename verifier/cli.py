@@ -363,14 +363,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.OK)
     except OSError as e:
         if e.filename is not None or e.errno not in _OUTPUT_FULL:
-            return _internal_error(e)
+            return _internal_error(e, argv)
         # Standard output went to a full disk or a device that refuses it (> /dev/full); the files we
         # write say which on their own (_write_text).
         print(f"rule603: error: cannot write standard output ({e.strerror})", file=sys.stderr)
         _drop_stdout()
         return int(ExitCode.USAGE)
     except BaseException as e:  # noqa: BLE001 - the last resort: a crash must never read as a verdict
-        return _internal_error(e)
+        return _internal_error(e, argv)
     finally:
         usercode.on_stuck = None
         _restore_stdout(stdout_errors)
@@ -386,19 +386,21 @@ def _drop_stdout() -> None:
 
 def _stuck(why: str) -> None:
     """A user's code that swallows every interruption: the process is the only way out of it."""
-    print(f"rule603: error: {_one_line(why)}", file=sys.stderr, flush=True)
-    sys.stdout.flush()
-    os._exit(ExitCode.USAGE)
+    try:
+        print(f"rule603: error: {_one_line(why)}", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+    finally:  # whatever printing raises, into the user's code that would swallow it
+        os._exit(ExitCode.USAGE)
 
 
-def _internal_error(error: BaseException) -> int:
+def _internal_error(error: BaseException, argv: Sequence[str] | None) -> int:
     """An exception no command expects is a bug of ours: one line, the traceback kept in a file, exit 4."""
     message = _one_line(_safe_str(error)) or ("out of memory" if isinstance(error, MemoryError) else "")
     what = f"{type(error).__name__}: {message}" if message else type(error).__name__
     try:
         fd, path = tempfile.mkstemp(prefix="rule603-crash-", suffix=".txt")
         with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as file:
-            file.write(f"{_version_text()}\nargv: {sys.argv!r}\n\n")
+            file.write(f"{_version_text()}\nrule603 arguments: {list(sys.argv[1:] if argv is None else argv)!r}\n\n")
             file.write("".join(traceback.format_exception(type(error), error, error.__traceback__)))
         saved = f"the traceback was saved to {path}"
     except BaseException as again:  # noqa: BLE001 - out of memory or of disk: say so rather than crash here
