@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from rule603 import InvalidArgument, Trace, TraceChecker
@@ -80,13 +80,15 @@ class NoLookBack(ReferenceGame):
 
 
 class IfNotRechecked(ReferenceGame):
-    def _does_what_it_says(self, before: Moment, top, action: Action) -> bool:
-        cls, c = self.ability_class(top.code - 1)
-        if cls == "printed" and self.flag(c, "has_if"):
-            cards = list(before.cards)
-            cards[c] = replace(cards[c], cond=True)  # the condition is not checked again on resolution
-            before = replace(before, cards=cards)
-        return super()._does_what_it_says(before, top, action)
+    def _removed_instead(self, before: Moment, top, action: Action) -> bool:
+        return action.targets_illegal  # the intervening 'if' is not checked again on resolution
+
+
+class FailedIfResolves(ReferenceGame):
+    def _top_of_stack(self, before: Moment, after: Moment, action: Action) -> None:
+        super()._top_of_stack(before, after, action)
+        if after.removed_now and not after.targets_illegal:  # removed for its false intervening 'if' ...
+            after.removed_now, after.resolving, after.acts = False, before.stack[-1], False  # ... resolves instead
 
 
 class IfNotAtTrigger(ReferenceGame):
@@ -231,6 +233,12 @@ MUTANTS: tuple[Mutant, ...] = (
         NoLookBack,
     ),
     Mutant("if-not-rechecked", "the intervening 'if' is not checked again on resolution", ("603.4",), IfNotRechecked),
+    Mutant(
+        "failed-if-resolves",
+        "an ability whose intervening 'if' is false on resolution resolves doing nothing instead of being removed",
+        ("603.4",),
+        FailedIfResolves,
+    ),
     Mutant(
         "if-not-at-trigger", "the intervening 'if' is not checked when the event happens", ("603.4",), IfNotAtTrigger
     ),

@@ -217,7 +217,8 @@ ASSUMPTIONS: dict[str, str] = {
     "that trigger on a creature entering, while on the battlefield; abilities of the leaves kinds.",
     "delayed and reflexive abilities": "None: one of each in the universe, never created (python-mtg has delayed "
     "triggers only for the Pact cycle and reflexive ones only as 'if you do').",
-    "countered_now, instruction_works": "False: nothing is countered, and no ability says it can't be.",
+    "countered_now, removed_now, targets_illegal, instruction_works": "False: nothing is countered or removed "
+    "from the stack, nothing targets, and no ability says it can't be countered.",
     "controller": "The engine's printed_control on the battlefield and the stack (nothing in the decks changes "
     "control), the owner elsewhere.",
     "players, turns": "The player active at a window's first moment is player 0; turns count from 1.",
@@ -1129,6 +1130,8 @@ class _WindowTrace:
             "slot_moment": [s.moment for s in slots],
             "slot_zone": [s.zone for s in slots],
             "countered_now": False,
+            "removed_now": False,
+            "targets_illegal": False,
             "instruction_works": False,
             "acts": acts,
         }

@@ -224,6 +224,8 @@ class Moment:
     actions_by_effect: int = 0
     actions_other: int = 0
     countered_now: bool = False
+    removed_now: bool = False  # the top ability tried to resolve and was removed instead (603.4, 608.2b)
+    targets_illegal: bool = False
     instruction_works: bool = False
     acts: bool = False
     resolving: StackObject | None = None  # the object that resolved in this batch
@@ -531,8 +533,19 @@ class ReferenceGame:
                 self._move(after, spell, GRAVEYARD)  # a countered spell goes to its owner's graveyard
             return
         after.leave = RESOLVE
-        after.resolving = top
         after.stack.pop()
+        if action.targets_illegal:
+            if spell is not None or not self.flag(top.code - 1, "targeted"):
+                _fail("targets_illegal: only a triggered ability that targets has targets to become illegal")
+            after.targets_illegal = True
+        if spell is None and self._removed_instead(before, top, action):
+            # It leaves the stack without resolving and does nothing: no effect, no action, no delayed
+            # or reflexive ability, and it isn't one of the ability's resolutions this turn.
+            after.removed_now = True
+            if action.actions_by_effect:
+                _fail("actions_by_effect: the ability is removed from the stack, so it does nothing")
+            return
+        after.resolving = top
         if spell is not None:
             permanent = self.scenario.cards[spell].permanent
             self._move(after, spell, BATTLEFIELD if permanent else GRAVEYARD, controller=top.controller)
@@ -540,6 +553,14 @@ class ReferenceGame:
         after.acts = self._does_what_it_says(before, top, action)  # 608.2
         # The instructed action (603.12) is part of the effect: an ability that does nothing doesn't take it.
         after.actions_by_effect = action.actions_by_effect if after.acts else 0
+
+    def _removed_instead(self, before: Moment, top: StackObject, action: Action) -> bool:
+        """Every player passed, but the top ability doesn't resolve: a rule removes it from the stack."""
+        if action.targets_illegal:
+            return True  # 608.2b: "If all its targets ... are now illegal, the ... ability doesn't resolve"
+        cls, c = self.ability_class(top.code - 1)
+        # 603.4: "If the condition isn't true at that time, the ability is removed from the stack and does nothing."
+        return cls == "printed" and self.flag(c, "has_if") and not before.cards[c].cond
 
     def _does_what_it_says(self, before: Moment, top: StackObject, action: Action) -> bool:
         """Does the resolving ability do what its effect says to its object? (608.2 and its exceptions)"""
@@ -552,8 +573,8 @@ class ReferenceGame:
         if cls == "reflexive":
             return True
         c = i
-        if self.flag(c, "has_if") and not before.cards[c].cond:
-            return False  # 603.4: the intervening 'if' is checked again on resolution
+        if self.flag(c, "once_each_turn") and top.controller in before.cards[c].done_by:
+            return False  # "Do this only once each turn": its controller already took the action this turn
         if self.flag(c, "optional") and action.decline:
             return False  # 603.5: the "may" choice is made on resolution
         if self.kind[c] in ZONE_CHANGE_SELF_KINDS and not self._finds_its_object(before, c, top):
@@ -1073,7 +1094,9 @@ class ReferenceGame:
             if (
                 self.flag(i, "once_each_turn")
                 and before is not None
-                and (before if tr.look_back else after).cards[i].controller in before.cards[i].done_by
+                # The action counts from the moment it is taken: one taken by this batch's resolution
+                # already stops its events (a creature the resolution puts onto the battlefield).
+                and (before if tr.look_back else after).cards[i].controller in after.cards[i].done_by
                 and before.turn == after.turn
             ):
                 return "603.2i"
@@ -1261,6 +1284,8 @@ class ReferenceGame:
             "slot_moment": [obj.moment for obj in slots],
             "slot_zone": [obj.zone for obj in slots],
             "countered_now": m.countered_now,
+            "removed_now": m.removed_now,
+            "targets_illegal": m.targets_illegal,
             "instruction_works": m.instruction_works,
             "acts": m.acts,
         }

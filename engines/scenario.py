@@ -100,6 +100,7 @@ class Action:
     resolve: bool = False  # the top object of the stack resolves
     counter: bool = False  # the top object of the stack is countered
     decline: bool = False  # the resolving ability's controller doesn't take its "may" option (603.5)
+    targets_illegal: bool = False  # as the top ability tries to resolve, every target it has is illegal (608.2b)
     actions_by_effect: int = 0  # times the resolving ability's instructed action is taken (603.12; 0..3)
     actions_other: int = 0  # times the same action is taken for other reasons (0..3)
     create_delayed: tuple[int, ...] = ()  # delayed abilities created in this batch, each by its cause (603.7a)

@@ -81,6 +81,7 @@ QUESTIONS = {
     "stack_order": ("ability", "other"),  # is X put on the stack before (below) Y
     "put_on_stack": ("ability",),  # is X put on the stack (and left there: not removed, 603.3c-d)
     "does_something": ("ability",),  # does X do what it says when it resolves
+    "resolves": ("ability",),  # does X resolve (not countered, not removed from the stack: 603.4, 608.2b)
     "zone": ("object",),  # where is the object after the script (or at ``at``)
 }
 TYPES = ("creature", "land", "artifact", "enchantment", "instant", "sorcery")
@@ -105,7 +106,7 @@ ONE_OBJECT = ("cast", "play_land")
 #: What a script decides besides its events: which objects are new (400.7) and which delayed
 #: abilities its effects create (the game model's SCENARIO_DECIDES, where it is explained).
 FIXED_BY_SCRIPT = game.SCENARIO_DECIDES
-FLAGS = ("next_turn", "resolve", "counter", "decline", "draw_game")
+FLAGS = ("next_turn", "resolve", "counter", "decline", "targets_illegal", "draw_game")
 
 
 @dataclass(frozen=True)
@@ -626,6 +627,10 @@ def _term(loaded: ScenarioFile, played, q: Question):
         text = f"Does {names[a]} do what it says when it resolves{where}?"
         ts = [q.at] if q.at is not None else list(range(1, n))
         return (lambda g: g.Or(*[g.And(game.resolving_ability(g, t, a), g.acts(t)) for t in ts])), True, text
+    if q.ask == "resolves":
+        text = f"Does {names[a]} resolve (rather than being countered or removed from the stack){where}?"
+        ts = [q.at] if q.at is not None else list(range(1, n))
+        return (lambda g: g.Or(*[game.resolving_ability(g, t, a) for t in ts])), True, text
     if q.ask == "stack_order":
         ts = _moments(played, q, lambda s: s["placed"][a] >= 1 and s["placed"][b] >= 1)
         text = f"Is {names[a]} put on the stack before (below) {names[b]}{where}?"

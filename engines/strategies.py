@@ -476,6 +476,8 @@ def _resolution(draw, played: ReferenceGame) -> Action:
                     creators.append(d)
         if played.flag(c, "optional") and _one_in(draw, 3):
             extra["decline"] = True
+        if played.flag(c, "targeted") and _one_in(draw, 3):
+            extra["targets_illegal"] = True  # its target left or changed in response (608.2b)
         extra["actions_by_effect"] = draw(st.integers(0, 3))
         extra["actions_other"] = draw(st.integers(0, 1))
     creators = [d for d in creators if not m.delayed[d].registered]

@@ -210,7 +210,11 @@ def stack(g, t: int) -> Iterator[Rule]:
                 if s1 < s2:
                     yield R(g.slot_src(t, s1) == code, g.slot_src(t, s2) != code, f"card {c}, slots {s1}<{s2}")
     if t == 0:
-        yield R(True, g.And(size == 0, g.leave(t) == NO_LEAVE, g.Not(g.countered_now(t))))
+        yield R(
+            True,
+            g.And(size == 0, g.leave(t) == NO_LEAVE, g.Not(g.countered_now(t)), g.Not(g.removed_now(t))),
+        )
+        yield R(True, g.Not(g.targets_illegal(t)))
         return
     yield R(g.leave(t) != NO_LEAVE, g.And(m.stack_size(g, t - 1) >= 1, g.priority(t - 1)))
     kept = m.kept(g, t)
@@ -286,6 +290,66 @@ def stack(g, t: int) -> Iterator[Rule]:
         )
         yield R(g.And(top_is_spell, g.countered_now(t)), g.zone(t, c) == GRAVEYARD, f"card {c}")
         yield R(g.And(g.zone(t, c) == STACK, g.zone(t - 1, c) != STACK), g.zone(t - 1, c) == HAND, f"card {c}")
+
+
+def _top_is_ability(g, t: int):
+    return g.Or(*[m.tries_to_resolve_ability(g, t, a) for a in m.abilities(g)])
+
+
+@_axiom("608.1", "when every player passes in succession, the top object resolves")
+def top_resolves(g, t: int) -> Iterator[Rule]:
+    if t == 0:
+        return
+    # Only a rule takes the object off the stack without resolving it: 603.4 and 608.2b say when.
+    yield R(g.removed_now(t), _top_is_ability(g, t))
+    yield R(g.Not(exempt(g, "608.1", t)), g.Not(g.removed_now(t)))
+
+
+def _all_targets_illegal(g, t: int):
+    return g.And(g.targets_illegal(t), _top_is_ability(g, t))
+
+
+@_axiom(
+    "608.2b",
+    "an ability whose targets are all illegal as it tries to resolve doesn't resolve: it is removed from the stack",
+    overrides={"608.1": _all_targets_illegal},
+)
+def illegal_targets(g, t: int) -> Iterator[Rule]:
+    if t == 0:
+        return
+    # Only an ability that targets has targets to lose (the model's spells have none).
+    targeted_top = g.Or(*[g.And(m.tries_to_resolve_ability(g, t, m.printed(g, c)), g.targeted(c)) for c in m.cards(g)])
+    yield R(g.targets_illegal(t), targeted_top)
+    yield R(_all_targets_illegal(g, t), g.removed_now(t))
+
+
+def _already_done(g, t: int):
+    """The resolving ability says "Do this only once each turn" and its controller took the action earlier
+    this turn (603.2i's record, ``done_this_turn``, as it stood before this resolution)."""
+    if t == 0:
+        return False
+    return g.Or(
+        *[
+            g.And(
+                m.resolving_ability(g, t, m.printed(g, c)),
+                g.once_each_turn(c),
+                m.select(g, [g.done_this_turn(t - 1, c, p) for p in m.players(g)], m.top(g, t - 1, "slot_controller")),
+                g.turn(t) == g.turn(t - 1),
+            )
+            for c in m.cards(g)
+        ]
+    )
+
+
+@_axiom(
+    "608.2c",
+    "the ability's instructions are followed as written: 'Do this only once each turn' is not done twice",
+    overrides={"608.2": _already_done},
+)
+def instructions_followed(g, t: int) -> Iterator[Rule]:
+    # Several instances that triggered together each resolve (603.2i asks only as they trigger), but
+    # only the first to resolve takes the action.
+    yield R(_already_done(g, t), g.Not(g.acts(t)))
 
 
 @_axiom("608.2", "a resolving ability does what its effect says")

@@ -108,7 +108,10 @@ ZONE_CHANGE_SELF_KINDS = (ENTERS_SELF, LEAVES_SELF)
 CAUSES = ("spell", "ability", "replacement", "action")  # what created a delayed trigger (603.7a)
 SPELL_CAUSE, ABILITY_CAUSE, REPLACEMENT_CAUSE, ACTION_CAUSE = range(len(CAUSES))
 
-LEAVES = ("none", "resolve", "counter")  # what happens to the top of the stack in a batch
+#: What players and effects do to the top of the stack in a batch: nothing, let it resolve (every player
+#: passed priority in succession, 608.1), or counter it.  Whether an object let to resolve does resolve
+#: or is removed from the stack instead (603.4, 608.2b) is the rules' answer: ``removed_now``.
+LEAVES = ("none", "resolve", "counter")
 NO_LEAVE, RESOLVE, COUNTER = range(len(LEAVES))
 
 DEFAULTS = {"player": 2, "card": 3, "delayed": 1, "reflexive": 1, "slot": 3}
@@ -278,7 +281,18 @@ VARIABLES: tuple[VarSpec, ...] = (
     _env("dies_replaced", ("card",), "the card would have died, but a replacement effect moved it elsewhere"),
     _env("leaves_game", ("player",), "the player loses or leaves the game in this batch"),
     _env("by_draw", ("player",), "the player leaves the game because the game is a draw"),
-    _env("leave", (), "what happens to the top object of the stack", kind="enum", values=LEAVES),
+    _env(
+        "leave",
+        (),
+        "what players and effects do to the top object of the stack: let it resolve (all passed), counter it",
+        kind="enum",
+        values=LEAVES,
+    ),
+    _env(
+        "targets_illegal",
+        (),
+        "as the top ability tries to resolve, every target it has is illegal (608.2b)",
+    ),
     _env("may_use", (), "the controller of the resolving ability takes its option"),
     _env(
         "actions_by_effect",
@@ -368,6 +382,11 @@ VARIABLES: tuple[VarSpec, ...] = (
         values=ZONES,
     ),
     _rule("countered_now", (), "the top object was countered in this batch"),
+    _rule(
+        "removed_now",
+        (),
+        "the top ability tried to resolve but was removed from the stack instead, doing nothing (603.4, 608.2b)",
+    ),
     _rule("instruction_works", (), "the top ability's 'can't be countered' instruction functions (603.1a)"),
     _rule("acts", (), "the resolving object did what its effect says to its object"),
 )
@@ -660,11 +679,23 @@ def kept(g, t: int):
     return stack_size(g, t - 1) - g.If(popped(g, t), 1, 0)
 
 
-def resolving(g, t: int, code):
-    """The object with slot code ``code`` resolves during batch ``t``."""
+def tries_to_resolve(g, t: int, code):
+    """The object with slot code ``code`` is on top and every player passed (608.1): it resolves
+    during batch ``t`` unless a rule removes it from the stack instead (603.4, 608.2b)."""
     if t == 0:
         return False
     return g.And(g.leave(t) == RESOLVE, stack_size(g, t - 1) >= 1, top(g, t - 1, "slot_src") == code)
+
+
+def tries_to_resolve_ability(g, t: int, a: int):
+    return tries_to_resolve(g, t, ability_code(a))
+
+
+def resolving(g, t: int, code):
+    """The object with slot code ``code`` resolves during batch ``t``: removed, it does not (603.4, 608.2b)."""
+    if t == 0:
+        return False
+    return g.And(tries_to_resolve(g, t, code), g.Not(g.removed_now(t)))
 
 
 def resolving_ability(g, t: int, a: int):
@@ -944,6 +975,8 @@ def describe(g, t: int) -> dict[str, str]:
         events.append(
             f"top of stack: {LEAVES[g.leave(t)]}"
             + (" (countered)" if g.countered_now(t) else "")
+            + (" (removed from the stack)" if g.removed_now(t) else "")
+            + (" (all its targets illegal)" if g.targets_illegal(t) else "")
             + (" (does its effect)" if g.acts(t) else "")
         )
     for d in g.range("delayed"):

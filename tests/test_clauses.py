@@ -188,7 +188,7 @@ def case_603_2i(bad: bool) -> TraceBuilder:
     # "... Do this only once each turn." triggers only if the action wasn't taken this turn.
     b = TraceBuilder()
     b.const("kind", "creature_enters", 0).const("once_each_turn", True, 0).move(0, 0, "battlefield")
-    b.at(0, "done_this_turn", bad, 0, 0)  # by player 0, who controls card 0
+    b.at(0, "done_this_turn", bad, 0, 0).at(1, "done_this_turn", bad, 0, 0)  # by player 0, who controls card 0
     creature_enters(b, 1)
     return b.at(1, "matches", 1, 0).at(1, "attempts", 1, 0).at(1, "base_triggers", 1, 0)
 
@@ -257,11 +257,12 @@ def case_603_3d(bad: bool) -> TraceBuilder:
 
 @case("603.4", moment=1, about="resolving ability")
 def case_603_4(bad: bool) -> TraceBuilder:
-    # Felidar Sovereign: the intervening "if" is false as the ability resolves, so it does nothing.
+    # Felidar Sovereign: the intervening "if" is false as the ability would resolve, so it is removed
+    # from the stack instead (doing nothing); the wrong game has it resolve, doing nothing.
     b = TraceBuilder()
     b.const("kind", "your_upkeep", 0).const("has_if", True, 0).move(0, 0, "battlefield")
     b.resolves(1, b.ability(0))
-    return b.at(1, "acts", bad)
+    return b.at(1, "removed_now", not bad)
 
 
 @case("603.5", moment=1, about="card 0")

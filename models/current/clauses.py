@@ -280,10 +280,15 @@ def _done_already(g, t, a):
 
 
 def _done_by_controller(g, t: int, a: int, c: int):
-    """The source's controller took the ability's action earlier this turn: the controller as the
-    trigger is judged, so before the event for a look-back trigger ("when you lose control of this")."""
+    """The source's controller has taken the ability's action this turn: the controller as the trigger
+    is judged, so before the event for a look-back trigger ("when you lose control of this").
+
+    "Not yet taken" is asked as the event happens, and an action counts from the moment it is taken:
+    one taken while the ability resolves in this very batch counts for the events of that resolution
+    (the creature it puts onto the battlefield doesn't trigger it again).
+    """
     controller = in_view(g, t, a, lambda v: g.controller(v, c))
-    return m.select(g, [g.done_this_turn(t - 1, c, p) for p in m.players(g)], controller)
+    return m.select(g, [g.done_this_turn(t, c, p) for p in m.players(g)], controller)
 
 
 @clause(
@@ -411,22 +416,26 @@ def _if_false_on_resolution(g, t):
     if t == 0:
         return False
     return g.Or(
-        *[g.And(m.resolving_ability(g, t, a), g.has_if(c), g.Not(g.cond(t - 1, c))) for c, a in printed_abilities(g)]
+        *[
+            g.And(m.tries_to_resolve_ability(g, t, a), g.has_if(c), g.Not(g.cond(t - 1, c)))
+            for c, a in printed_abilities(g)
+        ]
     )
 
 
 @clause(
     "603.4",
-    "intervening 'if': checked when the event occurs and again on resolution",
+    "intervening 'if': checked when the event occurs and again on resolution, where a false one removes it",
     text_hash="92154cf411c5",
-    overrides={"603.2": _if_false_at_trigger, "608.2": _if_false_on_resolution},
+    overrides={"603.2": _if_false_at_trigger, "608.1": _if_false_on_resolution},
 )
 def intervening_if(g, t: int) -> Iterator[Rule]:
     for c, a in printed_abilities(g):
         false_now = _if_false_at_trigger(g, t, a)
         yield R(false_now, g.base_triggers(t, a) == 0, f"card {c}", witness=g.And(false_now, g.matches(t, a) >= 1))
+    # "the ability is removed from the stack and does nothing": it doesn't resolve (608.1 steps aside).
     false_on_res = _if_false_on_resolution(g, t)
-    yield R(false_on_res, g.Not(g.acts(t)), "resolving ability")
+    yield R(false_on_res, g.removed_now(t), "resolving ability")
 
 
 # --- 603.5 -------------------------------------------------------------------------

@@ -120,6 +120,37 @@ def triggering_2008(g, t: int) -> Iterator[Rule]:
         yield R(True, g.skipped(t, a) == 0, f"ability {a}")
 
 
+# --- the intervening 'if' -----------------------------------------------------------------
+
+
+def _if_false_resolving(g, t):
+    if t == 0:
+        return False
+    return g.Or(
+        *[g.And(m.resolving_ability(g, t, a), g.has_if(c), g.Not(g.cond(t - 1, c))) for c, a in printed_abilities(g)]
+    )
+
+
+def _if_false_at_trigger(g, t, a):
+    cls, c = m.ability_class(g, a)
+    return g.And(g.has_if(c), g.Not(g.cond(t, c))) if cls == "printed" else False
+
+
+@clause(
+    "404.3",
+    "intervening 'if': checked as the event occurs and on resolution; if false then, the ability does nothing",
+    text_hash="a78eed68e306",
+    overrides={"603.2": _if_false_at_trigger, "608.2": _if_false_resolving},
+)
+def intervening_if_does_nothing(g, t: int) -> Iterator[Rule]:
+    # "the ability does nothing" (2008's 404.3; 2004's 410.8 in other words): it still resolves, doing
+    # nothing, where the 2009 rule removes it from the stack (603.4) -- so it counts as a resolution.
+    for c, a in printed_abilities(g):
+        false_now = _if_false_at_trigger(g, t, a)
+        yield R(false_now, g.base_triggers(t, a) == 0, f"card {c}", witness=g.And(false_now, g.matches(t, a) >= 1))
+    yield R(_if_false_resolving(g, t), g.Not(g.acts(t)), "resolving ability")
+
+
 # --- order on the stack ----------------------------------------------------------------
 
 
