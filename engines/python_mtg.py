@@ -158,20 +158,23 @@ ENGINE_EVENTS: dict[str, EngineEvent] = {
     "becomes_tapped": EngineEvent("becomes_tapped", False, "the same condition"),
 }
 
-#: The engine's twelve steps as the model's seven.
+#: The engine's twelve steps are the model's (500.1).
 STEP_OF = {
-    "untap": "untap",
-    "upkeep": "upkeep",
-    "draw": "draw",
-    "precombat_main": "main",
-    "beginning_of_combat": "combat",
-    "declare_attackers": "combat",
-    "declare_blockers": "combat",
-    "combat_damage": "combat",
-    "end_of_combat": "combat",
-    "postcombat_main": "combat",  # the model has one main phase, and its steps never go back within a turn
-    "end": "end",
-    "cleanup": "cleanup",
+    step: step
+    for step in (
+        "untap",
+        "upkeep",
+        "draw",
+        "precombat_main",
+        "beginning_of_combat",
+        "declare_attackers",
+        "declare_blockers",
+        "combat_damage",
+        "end_of_combat",
+        "postcombat_main",
+        "end",
+        "cleanup",
+    )
 }
 NO_PRIORITY_STEPS = ("untap", "cleanup")  # also the steps that are one moment each
 LEAVES_KINDS = ("creature_dies", "leaves_self", "enchanted_leaves")  # 603.6c
@@ -203,8 +206,8 @@ ASSUMPTIONS: dict[str, str] = {
     "since": "A card that changed zones between two moments is a new object from the later one (400.7). The "
     "engine keeps one id across zones, so a card leaving and coming back within one batch would be missed "
     "(nothing in the decks does that).",
-    "damage, damage_prevented, dies_replaced": "Never set: the engine keeps no damage, and nothing in the decks "
-    "replaces dying.",
+    "damage, damage_prevented, dies_replaced, lethal, no_life, left_game": "Never set: the engine keeps no damage"
+    " or life the adapter reads, and nothing in the decks replaces dying; a trace ends as a player loses.",
     "leaves_game, by_draw": "Never set: a trace ends with the batch in which a player loses, and python-mtg does "
     "not remove the loser's objects (800.4a).",
     "revealed, phased_out, prohibited, cond, may_use, actions_by_effect, actions_other, no_legal_choice, "
@@ -222,8 +225,8 @@ ASSUMPTIONS: dict[str, str] = {
     "controller": "The engine's printed_control on the battlefield and the stack (nothing in the decks changes "
     "control), the owner elsewhere.",
     "players, turns": "The player active at a window's first moment is player 0; turns count from 1.",
-    "step": "precombat_main is main; the combat steps and postcombat_main are combat (the model has one main "
-    "phase, and no tracked ability looks at combat or a main phase).",
+    "step": "The engine's step, as it is: the model has the same twelve (500.1).",
+    "extra_turn, extra_step": "False: nothing in the decks adds turns, phases or steps.",
 }
 
 #: Clauses that are checked, and where their evidence comes from.
@@ -945,6 +948,7 @@ class _WindowTrace:
             "granted": [False] * n,
             "uncounterable": [False] * n,
             "mana_ability": [False] * n,
+            "aura": [False] * n,  # ASSUMPTIONS["603.6e"]: no Auras
             "final_chapter": [0] * n,
             "reflexive_from": [0],
             "pay_any": [False],
@@ -1001,6 +1005,8 @@ class _WindowTrace:
             "active": self.player[frame.active],
             "step": frame.model_step,
             "priority": frame.model_step not in NO_PRIORITY_STEPS,  # ASSUMPTIONS["priority"]
+            "extra_turn": False,  # ASSUMPTIONS["extra_turn, extra_step"]
+            "extra_step": False,
             **self._objects(frame, zone, controller),
             **self._events(),
             **self._triggers(t, fired, zone, controller),
@@ -1042,6 +1048,9 @@ class _WindowTrace:
             "revealed_first_draw": [False] * n,
             "leaves_game": [False, False],
             "by_draw": [False, False],
+            "left_game": [False, False],
+            "no_life": [False, False],  # ASSUMPTIONS["damage, ..."]: the window ends as a player loses
+            "lethal": [False] * n,
             "may_use": False,
             "actions_by_effect": 0,
             "actions_other": 0,

@@ -39,8 +39,9 @@ from rule603.models.game import (
     BECOMES_BLOCKED,
     BECOMES_TAPPED,
     BECOMES_UNTAPPED,
+    BEGINNING_OF_COMBAT,
     CHAPTER,
-    COMBAT,
+    CLEANUP,
     COMMAND,
     COUNTER,
     COUNTERED_SELF,
@@ -71,6 +72,7 @@ from rule603.models.game import (
     OUTSIDE,
     PHASES_OUT,
     PLAYER_LOSES,
+    POSTCOMBAT_MAIN,
     REPLACEMENT_CAUSE,
     RESOLVE,
     REVEALS_LAND_THIS_WAY,
@@ -79,6 +81,7 @@ from rule603.models.game import (
     UNATTACHED,
     UNTAP,
     UPKEEP,
+    YOUR_COMBAT,
     YOUR_UPKEEP,
 )
 
@@ -154,6 +157,7 @@ class CardState:
     dies_replaced: bool = False
     resolutions: int = 0  # resolutions of its triggered ability this turn
     done_by: frozenset[int] = frozenset()  # players whose resolving ability of it did what it says this turn (603.2i)
+    lethal: bool = False  # lethal damage marked on it, or toughness 0 or less (704.5f-g)
 
 
 @dataclass(frozen=True)
@@ -229,6 +233,9 @@ class Moment:
     instruction_works: bool = False
     acts: bool = False
     resolving: StackObject | None = None  # the object that resolved in this batch
+    extra_turn: bool = False  # the turn that begins in this batch is an extra turn (500.7)
+    extra_step: bool = False  # the step that begins in this batch was added by an effect (500.8-500.10)
+    no_life: list[bool] = field(default_factory=list)  # players with 0 or less life (704.5a)
 
     def successor(self) -> Moment:
         """The next moment before anything happens: lasting state copied, the batch's events cleared."""
@@ -260,6 +267,7 @@ class Moment:
             waiting=[],
             leaves_game=[False] * len(self.in_game),
             by_draw=[False] * len(self.in_game),
+            no_life=list(self.no_life),
         )
 
 
@@ -287,6 +295,9 @@ class ReferenceGame:
         self.d_kind = [game.KINDS.index(d.trigger) for d in scenario.delayed]
         self.d_cause = [game.CAUSES.index(d.cause) for d in scenario.delayed]
         self.moments: list[Moment] = [self._first_moment()]
+        self.actions_applied = 0
+        #: the moment each action of the script made (state-based actions may make more, between them)
+        self.action_moments: list[int] = []
 
     # --- the cards' text and the abilities ----------------------------------------------
     def flag(self, c: int, name: str) -> bool:
@@ -386,10 +397,17 @@ class ReferenceGame:
                 name: name in s.effects for name in ("lands_are_creatures", "creatures_lose_abilities", "grant_ability")
             },
             in_game=[True] * self.n_players,
+            no_life=[False] * self.n_players,
             leaves_game=[False] * self.n_players,
             by_draw=[False] * self.n_players,
         )
         self._characteristics(m)
+        due = self._state_based_actions(m)
+        if due != Action():
+            _fail(
+                f"the starting position has state-based actions to perform (704.3): {due.destroy or ''}"
+                f"{due.lose or ''} -- a creature with lethal damage, an Aura attached to nothing, a player at 0 life"
+            )
         m.abilities = self._what_triggered(None, m, Action())
         for a, tr in enumerate(m.abilities):
             if tr.base_triggers:  # only a state trigger can match before anything happens (603.8)
@@ -402,12 +420,40 @@ class ReferenceGame:
     # --- one batch --------------------------------------------------------------------------
     def apply(self, action: Action) -> None:
         """Play one batch of simultaneous events; raise InvalidArgument (nothing changes) if it can't happen."""
-        number = len(self.moments)  # the action that makes moment ``number``
+        # Actions are numbered from 1 in the script's order; moments may be more (state-based actions).
+        number = self.actions_applied + 1
         check_action_names(f"action {number}", action, self.scenario)
+        kept = len(self.moments)
         try:
             self._apply(action)
+            self._perform_state_based_actions()
         except InvalidArgument as e:
+            del self.moments[kept:]  # nothing changes
             raise type(e)(f"action {number}: {e}") from None
+        self.actions_applied += 1
+        self.action_moments.append(len(self.moments) - 1)
+
+    def _perform_state_based_actions(self) -> None:
+        """704.3 and 603.3b's loop: while state-based actions are due, a batch performs them all at once; only
+        when none is due does a player receive priority (and the abilities that triggered go on the stack)."""
+        for _ in range(self.n_cards + self.n_players + 1):  # each batch removes a card or a player for good
+            due = self._state_based_actions(self.now)
+            if due == Action():
+                return
+            if self.now.step == UNTAP:
+                raise BeyondModelBounds(
+                    "state-based actions due in the untap step: the model's untap step is one batch"
+                )
+            self._apply(due)
+        raise AssertionError("state-based actions went on performing themselves")
+
+    def _state_based_actions(self, m: Moment) -> Action:
+        """What the state-based actions due at ``m`` do (704.5a, 704.5f-g, 704.5m), as one batch."""
+        here = [c for c, card in enumerate(m.cards) if card.zone == BATTLEFIELD and not card.phased_out]
+        lethal = [c for c in here if m.cards[c].lethal and m.cards[c].eff_creature]  # 704.5f-g
+        auras = [c for c in here if self.flag(c, "aura") and m.cards[c].attached_to is None]  # 704.5m
+        losers = [p for p in range(self.n_players) if m.no_life[p] and m.in_game[p]]  # 704.5a
+        return Action(destroy=tuple(sorted(set(lethal + auras))), lose=tuple(losers))
 
     def _apply(self, action: Action) -> None:
         if self.game_over:
@@ -429,21 +475,35 @@ class ReferenceGame:
         self._delayed_abilities_end_or_begin(before, after, action)
         after.abilities = self._what_triggered(before, after, action)
         self._delayed_abilities_used_up(after)
+        self._cleanup_priority(before, after, action)
+        if self._state_based_actions(after) != Action():
+            after.priority = False  # 704.3: state-based actions first; nobody receives priority yet
         self._put_triggers_on_stack(before, after)
         self.moments.append(after)
 
     # 1. turn structure ------------------------------------------------------------------------
     def _turn_structure(self, before: Moment, after: Moment, action: Action) -> None:
+        if action.extra_turn is not None and not action.next_turn:
+            _fail("extra_turn: an extra turn begins like any turn (next_turn = true)")
+        if action.extra_step and action.step is None:
+            _fail("extra_step: it says that the step beginning (step = ...) was added by an effect")
         if action.next_turn:
-            if action != Action(next_turn=True, priority=action.priority):
+            if action != Action(next_turn=True, extra_turn=action.extra_turn, priority=action.priority):
                 _fail("next_turn: the untap step has no priority, so nothing else happens in that batch (502.4)")
             self._check_step_can_end(before)
+            if before.step == CLEANUP and before.priority:
+                _fail("next_turn: players had priority in the cleanup step, so another cleanup step follows (514.3a)")
+            self._no_beginning_skipped(before, range(before.step + 1, len(game.STEPS)))
             after.turn += 1
             for card in after.cards:
                 card.was_blocked = False  # a new turn, a new combat
             if after.turn > 31:
                 raise BeyondModelBounds("the model counts at most 31 turns")
-            after.active = (before.active + 1) % self.n_players
+            if action.extra_turn is not None:  # 500.7: the effect says who takes it
+                after.active = action.extra_turn
+            else:
+                after.active = (before.active + 1) % self.n_players
+            after.extra_turn = action.extra_turn is not None
             if not after.in_game[after.active]:
                 raise BeyondModelBounds(
                     f"next_turn: player {after.active} has left the game; the model doesn't skip their turn"
@@ -454,18 +514,69 @@ class ReferenceGame:
             return
         if action.step is not None:
             new_step = game.STEPS.index(action.step)
-            if new_step <= before.step:
-                _fail(f"step {action.step}: the turn is already past it (steps only move forward in a turn)")
+            # 514.3a: once players received priority in a cleanup step, another cleanup step follows.
+            another_cleanup = new_step == before.step == CLEANUP and before.priority
+            if new_step <= before.step and not (action.extra_step or another_cleanup):
+                _fail(
+                    f"step {action.step}: the turn is already past it (steps only move forward in a turn, unless an "
+                    "effect added it: extra_step = true)"
+                )
             if action.cast is not None or action.play_land is not None or action.gain_control:
                 _fail(f"step {action.step}: players act only once they receive priority in the new step")
             if before.step != UNTAP:  # 502.4: what triggered in the untap step waits for the upkeep
                 self._check_step_can_end(before)
+            if not action.extra_step:
+                self._no_beginning_skipped(before, range(before.step + 1, new_step))
             after.step = new_step
+            after.extra_step = action.extra_step
+            if new_step == UNTAP:  # an added beginning phase's untap step (500.8): as any untap step, 502
+                if action != Action(step=action.step, extra_step=True, priority=action.priority):
+                    _fail("step untap: the untap step has no priority, so nothing else happens in that batch (502.4)")
+                after.priority = False
+                self._untap_step(after)
+                return
         elif before.step == UNTAP:
             _fail("the untap step lasts one batch: the next action begins a step (step = 'upkeep', ...)")
         after.priority = action.priority
-        if not before.priority and not after.priority:
+        if not before.priority and not after.priority and after.step != CLEANUP:
             _fail("priority = false twice in a row: a player receives priority as soon as nothing else happens (117.3)")
+
+    def _cleanup_priority(self, before: Moment, after: Moment, action: Action) -> None:
+        """514.3a: in the cleanup step no player receives priority, unless abilities triggered there: then, in
+        the next batch, the active player does (and they go on the stack); so while the stack isn't empty."""
+        if after.step == CLEANUP:
+            after.priority = before.step == CLEANUP and (bool(before.waiting) or bool(before.stack))
+            if not after.priority and (action.cast is not None or action.play_land is not None):
+                _fail("cast/play_land: nobody has priority in the cleanup step unless something triggered (514.3)")
+
+    def _no_beginning_skipped(self, before: Moment, steps: range) -> None:
+        """A script may pass over steps in which nothing happens; not over one whose beginning triggers an ability."""
+        for step in steps:
+            for a in range(self.n_abilities):
+                if self._waits_for(before, a, step):
+                    _fail(
+                        f"step {game.STEPS[step]} is passed over, but ability {a} triggers at its beginning: "
+                        f"write step = '{game.STEPS[step]}'"
+                    )
+            if step == MAIN:  # 714.3b: a Saga's lore counter as its controller's precombat main phase begins
+                for c, card in enumerate(before.cards):
+                    if self.kind[c] == CHAPTER and card.zone == BATTLEFIELD and card.controller == before.active:
+                        _fail(f"step precombat_main is passed over, but card {c} (a Saga) gets a lore counter there")
+
+    def _waits_for(self, m: Moment, a: int, step: int) -> bool:
+        """Ability ``a`` exists and says "at the beginning of" ``step`` (of its controller's turn, if "your")."""
+        kind = self.ability_kind(a)
+        begins_at = {YOUR_UPKEEP: (UPKEEP, True), END_STEP: (END, False), YOUR_COMBAT: (BEGINNING_OF_COMBAT, True)}
+        if kind not in begins_at or begins_at[kind][0] != step:
+            return False
+        cls, i = self.ability_class(a)
+        if cls == "printed":
+            exists, controller = self.has_ability(m, i), m.cards[i].controller
+        elif cls == "delayed":
+            exists, controller = m.delayed[i].registered, m.delayed[i].controller
+        else:
+            return False
+        return exists and (not begins_at[kind][1] or controller == m.active)
 
     def _check_step_can_end(self, before: Moment) -> None:
         # 500.2: a step ends only when the stack is empty and nothing waits to go on it.
@@ -610,6 +721,7 @@ class ReferenceGame:
         card.instances = 1  # effects that gave the old object more instances don't know the new one (400.7)
         card.was_blocked = False
         card.lore = int(zone == BATTLEFIELD and self.kind[c] == CHAPTER)  # 714.3a: a Saga enters with a lore counter
+        card.lethal = False  # a new object has no damage marked on it
 
     def _zone_changes(self, before: Moment, after: Moment, action: Action) -> None:
         cards = before.cards
@@ -641,8 +753,9 @@ class ReferenceGame:
             if not self.flag(c, "land_card"):
                 _fail(f"play_land card {c}: it is not a land card")
             owner = self.scenario.cards[c].owner
-            if owner != before.active or before.step != MAIN or before.stack or not before.priority:
-                _fail(f"play_land card {c}: its owner plays it in their main step with an empty stack (305.1)")
+            main_phase = before.step in (MAIN, POSTCOMBAT_MAIN)
+            if owner != before.active or not main_phase or before.stack or not before.priority:
+                _fail(f"play_land card {c}: its owner plays it in their main phase with an empty stack (305.1)")
             self._move(after, c, BATTLEFIELD)
         for verb, zones, to in (
             ("destroy", (BATTLEFIELD,), GRAVEYARD),
@@ -681,6 +794,15 @@ class ReferenceGame:
             if not before.cards[c].eff_creature:
                 _fail(f"damage card {c}: only creatures are dealt damage in this model")
             after.cards[c].damage = True
+        for c in action.lethal:
+            permanent(c, "lethal", stays=False)
+            if not before.cards[c].eff_creature:
+                _fail(f"lethal card {c}: only a creature has toughness and lethal damage")
+            after.cards[c].lethal = after.cards[c].since != after.t  # moved in this batch, it is a new object
+        for p in action.no_life:
+            if not after.in_game[p]:
+                _fail(f"no_life player {p}: they have left the game")
+            after.no_life[p] = True
         for c in action.prevent_damage:
             if c not in action.damage:
                 _fail(f"prevent_damage card {c}: no damage is dealt to it in this batch")
@@ -705,8 +827,8 @@ class ReferenceGame:
             after.cards[c].deals_damage = True
         for c in action.block:
             permanent(c, "block")
-            if before.step != COMBAT or action.step is not None:
-                _fail(f"block card {c}: creatures become blocked as blockers are declared, during combat (509.1h)")
+            if action.step != "declare_blockers":
+                _fail(f"block card {c}: creatures become blocked as the declare blockers step begins (509.1h)")
             if not before.cards[c].eff_creature:
                 _fail(f"block card {c}: only a creature becomes blocked")
             if before.cards[c].was_blocked:
@@ -738,8 +860,6 @@ class ReferenceGame:
             after.cards[c].tapped = False
         for c, player in action.gain_control:
             permanent(c, "gain_control")
-            if not before.priority:
-                _fail(f"gain_control card {c}: control changes by a spell or ability, after priority (110.2)")
             if player == before.cards[c].controller or not after.in_game[player]:
                 _fail(f"gain_control card {c}: player {player} already controls it or has left the game")
             after.cards[c].controller = player
@@ -792,6 +912,7 @@ class ReferenceGame:
                         f"player {p} leaves with an object of theirs on the stack; the model can't remove it (800.4a)"
                     )
             after.in_game[p] = False
+            after.no_life[p] = False
             after.leaves_game[p] = True
             after.by_draw[p] = action.draw_game  # 603.9: a draw doesn't make a player lose
         for p in leaving:
@@ -800,8 +921,6 @@ class ReferenceGame:
                 if self.scenario.cards[c].owner == p:
                     self._move(after, c, OUTSIDE)
                 elif card.zone == BATTLEFIELD and card.controller == p:
-                    if not before.priority:
-                        raise BeyondModelBounds(f"card {c}: control returns to its owner only after priority")
                     card.controller = self.scenario.cards[c].owner
 
     def _tidy_permanents(self, after: Moment) -> None:
@@ -1012,6 +1131,9 @@ class ReferenceGame:
             n = int(self._began(before, after, UPKEEP) and after.active == self._controller(a, view, after))
         elif kind == END_STEP:  # 603.2b
             n = int(self._began(before, after, END))
+        elif kind == YOUR_COMBAT:  # 603.2b: "at the beginning of combat on your turn"
+            mine = after.active == self._controller(a, view, after)
+            n = int(self._began(before, after, BEGINNING_OF_COMBAT) and mine)
         elif kind == DEALT_DAMAGE:
             if now.damage:
                 return int(not now.damage_prevented), 1  # 603.2h: prevented damage triggers nothing
@@ -1283,6 +1405,11 @@ class ReferenceGame:
             "slot_controller": [obj.controller for obj in slots],
             "slot_moment": [obj.moment for obj in slots],
             "slot_zone": [obj.zone for obj in slots],
+            "extra_turn": m.extra_turn,
+            "extra_step": m.extra_step,
+            "lethal": [c.lethal for c in cards],
+            "no_life": list(m.no_life),
+            "left_game": [not x for x in m.in_game],
             "countered_now": m.countered_now,
             "removed_now": m.removed_now,
             "targets_illegal": m.targets_illegal,

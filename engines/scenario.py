@@ -94,6 +94,8 @@ class Action:
     # --- turn structure ---------------------------------------------------------------
     step: str | None = None  # this later step of the current turn begins (one of game.STEPS, not untap)
     next_turn: bool = False  # the next player's turn begins, with its untap step (no other event in that batch)
+    extra_turn: int | None = None  # with next_turn: the turn is an extra turn an effect gave this player (500.7)
+    extra_step: bool = False  # with step: an effect added that phase or step, so it may come back (500.8-500.10)
     priority: bool = True  # a player receives priority after this batch; False: another batch follows at once
     # --- the stack --------------------------------------------------------------------
     cast: int | None = None  # this card is cast from its owner's hand (it goes on the stack)
@@ -134,6 +136,8 @@ class Action:
     unattach: tuple[int, ...] = ()
     # --- players ----------------------------------------------------------------------
     lose: tuple[int, ...] = ()  # players who lose the game
+    no_life: tuple[int, ...] = ()  # players whose life is now 0 or less: they lose as a state-based action (704.5a)
+    lethal: tuple[int, ...] = ()  # creatures now with lethal damage marked, or toughness 0 or less (704.5f-g)
     draw_game: bool = False  # the game is a draw: every remaining player leaves it (603.9)
     # --- circumstances ----------------------------------------------------------------
     lands_are_creatures: bool | None = None  # continuous effect "All lands are creatures" starts (True) or ends
@@ -168,7 +172,7 @@ class Scenario:
     delayed: tuple[DelayedAbility, ...] = ()
     reflexive: tuple[ReflexiveAbility, ...] = ()
     slots: int = 3  # stack slots of the trace model: at most this many objects on the stack
-    step: str = "main"  # the step the game starts in (turn 1, player 0 active)
+    step: str = "precombat_main"  # the step the game starts in (turn 1, player 0 active)
     effects: tuple[str, ...] = ()  # continuous effects in force at the start: names from EFFECTS
     prohibited: tuple[int, ...] = ()  # cards whose abilities can't be activated at the start
     description: str = field(default="", compare=False)
@@ -293,6 +297,7 @@ CARD_LIST_FIELDS = (
     "mill",
     "dies_replaced",
     "damage",
+    "lethal",
     "prevent_damage",
     "deals_damage",
     "block",
@@ -316,7 +321,8 @@ def check_action_names(where: str, a: Action, s: Scenario) -> None:
     """The action's names and numbers make sense for ``s`` (whether it can happen is the engine's question)."""
     n = len(s.cards)
     if a.step is not None:
-        _one_of(f"{where}: step", a.step, tuple(x for x in game.STEPS if x != "untap"))
+        # An untap step begins only with its turn (next_turn), or as part of an added beginning phase (500.8).
+        _one_of(f"{where}: step", a.step, tuple(x for x in game.STEPS if x != "untap" or a.extra_step))
     for name in _CARD_LISTS:
         values = getattr(a, name)
         if not isinstance(values, tuple):
@@ -343,6 +349,8 @@ def check_action_names(where: str, a: Action, s: Scenario) -> None:
             _fail(f"{where}: instances", f"{shown(pair[1])}: an object has 1 to 3 instances of its ability here")
     for p in a.lose:
         _index(f"{where}: lose", p, s.players, "player")
+    for p in a.no_life:
+        _index(f"{where}: no_life", p, s.players, "player")
     for name in ("actions_by_effect", "actions_other"):
         value = getattr(a, name)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:

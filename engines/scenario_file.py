@@ -82,9 +82,10 @@ QUESTIONS = {
     "put_on_stack": ("ability",),  # is X put on the stack (and left there: not removed, 603.3c-d)
     "does_something": ("ability",),  # does X do what it says when it resolves
     "resolves": ("ability",),  # does X resolve (not countered, not removed from the stack: 603.4, 608.2b)
+    "resolutions": ("ability",),  # how many times has X (a printed ability) resolved this turn, at ``at``
     "zone": ("object",),  # where is the object after the script (or at ``at``)
 }
-TYPES = ("creature", "land", "artifact", "enchantment", "instant", "sorcery")
+TYPES = ("creature", "land", "artifact", "enchantment", "aura", "instant", "sorcery")  # an aura is an enchantment
 #: Yes/no parts of a triggered ability, in the file's words, and the model's card flag for each.
 ABILITY_FLAGS = {
     "intervening_if": "has_if",
@@ -106,7 +107,7 @@ ONE_OBJECT = ("cast", "play_land")
 #: What a script decides besides its events: which objects are new (400.7) and which delayed
 #: abilities its effects create (the game model's SCENARIO_DECIDES, where it is explained).
 FIXED_BY_SCRIPT = game.SCENARIO_DECIDES
-FLAGS = ("next_turn", "resolve", "counter", "decline", "targets_illegal", "draw_game")
+FLAGS = ("next_turn", "extra_step", "resolve", "counter", "decline", "targets_illegal", "draw_game")
 
 
 @dataclass(frozen=True)
@@ -266,7 +267,7 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
     effects = tuple(
         r.one_of("", -1, "effects", e, EFFECTS) for e in r.kind("", -1, "effects", data.get("effects", []), list)
     )
-    step = r.one_of("", -1, "step", data.get("step", "main"), tuple(s for s in game.STEPS if s != "untap"))
+    step = r.one_of("", -1, "step", data.get("step", "precombat_main"), tuple(s for s in game.STEPS if s != "untap"))
     actions = tuple(
         _action(r, i, a, players, object_names, delayed_names)
         for i, a in enumerate(r.kind("", -1, "actions", data.get("actions", []), list))
@@ -402,7 +403,7 @@ def _card(r: _Reader, i: int, o: dict[str, Any], players: tuple[str, ...], names
     types = r.kind("objects", i, "types", o.get("types", []), list)
     for t in types:
         r.one_of("objects", i, "types", t, TYPES)
-    flags = ["creature_card"] * ("creature" in types) + ["land_card"] * ("land" in types)
+    flags = ["creature_card"] * ("creature" in types) + ["land_card"] * ("land" in types) + ["aura"] * ("aura" in types)
     ability = r.kind("objects", i, "ability", o.get("ability", {}), dict)
     r.only("objects.ability", i, ability, tuple(ABILITY_FLAGS))
     # "may" and "unless" are one flag in the model (603.5 treats them alike): list it once.
@@ -480,11 +481,13 @@ def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[
         + (
             "step",
             "priority",
+            "extra_turn",
             "create_delayed",
             "gain_control",
             "attach",
             "instances",
             "lose",
+            "no_life",
             "effects_on",
             "effects_off",
             "actions_by_effect",
@@ -504,15 +507,22 @@ def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[
         if key in a:
             values[key] = r.kind("actions", i, key, a[key], bool)
     if "step" in a:
-        values["step"] = r.one_of("actions", i, "step", a["step"], tuple(s for s in game.STEPS if s != "untap"))
+        added = a.get("extra_step") is True  # an added beginning phase has an untap step (500.8)
+        values["step"] = r.one_of(
+            "actions", i, "step", a["step"], tuple(s for s in game.STEPS if s != "untap" or added)
+        )
     if "create_delayed" in a:
         items = a["create_delayed"] if isinstance(a["create_delayed"], list) else [a["create_delayed"]]
         values["create_delayed"] = tuple(
             _ref(r, "actions", i, "create_delayed", x, delayed, "delayed ability") for x in items
         )
-    if "lose" in a:
-        items = a["lose"] if isinstance(a["lose"], list) else [a["lose"]]
-        values["lose"] = tuple(_ref(r, "actions", i, "lose", x, players, "player") for x in items)
+    if "extra_turn" in a:  # an extra turn begins, taken by this player (500.7)
+        values["extra_turn"] = _ref(r, "actions", i, "extra_turn", a["extra_turn"], players, "player")
+        values["next_turn"] = True
+    for key in ("lose", "no_life"):
+        if key in a:
+            items = a[key] if isinstance(a[key], list) else [a[key]]
+            values[key] = tuple(_ref(r, "actions", i, key, x, players, "player") for x in items)
     for key, second, what in (("gain_control", players, "player"), ("attach", objects, "object")):
         if key in a:
             pairs = r.kind("actions", i, key, a[key], dict)
@@ -543,9 +553,11 @@ def _question(r: _Reader, i: int, q: Any, abilities: tuple[str, ...], objects: l
     for needed in QUESTIONS[ask]:
         if needed not in q:
             r.fail("questions", i, "", f"ask = {ask!r} needs the field {needed!r}")
+    if ask == "resolutions" and q["ability"] not in objects:
+        r.fail("questions", i, "ability", "the model counts the resolutions of an object's own triggered ability only")
     at = q.get("at")
-    if at is not None and not 0 <= r.kind("questions", i, "at", at, int) <= n_actions:
-        r.fail("questions", i, "at", f"moment {shown(at)}: the script makes moments 0 to {n_actions}")
+    if at is not None and not 0 <= r.kind("questions", i, "at", at, int):
+        r.fail("questions", i, "at", f"moment {shown(at)}: moments count from 0")
     return Question(
         id=r.kind("questions", i, "id", q.get("id", f"q{i + 1}"), str),
         ask=ask,
@@ -587,7 +599,12 @@ def asks(loaded: ScenarioFile, played) -> list:
     from rule603 import Ask
 
     out = []
-    for q in loaded.questions:
+    for i, q in enumerate(loaded.questions):
+        if q.at is not None and q.at >= played.length:
+            where = f"questions[{i}].at"
+            # The script's actions make a moment each, and state-based actions one more wherever they are due.
+            message = f"moment {q.at}: the game has moments 0 to {played.length - 1}"
+            raise ScenarioFileError(loaded.path, q.line, where, message)
         value, boolean, text = _term(loaded, played, q)
         labels = {"controller": loaded.players, "zone": game.ZONES}.get(q.ask, ())
         out.append(Ask(q.id, text, value, boolean, tuple(labels)))
@@ -631,6 +648,10 @@ def _term(loaded: ScenarioFile, played, q: Question):
         text = f"Does {names[a]} resolve (rather than being countered or removed from the stack){where}?"
         ts = [q.at] if q.at is not None else list(range(1, n))
         return (lambda g: g.Or(*[game.resolving_ability(g, t, a) for t in ts])), True, text
+    if q.ask == "resolutions":
+        t = q.at if q.at is not None else n - 1
+        text = f"How many times has {names[a]} resolved this turn, at moment {t}?"
+        return (lambda g: g.resolutions(t, a)), False, text
     if q.ask == "stack_order":
         ts = _moments(played, q, lambda s: s["placed"][a] >= 1 and s["placed"][b] >= 1)
         text = f"Is {names[a]} put on the stack before (below) {names[b]}{where}?"

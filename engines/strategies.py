@@ -23,8 +23,9 @@ from rule603 import InvalidArgument
 from rule603.models import game
 from rule603.models.game import (
     BATTLEFIELD,
-    COMBAT,
+    BEGINNING_OF_COMBAT,
     COMMAND,
+    DECLARE_BLOCKERS,
     END,
     EXILE,
     GRAVEYARD,
@@ -174,13 +175,17 @@ def reflexive_abilities(draw, n_cards: int) -> ReflexiveAbility:
 
 
 def _attachments(draw, chosen: list[Card]) -> list[Card]:
-    """Some permanents start attached to other permanents."""
+    """Some permanents start attached to other permanents; an Aura always does (or starts in the graveyard:
+    attached to nothing, a state-based action would put it there before the game begins, 704.5m)."""
     on_bf = [c for c, card in enumerate(chosen) if card.zone == "battlefield"]
     out = list(chosen)
     for c in on_bf:
         others = [x for x in on_bf if x != c]
-        if others and _one_in(draw, 4):
+        aura = "aura" in out[c].flags
+        if others and (aura or _one_in(draw, 4)):
             out[c] = replace(out[c], attached_to=draw(st.sampled_from(others)))
+        elif aura:
+            out[c] = replace(out[c], zone="graveyard", controller=None, tapped=False, instances=1, lore=0)
     return out
 
 
@@ -198,6 +203,13 @@ def _starting_game(scenario: Scenario) -> tuple[Scenario, ReferenceGame]:
         ]
         moved = {c for c, card in enumerate(fixed) if card.zone == "library"}
         fixed = [replace(card, attached_to=None) if card.attached_to in moved else card for card in fixed]
+        # An Aura attached to nothing would go to the graveyard before the game begins (704.5m): it starts there.
+        fixed = [
+            replace(card, zone="graveyard", controller=None, tapped=False, instances=1, lore=0)
+            if "aura" in card.flags and card.zone == "battlefield" and card.attached_to is None
+            else card
+            for card in fixed
+        ]
         scenario = replace(scenario, cards=tuple(fixed))
         return scenario, ReferenceGame(scenario)
 
@@ -310,7 +322,7 @@ def _some(draw, items: list[int], at_most: int = 3) -> tuple[int, ...]:
 def _next_action(draw, played: ReferenceGame) -> Action:
     m = played.now
     if m.step == UNTAP:  # the untap step lasts one batch: a step begins
-        return Action(step=draw(st.sampled_from(("upkeep", "upkeep", "draw", "main", "end"))))
+        return Action(step=draw(st.sampled_from(("upkeep", "upkeep", "draw", "precombat_main", "end"))))
     idle = not m.stack and not m.waiting
     top_is_delayed = m.stack and played.n_cards < m.stack[-1].code <= played.n_cards + played.n_delayed
     if top_is_delayed and m.priority and _one_in(draw, 3):
@@ -388,7 +400,9 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
     if kind == "deals_damage":
         return Action(deals_damage=_some(draw, permanents, 2))
     if kind == "block":
-        return Action(block=_some(draw, creatures, 2)) if m.step == COMBAT else Action()
+        if m.stack or m.waiting or m.step >= DECLARE_BLOCKERS:
+            return Action()
+        return Action(step="declare_blockers", block=_some(draw, creatures, 2))  # as blockers are declared (509.1h)
     if kind == "instances":
         many = [
             c
@@ -550,9 +564,11 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
         return Action(destroy=_some(draw, lands or permanents, 3))  # several lands at once: 603.2c's example
     if kind in (game.BECOMES_TAPPED, game.BECOMES_UNTAPPED) and on_bf:
         return Action(untap=(x,)) if card.tapped else Action(tap=(x,))
-    if kind in (game.YOUR_UPKEEP, game.END_STEP) and idle:
+    if kind in (game.YOUR_UPKEEP, game.END_STEP, game.YOUR_COMBAT) and idle:
         if kind == game.END_STEP and m.step < END:
             return Action(step="end")
+        if kind == game.YOUR_COMBAT and m.step < BEGINNING_OF_COMBAT:
+            return Action(step="beginning_of_combat")
         return Action(next_turn=True)
     if kind == game.ENCHANTED_TAPPED_FOR_MANA and on_bf:
         host = card.attached_to
@@ -564,7 +580,7 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
         if not on_bf:
             return Action(put_onto_battlefield=(x,)) if x in off_bf else Action()
         if idle and m.step < MAIN:
-            return Action(step="main")
+            return Action(step="precombat_main")
         return Action(next_turn=True) if idle else Action()
     if kind == game.REVEALS_LAND_THIS_WAY and on_bf:
         mine = [c for c in off_bf if m.cards[c].zone == LIBRARY and played.scenario.cards[c].owner == card.controller]
@@ -573,9 +589,7 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
     if kind == game.DEALS_DAMAGE and on_bf:
         return Action(deals_damage=(x,))
     if kind == game.BECOMES_BLOCKED and on_bf and card.eff_creature:
-        if m.step == COMBAT:
-            return Action(block=(x,))
-        return Action(step="combat") if idle and m.step < COMBAT else Action()
+        return Action(step="declare_blockers", block=(x,)) if idle and m.step < DECLARE_BLOCKERS else Action()
     if kind == game.DEALT_DAMAGE and on_bf and card.eff_creature:
         return Action(damage=(x,), prevent_damage=(x,) if _one_in(draw, 4) else ())
     if kind == game.PLAYER_LOSES:

@@ -15,8 +15,10 @@ from rule603 import ClauseEncoding, Rule, exempt
 from . import game as m
 from .game import (
     BATTLEFIELD,
-    COMBAT,
+    BEGINNING_OF_COMBAT,
+    CLEANUP,
     COUNTER,
+    DECLARE_BLOCKERS,
     GRAVEYARD,
     HAND,
     LIBRARY,
@@ -26,6 +28,7 @@ from .game import (
     RESOLVE,
     STACK,
     UNTAP,
+    UPKEEP,
 )
 
 R = Rule
@@ -47,34 +50,147 @@ def object_identity(g, t: int) -> Iterator[Rule]:
         yield R(moved, g.since(t, c) == t, f"card {c}")
 
 
-@_axiom("500.1", "turns follow each other; steps advance in order; the active player changes each turn")
+@_axiom(
+    "500.1",
+    "turns follow each other and steps advance in order; the next player takes the next turn unless it is an extra"
+    " one (500.7); an effect may add phases and steps (500.8-500.10)",
+)
 def turn_structure(g, t: int) -> Iterator[Rule]:
     n = g.size("player")
     if t == 0:
-        yield R(True, g.And(g.turn(t) == 1, g.active(t) == 0, g.step(t) != UNTAP))
+        yield R(True, g.And(g.turn(t) == 1, g.active(t) == 0, g.step(t) != UNTAP, g.Not(g.extra_turn(t))))
+        yield R(True, g.Not(g.extra_step(t)))
         return
     new_turn = g.turn(t) == g.turn(t - 1) + 1
     yield R(True, g.Or(g.turn(t) == g.turn(t - 1), new_turn))
-    yield R(g.step(t - 1) == UNTAP, g.step(t) != UNTAP)  # the untap step is one moment: nothing waits in it
-    yield R(new_turn, g.And(g.step(t) == UNTAP, g.active(t) == g.If(g.active(t - 1) == n - 1, 0, g.active(t - 1) + 1)))
-    yield R(g.Not(new_turn), g.And(g.active(t) == g.active(t - 1), g.step(t) >= g.step(t - 1)))
+    # The untap step is one moment: nothing waits in it (the rest of a turn in which nothing happens may be left
+    # out, "model.steps").
+    yield R(g.And(g.step(t - 1) == UNTAP, g.Not(new_turn)), g.step(t) != UNTAP)
+    next_player = g.If(g.active(t - 1) == n - 1, 0, g.active(t - 1) + 1)
+    yield R(new_turn, g.step(t) == UNTAP)
+    yield R(g.And(new_turn, g.Not(g.extra_turn(t))), g.active(t) == next_player)
+    yield R(g.Not(new_turn), g.And(g.active(t) == g.active(t - 1), g.Not(g.extra_turn(t))))
+    # Within a turn, steps move forward; only added phases and steps (and the turn's return to its order
+    # after them) go back, as does 514.3a's "another cleanup step".
+    again = g.And(g.step(t - 1) == CLEANUP, g.step(t) == CLEANUP)
+    yield R(g.And(g.Not(new_turn), g.Not(g.extra_step(t)), g.Not(again)), g.step(t) >= g.step(t - 1))
+    yield R(g.extra_step(t), g.And(g.Not(new_turn), m.begins(g, t)))
     # A step ends only when the stack is empty and nothing waits to go on it; in the untap step
     # nobody receives priority, so what triggers there waits for the upkeep (502.4).
     nothing_waits = g.And(*[g.pending(t - 1, a) == 0 for a in m.abilities(g)])
     idle = g.And(m.stack_size(g, t - 1) == 0, g.Or(nothing_waits, g.step(t - 1) == UNTAP))
     yield R(m.begins(g, t), idle)
+    # 514.3a: once players have received priority in a cleanup step, another cleanup step follows: the turn
+    # ends only from a cleanup moment without priority.
+    yield R(g.And(new_turn, g.step(t - 1) == CLEANUP), g.Not(g.priority(t - 1)))
 
 
-@_axiom("117.3", "players receive priority except in the untap step; no long stretch without priority")
+@_axiom(
+    "model.steps",
+    "a trace may leave out steps in which nothing happens, but not one at whose beginning an ability would trigger",
+)
+def left_out_steps(g, t: int) -> Iterator[Rule]:
+    # A trace jumps from step to step: the steps in between, each a moment of the real game, are left out.
+    # That is sound only where nothing would have happened in them; for rule 603, where no "at the beginning
+    # of" ability (nor a Saga's lore counter, 714.3b) waited for them.
+    if t == 0:
+        return
+    same_turn = g.turn(t) == g.turn(t - 1)
+    for s in range(UPKEEP, CLEANUP + 1):
+        skipped = g.Or(
+            g.And(same_turn, g.Not(g.extra_step(t)), g.step(t - 1) < s, s < g.step(t)),
+            g.And(g.Not(same_turn), g.step(t - 1) < s),  # the rest of the turn that ended
+        )
+        waiting = [_waits_for(g, t - 1, a, s) for a in m.abilities(g)]
+        if s == MAIN:
+            waiting += [
+                g.And(g.kind(c) == m.CHAPTER, m.on_battlefield(g, t - 1, c), g.controller(t - 1, c) == g.active(t - 1))
+                for c in m.cards(g)
+            ]
+        yield R(skipped, g.Not(g.Or(*waiting)), f"step {m.STEPS[s]}")
+
+
+def _waits_for(g, t: int, a: int, step: int):
+    """Ability ``a`` exists at ``t`` and would trigger at the beginning of ``step`` of the current turn."""
+    out = []
+    for kind, (s, yours) in m.BEGINNING_KINDS.items():
+        if s != step:
+            continue
+        mine = m.source_controller(g, t, a) == g.active(t) if yours else True
+        out.append(g.And(m.ability_kind(g, a) == kind, mine, m.exists(g, t, a)))
+    return g.Or(*out)
+
+
+@_axiom(
+    "117.3",
+    "players receive priority in every step but the untap step, and in the cleanup step only once something"
+    " has triggered there (514.3a); no long stretch without priority",
+)
 def priority_moments(g, t: int) -> Iterator[Rule]:
     yield R(g.step(t) == UNTAP, g.Not(g.priority(t)))
     if t == 0:
         yield R(True, g.priority(t))
-    else:
-        yield R(g.And(g.Not(g.priority(t - 1)), g.step(t) != UNTAP), g.priority(t))
+        return
+    # ... unless state-based actions are due first (704.3): then another batch, performing them, follows.
+    sba = m.state_based_actions_due(g, t)
+    yield R(g.And(g.Not(g.priority(t - 1)), g.step(t) != UNTAP, g.step(t) != CLEANUP, g.Not(sba)), g.priority(t))
+    # 514.3a: in the cleanup step players receive priority only once abilities have triggered there (state-
+    # based actions are not in the model), and then they do.  The abilities trigger in a batch without
+    # priority; the next batch is the one in which the active player receives it, and they go on the stack.
+    in_cleanup = g.step(t) == CLEANUP
+    waiting = g.Or(*[g.pending(t - 1, a) >= 1 for a in m.abilities(g)])
+    yield R(g.And(in_cleanup, g.priority(t)), g.Or(waiting, m.stack_size(g, t - 1) >= 1))
+    yield R(g.And(in_cleanup, waiting, g.Not(sba)), g.priority(t))
 
 
-@_axiom("110.2", "status and attachments exist only on the battlefield; control follows ownership elsewhere")
+@_axiom(
+    "704.3",
+    "whenever a player would receive priority, state-based actions are performed first, all at once; the check repeats",
+)
+def state_based_actions(g, t: int) -> Iterator[Rule]:
+    # Here, not during a resolution (704.4): a batch after which a state-based action is due gives nobody
+    # priority; the next batch performs them (704.5a, f-g, m say what each does), and so on until none is due,
+    # and only then do the abilities that triggered meanwhile go on the stack (603.3b's loop).
+    yield R(m.state_based_actions_due(g, t), g.Not(g.priority(t)))
+    for c in m.cards(g):
+        yield R(g.lethal(t, c), m.on_battlefield(g, t, c), f"card {c}")  # damage is marked on permanents
+    for p in m.players(g):
+        yield R(g.no_life(t, p), g.Not(g.left_game(t, p)), f"player {p}")
+
+
+@_axiom("704.5g", "a creature with lethal damage marked on it (or toughness 0 or less, 704.5f) goes to the graveyard")
+def lethal_damage(g, t: int) -> Iterator[Rule]:
+    if t == 0:
+        return
+    for c in m.cards(g):
+        # Model bound: nothing regenerates and nothing is indestructible; a replacement effect may still send it
+        # elsewhere (dies_replaced).
+        destroyed = g.And(m.left_battlefield(g, t, c), g.Or(g.zone(t, c) == GRAVEYARD, g.dies_replaced(t, c)))
+        yield R(m.lethal_damage_due(g, t - 1, c), destroyed, f"card {c}")
+
+
+@_axiom("704.5a", "a player with 0 or less life loses the game")
+def no_life_left(g, t: int) -> Iterator[Rule]:
+    if t == 0:
+        return
+    for p in m.players(g):
+        yield R(g.no_life(t - 1, p), g.leaves_game(t, p), f"player {p}")
+
+
+@_axiom("704.5m", "an Aura attached to nothing goes to its owner's graveyard")
+def unattached_auras(g, t: int) -> Iterator[Rule]:
+    if t == 0:
+        return
+    for c in m.cards(g):
+        gone = g.And(m.left_battlefield(g, t, c), g.zone(t, c) == GRAVEYARD)
+        yield R(m.aura_unattached_due(g, t - 1, c), gone, f"card {c}")
+
+
+@_axiom(
+    "110.2",
+    "status and attachments exist only on the battlefield; control follows ownership elsewhere, and a permanent's"
+    " control changes by effects, at any time (during a resolution, or as an effect ends in the cleanup step)",
+)
 def permanents(g, t: int) -> Iterator[Rule]:
     none = m.attached_none(g)
     for c in m.cards(g):
@@ -93,11 +209,6 @@ def permanents(g, t: int) -> Iterator[Rule]:
         yield R(g.deals_damage(t, c), g.And(m.on_battlefield(g, t - 1, c), g.Not(g.phased_out(t - 1, c))), f"card {c}")
         yield R(g.damage_prevented(t, c), g.damage(t, c), f"card {c}")
         yield R(g.dies_replaced(t, c), g.And(m.left_battlefield(g, t, c), g.zone(t, c) != GRAVEYARD), f"card {c}")
-        yield R(
-            g.And(m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)), g.controller(t, c) != g.controller(t - 1, c)),
-            g.priority(t - 1),
-            f"card {c}",
-        )
 
 
 @_axiom("509.1h", "an attacking creature becomes blocked as blockers are declared, during combat")
@@ -106,13 +217,17 @@ def becoming_blocked(g, t: int) -> Iterator[Rule]:
         if t == 0:
             yield R(True, g.And(g.Not(g.blocked(t, c)), g.Not(g.was_blocked(t, c))), f"card {c}")
             continue
-        in_combat = g.And(g.step(t - 1) == COMBAT, g.step(t) == COMBAT, g.turn(t) == g.turn(t - 1))
+        # 509.1h: as blockers are declared, at the beginning of the declare blockers step (a batch of it).
+        in_combat = g.And(m.begins(g, t), g.step(t) == DECLARE_BLOCKERS, g.turn(t) == g.turn(t - 1))
         stays = g.And(m.on_battlefield(g, t, c), g.Not(m.entered(g, t, c)), g.Not(g.phased_out(t - 1, c)))
         yield R(g.blocked(t, c), g.And(in_combat, stays, g.eff_creature(t - 1, c)), f"card {c}")
-        # Blockers are declared once a combat (and the model has one combat a turn): the same
-        # creature doesn't become blocked again.  Remembered moment to moment (not by looking at
+        # Blockers are declared once a combat: the same creature doesn't become blocked again until a new
+        # combat phase begins (an additional one, 500.8).  Remembered moment to moment (not by looking at
         # every earlier moment) so that one definition serves every moment.
-        earlier = g.And(g.turn(t) == g.turn(t - 1), g.Not(m.entered(g, t, c)), g.was_blocked(t - 1, c))
+        new_combat = g.And(m.begins(g, t), g.step(t) == BEGINNING_OF_COMBAT)
+        earlier = g.And(
+            g.turn(t) == g.turn(t - 1), g.Not(new_combat), g.Not(m.entered(g, t, c)), g.was_blocked(t - 1, c)
+        )
         yield R(g.blocked(t, c), g.Not(earlier), f"card {c}")
         yield R(True, g.was_blocked(t, c) == g.Or(g.blocked(t, c), earlier), f"card {c}")
 
@@ -151,9 +266,11 @@ def phased_out_permanents(g, t: int) -> Iterator[Rule]:
 def leaving_the_game(g, t: int) -> Iterator[Rule]:
     for p in m.players(g):
         if t == 0:
-            yield R(True, g.And(g.Not(g.leaves_game(t, p)), g.Not(g.by_draw(t, p))))
+            yield R(True, g.And(g.Not(g.leaves_game(t, p)), g.Not(g.by_draw(t, p)), g.Not(g.left_game(t, p))))
             continue
         yield R(g.by_draw(t, p), g.leaves_game(t, p))
+        yield R(True, g.left_game(t, p) == g.Or(g.left_game(t - 1, p), g.leaves_game(t, p)), f"player {p}")
+        yield R(g.leaves_game(t, p), g.Not(g.left_game(t - 1, p)), f"player {p}")  # a player leaves once
         for c in m.cards(g):
             yield R(g.And(g.leaves_game(t, p), g.owner(c) == p), g.zone(t, c) == OUTSIDE, f"player {p}, card {c}")
     for c in m.cards(g):

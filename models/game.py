@@ -26,8 +26,39 @@ ZONES = ("library", "hand", "battlefield", "graveyard", "exile", "stack", "comma
 LIBRARY, HAND, BATTLEFIELD, GRAVEYARD, EXILE, STACK, COMMAND, OUTSIDE = range(len(ZONES))
 HIDDEN_ZONES = (LIBRARY, HAND)
 
-STEPS = ("untap", "upkeep", "draw", "main", "combat", "end", "cleanup")
-UNTAP, UPKEEP, DRAW, MAIN, COMBAT, END, CLEANUP = range(len(STEPS))
+#: The steps of a turn in their order (500.1): the beginning phase (501-504), the precombat main phase
+#: (505), the combat phase's five steps (506-511), the postcombat main phase and the ending phase (512-514).
+#: A main phase has no steps; it is written here as one.
+STEPS = (
+    "untap",
+    "upkeep",
+    "draw",
+    "precombat_main",
+    "beginning_of_combat",
+    "declare_attackers",
+    "declare_blockers",
+    "combat_damage",
+    "end_of_combat",
+    "postcombat_main",
+    "end",
+    "cleanup",
+)
+(
+    UNTAP,
+    UPKEEP,
+    DRAW,
+    MAIN,
+    BEGINNING_OF_COMBAT,
+    DECLARE_ATTACKERS,
+    DECLARE_BLOCKERS,
+    COMBAT_DAMAGE,
+    END_OF_COMBAT,
+    POSTCOMBAT_MAIN,
+    END,
+    CLEANUP,
+) = range(len(STEPS))
+#: Steps in which no player receives priority unless something happens (502.4, 514.3a).
+NO_PRIORITY_STEPS = (UNTAP, CLEANUP)
 
 #: Trigger conditions a triggered ability can have, in the game's own words.
 KINDS = (
@@ -56,6 +87,7 @@ KINDS = (
     "enchanted_tapped_for_mana",  # Whenever enchanted land is tapped for mana, ... (Wild Growth)
     "chapter",  # a Saga's chapter abilities: I, II, III -- ... (714.2b)
     "reveals_land_this_way",  # Reveal the first card you draw each turn. Whenever you reveal a land card this way, ...
+    "your_combat",  # At the beginning of combat on your turn, ...
 )
 (
     NONE,
@@ -83,7 +115,12 @@ KINDS = (
     ENCHANTED_TAPPED_FOR_MANA,
     CHAPTER,
     REVEALS_LAND_THIS_WAY,
+    YOUR_COMBAT,
 ) = range(len(KINDS))
+#: "At the beginning of ..." trigger conditions: the step whose beginning they wait for, and whether only
+#: on their controller's turn ("your upkeep").  A Saga's chapter abilities wait for its controller's
+#: precombat main phase too: the lore counter that makes them trigger is put on as it begins (714.3b).
+BEGINNING_KINDS = {YOUR_UPKEEP: (UPKEEP, True), END_STEP: (END, False), YOUR_COMBAT: (BEGINNING_OF_COMBAT, True)}
 ENTERS_KINDS = (ENTERS_SELF, CREATURE_ENTERS)
 #: Leaves-the-battlefield abilities (603.6c: "Whenever [something] is put into a graveyard from the battlefield").
 LEAVES_KINDS = (CREATURE_DIES, LEAVES_SELF, ENCHANTED_LEAVES, LAND_TO_GRAVEYARD)
@@ -167,6 +204,7 @@ CARD_FLAGS = (
     "uncounterable",
     "granted",
     "mana_ability",
+    "aura",
 )
 
 MAX_COUNT = 6  # the most instances one ability can put on the stack in one batch
@@ -202,6 +240,7 @@ VARIABLES: tuple[VarSpec, ...] = (
         ("card",),
         "the triggered ability is a mana ability (605.1b): it resolves at once, without the stack (605.4a)",
     ),
+    _const("aura", ("card",), "the card is an Aura (303.4): on the battlefield it is attached to what it enchants"),
     _const(
         "final_chapter",
         ("card",),
@@ -234,6 +273,13 @@ VARIABLES: tuple[VarSpec, ...] = (
     _env("active", (), "the active player", kind="int", max_dim="player"),
     _env("step", (), "the current step", kind="enum", values=STEPS),
     _env("priority", (), "a player would receive priority at this moment"),
+    _env("extra_turn", (), "the turn that begins at this moment is an extra turn an effect gave its player (500.7)"),
+    _env(
+        "extra_step",
+        (),
+        "the step that begins at this moment is out of the turn's usual order: an effect added phases or steps"
+        " (500.8-500.10), or the turn resumes its order after them",
+    ),
     # --- objects -------------------------------------------------------------------
     _env("zone", ("card",), "zone of the card", kind="enum", values=ZONES),
     _rule(
@@ -280,6 +326,14 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _env("dies_replaced", ("card",), "the card would have died, but a replacement effect moved it elsewhere"),
     _env("leaves_game", ("player",), "the player loses or leaves the game in this batch"),
+    _env("left_game", ("player",), "the player has left the game, in this batch or before (800.4a)"),
+    _env(
+        "lethal",
+        ("card",),
+        "the creature has lethal damage marked on it, or toughness 0 or less (704.5f-g): what the model knows of"
+        " damage and toughness",
+    ),
+    _env("no_life", ("player",), "the player has 0 or less life (704.5a)"),
     _env("by_draw", ("player",), "the player leaves the game because the game is a draw"),
     _env(
         "leave",
@@ -729,6 +783,30 @@ def on_stack_count(g, t: int, a: int):
 def outstanding(g, t: int, a: int):
     """Instances of ``a`` pending or on the stack at ``t``."""
     return g.pending(t, a) + on_stack_count(g, t, a)
+
+
+def lethal_damage_due(g, t: int, c: int):
+    """704.5f-g: creature ``c`` has lethal damage marked on it, or toughness 0 or less, at moment ``t``.
+
+    ``lethal`` says it of a creature: whether the permanent is one is the environment's to keep straight
+    here, so that what a state-based action needs is known from the environment alone (a rule that made it
+    depend on the clauses, 603.6b's for a creature entering, would let a clause contradict the game's rules).
+    """
+    return g.And(g.lethal(t, c), on_battlefield(g, t, c), g.Not(g.phased_out(t, c)))
+
+
+def aura_unattached_due(g, t: int, c: int):
+    """704.5m: Aura ``c`` is on the battlefield attached to nothing at moment ``t``."""
+    return g.And(g.aura(c), on_battlefield(g, t, c), g.Not(g.phased_out(t, c)), g.attached_to(t, c) == attached_none(g))
+
+
+def state_based_actions_due(g, t: int):
+    """Some state-based action (704.5a, f-g, m) would be performed before a player receives priority at ``t``."""
+    return g.Or(
+        *[lethal_damage_due(g, t, c) for c in cards(g)],
+        *[aura_unattached_due(g, t, c) for c in cards(g)],
+        *[g.no_life(t, p) for p in players(g)],
+    )
 
 
 def hand_empty(g, t: int, p):

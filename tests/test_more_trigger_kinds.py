@@ -28,7 +28,7 @@ CAVALRY_MASTERS = Scenario(
         Card(trigger="becomes_blocked", flags=("creature_card",), zone="battlefield", instances=2),
         Card(trigger="becomes_blocked", flags=("creature_card",), zone="battlefield", instances=2),
     ),
-    actions=(Action(step="combat"), Action(block=(0,))),
+    actions=(Action(step="declare_attackers"), Action(step="declare_blockers", block=(0,))),
 )
 GENJU = Scenario(
     cards=(Card(trigger="deals_damage", flags=("land_card",), zone="battlefield"),),
@@ -43,7 +43,7 @@ WILD_GROWTH = Scenario(
 )
 SAGA = Scenario(
     cards=(Card(trigger="chapter", zone="battlefield", final_chapter=3, lore=1),),
-    actions=(Action(next_turn=True), Action(step="upkeep"), Action(step="draw"), Action(step="main")),
+    actions=(Action(next_turn=True), Action(step="upkeep"), Action(step="draw"), Action(step="precombat_main")),
     players=1,
 )
 
@@ -122,7 +122,9 @@ def test_only_what_the_linked_static_ability_revealed_triggers_it():
 
 
 def test_a_creature_becomes_blocked_once_a_combat():
-    twice = dataclasses.replace(CAVALRY_MASTERS, actions=CAVALRY_MASTERS.actions + (Action(block=(0,)),))
+    again = Action(step="declare_blockers", extra_step=True, block=(0,))  # an added step, in the same combat
+    resolved = (Action(resolve=True), Action(resolve=True))  # flanking, twice
+    twice = dataclasses.replace(CAVALRY_MASTERS, actions=CAVALRY_MASTERS.actions + resolved + (again,))
     with pytest.raises(InvalidArgument, match="already became blocked this combat"):
         run(twice)
     trace = run(dataclasses.replace(CAVALRY_MASTERS, actions=CAVALRY_MASTERS.actions + (Action(),)))

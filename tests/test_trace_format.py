@@ -207,7 +207,7 @@ def test_itf_shape(trace: Trace) -> None:
     assert set(data) == {"#meta", "params", "vars", "constants", "states"}
     meta = data["#meta"]
     assert meta["format"] == "ITF"
-    assert meta["rule603"] == FORMAT == "rule603-trace/3"
+    assert meta["rule603"] == FORMAT == "rule603-trace/4"
     assert meta["edition"] == trace.edition
     assert meta["universe"] == dict(trace.universe.sizes)
     assert meta["universe"]["ability"] == sum(trace.universe.sizes[d] for d in ("card", "delayed", "reflexive"))
@@ -393,7 +393,7 @@ def test_error_document_level(trace: Trace, data: st.DataObject) -> None:
     elif corruption == "no-tag":
         del doc["#meta"]["rule603"]
     elif corruption == "wrong-tag":
-        doc["#meta"]["rule603"] = "rule603-trace/4"
+        doc["#meta"]["rule603"] = "rule603-trace/5"
     elif corruption == "old-tag":
         doc["#meta"]["rule603"] = "rule603-trace/2"
     elif corruption == "no-universe":
@@ -479,7 +479,7 @@ def test_load_not_json(tmp_path, text: str, line: int) -> None:
 
 def test_load_valid_json_bad_shape_names_file(tmp_path) -> None:
     path = tmp_path / "shape.json"
-    path.write_text('{"#meta": {"rule603": "rule603-trace/3"}}\n', encoding="utf-8")
+    path.write_text('{"#meta": {"rule603": "rule603-trace/4"}}\n', encoding="utf-8")
     with pytest.raises(TraceFormatError) as info:
         load(path, SCHEMA)
     assert info.value.source == str(path)

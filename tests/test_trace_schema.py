@@ -1,4 +1,4 @@
-"""The published trace format: docs/rule603-trace-3.schema.json and docs/trace-format.md.
+"""The published trace format: docs/rule603-trace-4.schema.json and docs/trace-format.md.
 
 The schema and the table of variables are generated from the model's declarations; these
 tests fail when the committed copies are stale, check that real traces (a counterexample

@@ -24,11 +24,10 @@ from ..game import (
     BECOMES_BLOCKED,
     BECOMES_TAPPED,
     BECOMES_UNTAPPED,
+    BEGINNING_KINDS,
     COUNTERED_SELF,
     CREATURE_ENTERS,
     ENCHANTED_LEAVES,
-    END,
-    END_STEP,
     ENTERS_SELF,
     GRAVEYARD,
     GRAVEYARD_FROM_ANYWHERE,
@@ -42,8 +41,6 @@ from ..game import (
     REPLACEMENT_CAUSE,
     SPELL_CAUSE,
     UNATTACHED,
-    UPKEEP,
-    YOUR_UPKEEP,
     ZONE_CHANGE_SELF_KINDS,
 )
 from ..triggers import (
@@ -108,11 +105,11 @@ def prohibitions_dont_apply(g, t: int) -> Iterator[Rule]:
         )
 
 
-def _beginning_of(step):
+def _beginning_of(step, yours):
     def count(g, t, a):
         def n(v):
             you = m.source_controller(g, v, a)
-            mine = (g.active(t) == you) if step == UPKEEP else True
+            mine = (g.active(t) == you) if yours else True
             return g.If(g.And(m.begins(g, t), g.step(t) == step, mine, m.can_trigger(g, t, v, a)), 1, 0)
 
         return n
@@ -125,8 +122,8 @@ def _beginning_of(step):
 )
 def beginning_of_step(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
-        yield defines(g, t, a, YOUR_UPKEEP, _beginning_of(UPKEEP)(g, t, a))
-        yield defines(g, t, a, END_STEP, _beginning_of(END)(g, t, a))
+        for kind, (step, yours) in BEGINNING_KINDS.items():
+            yield defines(g, t, a, kind, _beginning_of(step, yours)(g, t, a))
 
 
 @clause(

@@ -123,7 +123,7 @@ def _engine_traces(unique: int, moments: int) -> list[str]:
         for action in scenario.actions:
             game.apply(action)
         while len(game.moments) < moments and not game.game_over:
-            for filler in (Action(), Action(step="upkeep"), Action(step="main")):
+            for filler in (Action(), Action(step="upkeep"), Action(step="precombat_main")):
                 try:
                     game.apply(filler)
                     break

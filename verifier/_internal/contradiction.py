@@ -299,7 +299,7 @@ class DeadlockSearch:
         if self._free is None:
             self._free = Encoding(
                 self.edition,
-                self._larger_universe(),
+                self._free_universe(),
                 self.limits,
                 variables=self.edition.model.roomy_variables(FREE_COUNT),
                 width=FREE_WIDTH,
@@ -331,6 +331,14 @@ class DeadlockSearch:
             f"stack of any size and up to {FREE_COUNT} triggered instances in one batch: more room than the check "
             "has might end it"
         )
+
+    def _free_universe(self) -> Universe:
+        """The larger universe with a slot more for every card: the bound set aside on moment ``t``'s stack
+        frees the counts of abilities put on it, but a spell is a card in a slot (405.1), and every card of a
+        batch could be cast at once."""
+        larger = self._larger_universe()
+        sizes = {d: n for d, n in larger.sizes.items() if d != "ability"}
+        return self.edition.model.universe(**{**sizes, "slot": sizes["slot"] + sizes["card"]})
 
     def _larger_universe(self) -> Universe:
         sizes = {d: n for d, n in self.universe.sizes.items() if d != "ability"}

@@ -74,6 +74,7 @@ class Ruling:
     consistent: bool
     answers: list[Answer]
     conflict: list[str] = field(default_factory=list)  # when no compliant game fits the scenario
+    conflict_note: str = ""  # who the conflict is with, when it is not clauses of 603
 
 
 def rule(
@@ -98,10 +99,29 @@ def rule(
     lits = {n: enc.solver.literal(n) for n in clauses}
     status = enc.solver.check(base + list(lits.values()))
     if status == smt.Verdict.UNSAT:
-        return Ruling(False, [], minimal_core(enc, base, lits, []) or [])
+        return _no_compliant_game(enc, base, lits)
     if status == smt.Verdict.UNKNOWN:
         return Ruling(True, [Answer(a.id, a.text, "unknown", [], note=enc.solver.reason_unknown) for a in asks])
     return Ruling(True, [_answer(enc, base, lits, ask) for ask in asks])
+
+
+def _no_compliant_game(enc: Encoding, base: list, lits: dict[str, Any]) -> Ruling:
+    """Why no game fits: the clauses of 603 that conflict with the script, or, where none is needed, the game's
+    rules outside 603 that the script itself breaks; never an empty list without a word."""
+    core = minimal_core(enc, base, lits, [])
+    if core:
+        return Ruling(False, [], core)
+    if core is None:
+        return Ruling(False, [], [], f"the solver could not name the clauses ({enc.solver.reason_unknown})")
+    tracked = list(enc.axiom_literals.values())
+    untracked = [lit for lit in base if not any(lit is t for t in tracked)]
+    rules = minimal_core(enc, untracked + list(lits.values()), enc.axiom_literals, [])
+    if rules:
+        return Ruling(
+            False, [], rules, "no clause of rule 603 is needed: the script breaks the game's rules outside it"
+        )
+    reason = enc.solver.reason_unknown if rules is None else "the script's own events contradict each other"
+    return Ruling(False, [], [], f"no clause of rule 603 is needed, and no game rule could be named ({reason})")
 
 
 def pin_scenario(enc: Encoding, script: Trace, also_fixed: Sequence[Fixed] = (), name: str = "scenario") -> Any:

@@ -35,6 +35,7 @@ def render_ruling(fmt: str, path: str, loaded, edition: Edition, played: Trace, 
         "moments": played.length,
         "consistent": ruling.consistent,
         "conflict": ruling.conflict,
+        **({"conflict_note": ruling.conflict_note} if ruling.conflict_note else {}),
         "questions": [{**a.to_json(), **_choices_json(edition, a)} for a in ruling.answers],
     }
     return json.dumps(report, indent=1, ensure_ascii=False)
@@ -49,6 +50,8 @@ def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling)
     ]
     if not ruling.consistent:
         lines += ["No game that follows every clause fits this scenario. The clauses that conflict:", ""]
+        if ruling.conflict_note:
+            lines += [f"({ruling.conflict_note})", ""]
         lines += [f"- **{n}** {_clause_text(edition, n)}" for n in ruling.conflict]
         return "\n".join(lines)
     for a in ruling.answers:
@@ -82,6 +85,8 @@ def _ruling_html(path: str, loaded, edition: Edition, played: Trace, ruling) -> 
     ]
     if not ruling.consistent:
         parts.append("<p class='answer'>No game that follows every clause fits this scenario.</p>")
+        if ruling.conflict_note:
+            parts.append(f"<p>{escape(ruling.conflict_note)}</p>")
         parts += [f"<p class='clause'><b>{n}</b>{escape(_clause_text(edition, n))}</p>" for n in ruling.conflict]
     for a in ruling.answers:
         parts.append(f"<section class='question' id='{escape(a.id)}'><h2>{escape(a.text)}</h2>")
@@ -145,5 +150,5 @@ def _choices_json(edition: Edition, answer) -> dict:
 def _clause_text(edition: Edition, number: str) -> str:
     try:
         return edition.rules.get(number).text
-    except Exception:  # noqa: BLE001 - a game-model rule has no text in rule 603
-        return ""
+    except Exception:  # noqa: BLE001 - a game-model rule has no text in rule 603: its summary says it
+        return next((ax.summary for ax in edition.axioms if ax.number == number), "")

@@ -24,7 +24,9 @@ from ..errors import TraceFormatError
 from .documents import DocumentError, parse_json, read_document, shown
 from .schema import Schema, Universe, VarSpec
 
-FORMAT = "rule603-trace/3"
+FORMAT = "rule603-trace/4"
+#: Versions ``rule603 migrate`` rewrites in this one (rule603.models.migrations).
+OLDER_FORMATS = ("rule603-trace/3",)
 _MISSING = object()
 
 
@@ -183,7 +185,10 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
     if not isinstance(meta, dict):
         raise TraceFormatError(source, "/#meta", "missing or not an object")
     if meta.get("rule603") != FORMAT:
-        raise TraceFormatError(source, "/#meta/rule603", f"expected {FORMAT!r}, got {shown(meta.get('rule603'))}")
+        hint = ""
+        if isinstance(meta.get("rule603"), str) and meta["rule603"] in OLDER_FORMATS:
+            hint = " (an older version: 'rule603 migrate FILE' rewrites it in this one)"
+        raise TraceFormatError(source, "/#meta/rule603", f"expected {FORMAT!r}, got {shown(meta.get('rule603'))}{hint}")
     sizes = meta.get("universe")
     if not isinstance(sizes, dict):
         raise TraceFormatError(source, "/#meta/universe", "expected an object of domain sizes")

@@ -24,7 +24,7 @@ from .trace import FORMAT
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 ITF_ADR = "https://apalache-mc.org/docs/adr/015adr-trace.html"
-SCHEMA_FILE = "docs/rule603-trace-3.schema.json"
+SCHEMA_FILE = f"docs/{FORMAT.replace('/', '-')}.schema.json"
 REGENERATE = f"rule603 schema --output {SCHEMA_FILE} --overwrite"
 
 _ROLE_TEXT = {ENV: "environment (what players and effects do)", RULE: "rule (what the rules force)"}

@@ -1,0 +1,99 @@
+"""Older trace documents rewritten in the current trace format (``rule603 migrate``).
+
+Each step takes a JSON document of one version to the next, saying in the game's words what
+changed; ``migrate`` applies them in turn.  A step only rewrites what the older version wrote:
+it never decides what the older model could not express (a trace of version 3 has no extra
+turns, so every moment gets ``extra_turn = false``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+CURRENT = "rule603-trace/4"
+
+#: Per-moment variables version 4 added, and their value in a game written before them.
+ADDED_IN_4 = {
+    "targets_illegal": False,  # no ability lost all its targets as it tried to resolve (608.2b)
+    "removed_now": False,  # version 3 had no removal on resolution: a false 'if' resolved doing nothing
+    "extra_turn": False,
+    "extra_step": False,
+}
+#: ... and per card or per player (a list of the universe's size), and the constants.
+ADDED_PER_CARD_IN_4 = {"lethal": False}  # version 3 knew no damage beyond "dealt damage"
+ADDED_PER_PLAYER_IN_4 = {"no_life": False}
+ADDED_CONSTANTS_IN_4 = {"aura": False}  # version 3 knew no Auras as such
+
+
+def _steps_3_to_4(states: list[dict[str, Any]]) -> None:
+    """Version 3's seven steps as version 4's twelve (500.1).
+
+    ``main`` is the precombat main phase.  Version 3's one ``combat`` step becomes the declare attackers
+    step until creatures become blocked, and the declare blockers step from then on (509.1h: blockers are
+    declared as that step begins).
+    """
+    blocked_in_this_combat = False
+    steps = [state.get("step") for state in states]
+    for t, state in enumerate(states):
+        step = steps[t]
+        new_combat = t == 0 or step != steps[t - 1] or state.get("turn") != states[t - 1].get("turn")
+        if step == "main":
+            state["step"] = "precombat_main"
+        elif step == "combat":
+            if new_combat:
+                blocked_in_this_combat = False
+            blocked_in_this_combat = blocked_in_this_combat or any(state.get("blocked") or [])
+            state["step"] = "declare_blockers" if blocked_in_this_combat else "declare_attackers"
+
+
+def _3_to_4(doc: dict[str, Any]) -> dict[str, Any]:
+    states = doc.get("states")
+    if isinstance(states, list):
+        originals = [dict(s) if isinstance(s, dict) else s for s in states]
+        _steps_3_to_4([s for s in originals if isinstance(s, dict)])
+        sizes = doc["#meta"].get("universe") if isinstance(doc["#meta"].get("universe"), dict) else {}
+        cards, players = sizes.get("card", 0), sizes.get("player", 0)
+        left = [False] * players if isinstance(players, int) else []
+        for state in originals:
+            if isinstance(state, dict):
+                for name, value in ADDED_IN_4.items():
+                    state.setdefault(name, value)
+                for name, value in ADDED_PER_CARD_IN_4.items():
+                    state.setdefault(name, [value] * cards if isinstance(cards, int) else [])
+                for name, value in ADDED_PER_PLAYER_IN_4.items():
+                    state.setdefault(name, [value] * players if isinstance(players, int) else [])
+                # 800.4a's memory, which version 3 left to the reader: who has left the game by now
+                leaving = state.get("leaves_game")
+                if isinstance(leaving, list) and len(leaving) == len(left):
+                    left = [a or bool(b) for a, b in zip(left, leaving, strict=True)]
+                state.setdefault("left_game", list(left))
+        doc["states"] = originals
+    constants = doc.get("constants")
+    if isinstance(constants, dict):
+        cards = doc["#meta"].get("universe", {}).get("card", 0) if isinstance(doc["#meta"].get("universe"), dict) else 0
+        for name, value in ADDED_CONSTANTS_IN_4.items():
+            constants.setdefault(name, [value] * cards if isinstance(cards, int) else [])
+    names = doc.get("vars")
+    if isinstance(names, list):
+        added = [*ADDED_IN_4, *ADDED_PER_CARD_IN_4, *ADDED_PER_PLAYER_IN_4, "left_game"]
+        doc["vars"] = names + [n for n in added if n not in names]
+    doc["#meta"]["rule603"] = "rule603-trace/4"
+    return doc
+
+
+#: version tag -> the step to the next version
+STEPS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {"rule603-trace/3": _3_to_4}
+
+
+def can_migrate(version: object) -> bool:
+    return isinstance(version, str) and version in STEPS
+
+
+def migrate(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` (a trace of an older version) in the current version; a document already current is returned as is."""
+    out = copy.deepcopy(doc)
+    while isinstance(out.get("#meta"), dict) and can_migrate(out["#meta"].get("rule603")):
+        out = STEPS[out["#meta"]["rule603"]](out)
+    return out

@@ -1,0 +1,236 @@
+"""The game model where rule 603 is subtle (issue 21), judged both ways on concrete traces.
+
+Each behaviour has a scenario file in scenarios/ whose answers come from the rule text and official rulings
+(rule603 rule checks them, tests/test_rule.py runs them).  Here the reference engine plays the right game,
+which must conform to every clause and game rule, and a wrong game -- the same trace with the values a buggy
+engine would write -- must be rejected at the right moment, naming the clause or game rule it breaks.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from rule603 import InvalidArgument, TraceFormatError
+from rule603._internal.bmc import violations
+from rule603._internal.schema import Schema
+from rule603._internal.trace import from_json
+from rule603.engines.reference import run
+from rule603.engines.scenario import Action, Card, Scenario
+from rule603.engines.scenario_file import load, play
+from rule603.models import game
+from rule603.models.current import edition
+from rule603.models.migrations import migrate
+
+ED = edition()
+EVERYTHING = [e.number for e in ED.encodings]
+SCENARIOS = Path(__file__).parent.parent / "scenarios"
+CREATURE = ("creature_card",)
+
+
+def broken(trace) -> set[tuple[int, str]]:
+    return {(v.moment, v.clause) for v in violations(ED, trace, EVERYTHING)}
+
+
+def changed(trace, t: int, name: str, value, *index: int):
+    """The trace with one per-moment value changed, as a buggy engine would write it."""
+    states = copy.deepcopy([dict(s) for s in trace.states])
+    if index:
+        target = states[t][name]
+        for i in index[:-1]:
+            target = target[i]
+        target[index[-1]] = value
+    else:
+        states[t][name] = value
+    return dataclasses.replace(trace, states=tuple(states))
+
+
+def played(name: str):
+    return play(load(str(SCENARIOS / name)))
+
+
+# --- the stack's outcomes: removed is not resolved ----------------------------------------------------
+
+
+def test_a_false_intervening_if_removes_the_ability_and_a_trace_that_resolves_it_is_rejected():
+    trace = played("603.4-lifeline-removed.toml")
+    assert broken(trace) == set()
+    t = next(t for t in range(trace.length) if trace.states[t]["removed_now"])
+    assert (t, "603.4") in broken(changed(trace, t, "removed_now", False))
+
+
+def test_a_removed_ability_creates_no_delayed_ability():
+    trace = played("603.4-lifeline-removed.toml")
+    t = next(t for t in range(trace.length) if trace.states[t]["removed_now"])
+    # The engine lets the removed ability create "return the Bears at the beginning of the next end step".
+    wrong = trace
+    for u in range(t, trace.length):
+        wrong = changed(wrong, u, "registered", True, 0)
+    assert (t, "603.7a") in broken(wrong)
+
+
+def test_a_removed_ability_is_not_one_of_its_resolutions():
+    trace = played("608.2b-harvestrite-host.toml")
+    assert broken(trace) == set()
+    assert trace.states[2]["removed_now"] and trace.states[2]["resolutions"][0] == 0
+    wrong = changed(trace, 2, "resolutions", 1, 0)  # the engine counts the fizzled instance
+    assert (2, "model.pending") in broken(wrong)
+
+
+def test_all_targets_illegal_removes_a_targeted_ability():
+    trace = played("608.2b-harvestrite-host.toml")
+    assert (2, "608.2b") in broken(changed(trace, 2, "removed_now", False))
+
+
+def test_the_scenario_cannot_create_a_delayed_ability_from_a_removed_one():
+    loaded = load(str(SCENARIOS / "603.4-lifeline-removed.toml"))
+    actions = list(loaded.scenario.actions)
+    actions[2] = dataclasses.replace(actions[2], create_delayed=(0,))
+    with pytest.raises(InvalidArgument, match="isn't resolving"):
+        run(dataclasses.replace(loaded.scenario, actions=tuple(actions)))
+
+
+# --- "Do this only once each turn" ---------------------------------------------------------------------
+
+
+def test_only_the_first_of_two_instances_takes_the_once_each_turn_action():
+    trace = played("603.2i-simultaneous-instances.toml")
+    assert broken(trace) == set()
+    assert trace.states[3]["leave"] == game.RESOLVE and not trace.states[3]["acts"]
+    assert (3, "608.2c") in broken(changed(trace, 3, "acts", True))
+
+
+def test_the_action_counts_from_the_moment_it_is_taken():
+    trace = played("603.2i-enters-during-resolution.toml")
+    assert broken(trace) == set()
+    # The engine lets the Elves, put onto the battlefield by the action itself, trigger it again.
+    wrong = changed(changed(trace, 2, "matches", 1, 0), 2, "attempts", 1, 0)
+    wrong = changed(changed(wrong, 2, "base_triggers", 1, 0), 2, "triggers", 1, 0)
+    assert (2, "603.2i") in broken(wrong)
+
+
+# --- state-based actions and 603.3b's loop --------------------------------------------------------------
+
+LETHAL = Scenario(
+    cards=(
+        Card(zone="battlefield", trigger="dealt_damage", flags=CREATURE),
+        Card(zone="battlefield", trigger="creature_dies", flags=CREATURE),
+    ),
+    actions=(Action(damage=(0,), lethal=(0,)),),
+)
+
+
+def test_lethal_damage_written_as_one_action_still_kills_and_triggers_dies_abilities():
+    trace = run(LETHAL)
+    assert trace.length == 3  # the damage, then the state-based action the engine performs itself
+    assert not trace.states[1]["priority"] and trace.states[2]["priority"]
+    assert trace.states[2]["zone"][0] == game.GRAVEYARD and trace.states[2]["triggers"] == [0, 1]
+    assert broken(trace) == set()
+
+
+def test_priority_before_state_based_actions_is_rejected():
+    trace = run(LETHAL)
+    assert (1, "704.3") in broken(changed(trace, 1, "priority", True))
+
+
+def test_a_creature_with_lethal_damage_that_stays_is_rejected():
+    trace = run(LETHAL)
+    wrong = changed(changed(trace, 2, "zone", game.BATTLEFIELD, 0), 2, "since", 0, 0)
+    assert (2, "704.5g") in broken(wrong)
+
+
+def test_an_aura_attached_to_nothing_goes_to_the_graveyard():
+    trace = played("704.5m-gift-of-immortality.toml")
+    assert broken(trace) == set()
+    wrong = changed(changed(trace, 2, "zone", game.BATTLEFIELD, 1), 2, "since", 0, 1)
+    assert (2, "704.5m") in broken(wrong)
+
+
+def test_a_player_at_no_life_loses_before_anyone_gets_priority():
+    scenario = Scenario(cards=(Card(zone="battlefield", trigger="player_loses"),), actions=(Action(no_life=(1,)),))
+    trace = run(scenario)
+    assert trace.states[2]["leaves_game"] == [False, True] and trace.states[2]["left_game"] == [False, True]
+    assert broken(trace) == set()
+    assert (2, "704.5a") in broken(changed(trace, 2, "leaves_game", False, 1))
+
+
+# --- the turn ------------------------------------------------------------------------------------------
+
+
+def test_the_whole_turn_is_played_and_steps_only_move_forward():
+    trace = run(Scenario(cards=(Card(zone="battlefield"),), actions=tuple(Action(step=s) for s in game.STEPS[4:])))
+    assert [s["step"] for s in trace.states] == list(range(game.MAIN, game.CLEANUP + 1))
+    assert broken(trace) == set()
+    assert (2, "500.1") in broken(changed(trace, 2, "step", game.MAIN))
+
+
+def test_a_step_at_whose_beginning_something_triggers_cannot_be_left_out():
+    scenario = Scenario(cards=(Card(zone="battlefield", trigger="end_step"),), actions=(Action(next_turn=True),))
+    with pytest.raises(InvalidArgument, match="step end is passed over"):
+        run(scenario)
+    trace = run(
+        dataclasses.replace(scenario, actions=(Action(step="end"), Action(resolve=True), Action(next_turn=True)))
+    )
+    assert broken(trace) == set()
+    # An engine that goes straight to the next turn, past the end step, with the same card.
+    skipping = run(dataclasses.replace(scenario, cards=(Card(zone="battlefield"),)))
+    skipping = dataclasses.replace(skipping, params={**skipping.params, "kind": [game.END_STEP]})
+    assert broken(skipping) == {(1, "model.steps")}
+
+
+def test_the_turn_ends_only_after_a_cleanup_step_without_priority():
+    trace = played("514.3a-cleanup-trigger.toml")
+    assert broken(trace) == set()
+    loaded = load(str(SCENARIOS / "514.3a-cleanup-trigger.toml"))
+    too_soon = loaded.scenario.actions[:3] + (Action(next_turn=True),)
+    with pytest.raises(InvalidArgument, match="another cleanup step follows"):
+        run(dataclasses.replace(loaded.scenario, actions=too_soon))
+
+
+def test_an_extra_turn_goes_to_the_player_the_effect_names():
+    trace = played("500.7-extra-turn.toml")
+    assert trace.states[1]["active"] == 0 and trace.states[1]["extra_turn"]
+    assert broken(trace) == set()
+    assert (1, "500.1") in broken(changed(trace, 1, "extra_turn", False))
+
+
+def test_control_changes_during_a_resolution():
+    scenario = Scenario(
+        cards=(Card(zone="hand", permanent=False), Card(zone="battlefield", trigger="lose_control", flags=CREATURE)),
+        actions=(Action(cast=0), Action(resolve=True, priority=False), Action(gain_control=((1, 1),))),
+    )
+    trace = run(scenario)
+    assert not trace.states[2]["priority"] and trace.states[3]["controller"][1] == 1
+    assert broken(trace) == set()
+
+
+# --- old traces -------------------------------------------------------------------------------------------
+
+
+def test_a_version_3_trace_migrates_and_still_conforms():
+    def read(data):
+        return from_json(data, Schema(tuple(game.VARIABLES)))
+
+    fixtures = Path(__file__).parent / "fixtures"
+    old = json.loads((fixtures / "board-wipe-v3.json").read_text(encoding="utf-8"))
+    with pytest.raises(TraceFormatError, match="rule603 migrate"):
+        read(old)
+    new = migrate(old)
+    assert old["#meta"]["rule603"] == "rule603-trace/3"  # what was given is left as it was
+    assert new["#meta"]["rule603"] == "rule603-trace/4"
+    assert broken(read(new)) == set()
+    # An engine bug recorded in version 3 is still the same bug in version 4.
+    bug = migrate(json.loads((fixtures / "delayed-fires-twice-v3.json").read_text(encoding="utf-8")))
+    assert {clause for _, clause in broken(read(bug))} == {"603.7b"}
+    assert migrate(new) == new  # a current trace is left alone
+
+
+def test_migration_writes_version_3_steps_in_version_4_words():
+    states = [{"step": "main", "turn": 1}, {"step": "combat", "turn": 1, "blocked": [False]}]
+    states += [{"step": "combat", "turn": 1, "blocked": [True]}, {"step": "combat", "turn": 1, "blocked": [False]}]
+    doc = {"#meta": {"rule603": "rule603-trace/3", "universe": {"card": 1, "player": 2}}, "vars": [], "states": states}
+    steps = [s["step"] for s in migrate(doc)["states"]]
+    assert steps == ["precombat_main", "declare_attackers", "declare_blockers", "declare_blockers"]
