@@ -38,9 +38,15 @@ def test_the_manifest_records_no_report_that_is_not_listed():
 
 @pytest.fixture
 def checkout(tmp_path) -> Path:
-    """A copy of the reports and scenarios, to tamper with."""
+    """A copy of the reports and scenarios, to tamper with, every report recorded as this code records it:
+    a test sees its own tamper alone, whether or not the committed manifest is current (the first test's
+    business)."""
     for folder in (committed.REPORTS, committed.SCENARIOS):
         shutil.copytree(ROOT / folder, tmp_path / folder)
+    manifest = Manifest.read(committed.manifest_path(tmp_path))
+    for report in committed.committed_reports(tmp_path):
+        manifest.records[report.name] = report.record(tmp_path)
+    manifest.write(committed.manifest_path(tmp_path))
     return tmp_path
 
 
