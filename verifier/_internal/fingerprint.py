@@ -5,7 +5,9 @@ minutes), too long for every test run. Instead each report is recorded in
 ``reports/fingerprints.json`` with the fingerprint of everything it was computed from:
 
 - ``code``: every module of rule603 its generator can import (the static import closure of its
-  entry modules, function-level imports included), each by the hash of its source;
+  entry modules, function-level imports included), each by the hash of its source. The command
+  line's own subcommand modules are the one exception (``DISPATCH``): it imports only the one that
+  runs, so a report counts the command line's file and its command's module, not every command's;
 - ``data``: the edition texts, alignments and encoding decisions the package ships, and the
   report's own input files (a scenario file);
 - ``versions``: the solver's full version, since verdicts depend on it, and the version of any
@@ -39,6 +41,13 @@ MANIFEST = "fingerprints.json"
 # encoding decisions), by package.
 DATA_PACKAGES = ("rule603.models.current", "rule603.models.editions")
 DATA_SUFFIXES = (".txt", ".json", ".toml")
+# The command line names each subcommand's module in a table and imports only the one given
+# (``rule603.cli``): those names are not followed from it, so that a command's module counts for the
+# reports that command writes and not for every report. The command line's own file, and what it
+# imports itself (``main``, the parser, ``rule603.commands.common``), still count for each. Each report
+# names its command's module among its entries instead (``committed.py``); tests/test_report_fingerprints.py
+# checks them against the table, and that running a command loads no rule603 module outside its closure.
+DISPATCH = {"rule603.cli": "rule603.commands."}
 
 
 def digest(data: bytes) -> str:
@@ -87,8 +96,15 @@ def _imports(module: str, source: Path) -> set[str]:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(PACKAGE + "."):
             # A module imported by name (``importlib.import_module(CATALOGUE)``); a string that only
             # looks like one is no module and is passed over by ``closure``.
-            found.add(node.value)
+            if not _dispatched(module, node.value):
+                found.add(node.value)
     return {name for name in found if name == PACKAGE or name.startswith(PACKAGE + ".")}
+
+
+def _dispatched(module: str, named: str) -> bool:
+    """Whether ``named`` is a subcommand's module that ``module`` imports only when that subcommand runs."""
+    prefix = DISPATCH.get(module)
+    return prefix is not None and named.startswith(prefix)
 
 
 def closure(entries: Iterable[str]) -> dict[str, Path]:
@@ -134,10 +150,14 @@ class Fingerprint:
     versions: Mapping[str, str]
     code: Mapping[str, str]
     data: Mapping[str, str]
+    # The modules ``code`` is the closure of, sorted; kept so that a stale report says when what it starts
+    # from changed, not only which modules came and went. Empty in a record written before they were kept.
+    entries: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "command": self.command,
+            "entries": list(self.entries),
             "versions": dict(self.versions),
             "code": dict(self.code),
             "data": dict(self.data),
@@ -145,13 +165,17 @@ class Fingerprint:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Fingerprint:
-        return cls(obj["command"], dict(obj["versions"]), dict(obj["code"]), dict(obj["data"]))
+        entries = tuple(obj.get("entries", ()))
+        return cls(obj["command"], dict(obj["versions"]), dict(obj["code"]), dict(obj["data"]), entries)
 
     def differences(self, other: Fingerprint) -> list[str]:
         """What differs from ``other`` (the recorded one), in words; empty when nothing does."""
         out = []
         if self.command != other.command:
             out.append(f"command was `{other.command}`")
+        if self.entries != other.entries:
+            was = f"were {', '.join(other.entries)}" if other.entries else "not recorded (an older manifest)"
+            out.append(f"entry modules {was}; are {', '.join(self.entries)}")
         for name in sorted(self.versions.keys() | other.versions.keys()):
             was, now = other.versions.get(name, "absent"), self.versions.get(name, "absent")
             if was != now:
@@ -179,10 +203,11 @@ def fingerprint(
 
     ``engines``: the distributions of third-party engines the report is about, by name.
     """
-    code = dict(_code(tuple(sorted(entries))))
+    starts = tuple(sorted(set(entries)))
+    code = dict(_code(starts))
     data = {name: digest(path.read_bytes()) for name, path in {**package_data(), **(inputs or {})}.items()}
     versions = {"z3": smt.z3_version(), **{name: _version(name) for name in engines}}
-    return Fingerprint(command, versions, code, dict(sorted(data.items())))
+    return Fingerprint(command, versions, code, dict(sorted(data.items())), starts)
 
 
 @functools.cache
