@@ -205,6 +205,17 @@ def test_regenerating_one_report_writes_it_and_its_record(checkout, capsys):
     assert _by_name(checkout, "ruling 603.2-soul-warden").current
 
 
+def test_a_regeneration_reads_the_manifest_once_and_writes_it_whole(checkout, capsys, monkeypatch):
+    reads = []
+    read = Manifest.read.__func__
+    monkeypatch.setattr(Manifest, "read", classmethod(lambda cls, path: reads.append(path) or read(cls, path)))
+    names = ["ruling 603.2-soul-warden", "ruling 603.2b-end-step"]
+    assert main(["reports", "--root", str(checkout), "--regenerate", *names]) == 0
+    assert reads == [committed.manifest_path(checkout)]
+    assert committed.strays(checkout) == []  # no partial manifest left beside it
+    assert all(_by_name(checkout, name).current for name in names)
+
+
 def test_a_report_about_an_engine_needs_its_distribution_installed():
     (python_mtg,) = [r for r in committed.committed_reports(ROOT) if r.name == "python-mtg"]
     assert regenerate.missing_extra(python_mtg) is None  # the test extra installs it

@@ -131,9 +131,11 @@ def manifest_path(root: Path) -> Path:
     return root / REPORTS / MANIFEST
 
 
-def status(root: Path, reports: Sequence[CommittedReport] | None = None) -> list[Status]:
-    """Each report's status against the manifest under ``root``."""
-    manifest = Manifest.read(manifest_path(root))
+def status(
+    root: Path, reports: Sequence[CommittedReport] | None = None, manifest: Manifest | None = None
+) -> list[Status]:
+    """Each report's status against ``manifest`` (default: the one under ``root``)."""
+    manifest = Manifest.read(manifest_path(root)) if manifest is None else manifest
     return [_status(root, r, manifest) for r in (committed_reports(root) if reports is None else reports)]
 
 
@@ -163,16 +165,18 @@ def strays(root: Path, reports: Sequence[CommittedReport] | None = None) -> list
     return sorted(p.relative_to(root).as_posix() for p in (root / REPORTS).rglob("*") if p.is_file() and p not in known)
 
 
-def forget_others(root: Path, reports: Sequence[CommittedReport]) -> None:
-    """Drop the manifest's records of reports no longer listed (a scenario file removed)."""
-    manifest = Manifest.read(manifest_path(root))
+def forget_others(root: Path, reports: Sequence[CommittedReport], manifest: Manifest) -> None:
+    """Drop ``manifest``'s records of reports no longer listed (a scenario file removed), and write it."""
     names = {r.name for r in reports}
     manifest.records = {n: r for n, r in manifest.records.items() if n in names}
     manifest.write(manifest_path(root))
 
 
-def record(root: Path, report: CommittedReport) -> None:
-    """Write ``report``'s files and fingerprint as they are now into the manifest."""
-    manifest = Manifest.read(manifest_path(root))
+def record(root: Path, report: CommittedReport, manifest: Manifest) -> None:
+    """Put ``report``'s files and fingerprint as they are now into ``manifest``, and write it at once.
+
+    ``manifest`` is the one read at the start of a regeneration and kept: each record is on disk as soon
+    as its report is done, so an interrupted run keeps what it did, without reading the manifest again
+    for each report."""
     manifest.records[report.name] = report.record(root)
     manifest.write(manifest_path(root))

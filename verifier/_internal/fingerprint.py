@@ -27,6 +27,7 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -265,4 +266,7 @@ class Manifest:
             "read by `rule603 reports` and tests/test_report_fingerprints.py. Do not edit by hand.",
             "reports": {name: self.records[name].to_json() for name in sorted(self.records)},
         }
-        path.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        # Whole or not at all: a regeneration writes it after each report, and may be interrupted at any time.
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(partial, path)

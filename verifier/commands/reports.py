@@ -11,6 +11,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from .._internal import committed, regenerate
+from .._internal.fingerprint import Manifest
 from .common import ExitCode, UsageError, path, whole
 
 
@@ -34,7 +35,9 @@ def run(args: argparse.Namespace) -> ExitCode:
     unknown = [n for n in args.names if n not in by_name]
     if unknown:
         raise UsageError(f"{unknown[0]!r}: no such report; `rule603 reports` lists them")
-    statuses = committed.status(root, everything)
+    # Read once: the status, the records dropped and each record written by the regeneration all use it.
+    manifest = Manifest.read(committed.manifest_path(root))
+    statuses = committed.status(root, everything, manifest)
     if not args.regenerate:
         return _list(root, everything, statuses, args.jobs)
     if args.names:
@@ -45,7 +48,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     if lacking:
         r, extra = lacking[0]
         raise UsageError(f"{r.name}: needs the optional extra; pip install '.[{extra}]'")
-    committed.forget_others(root, everything)
+    committed.forget_others(root, everything, manifest)
     print(f"regenerating {len(chosen)} report(s), {args.jobs} at a time", file=sys.stderr)
     started = time.perf_counter()
 
@@ -55,7 +58,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         if not outcome.ok:
             print(outcome.stderr.rstrip(), file=sys.stderr)
 
-    outcomes = regenerate.regenerate(chosen, root, args.jobs, done)
+    outcomes = regenerate.regenerate(chosen, root, args.jobs, done, manifest)
     failed = [o for o in outcomes if not o.ok]
     print(
         f"{len(outcomes) - len(failed)} of {len(outcomes)} regenerated in {time.perf_counter() - started:.0f} s",
