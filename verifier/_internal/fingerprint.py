@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import json
@@ -56,7 +57,10 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def _spec(module: str):
+@functools.cache
+def _spec(module: str) -> importlib.machinery.ModuleSpec | None:
+    """Looked up once a module: the closure asks for each module's source and whether it is a package, and
+    where rule603's modules are does not change under a process."""
     try:
         return importlib.util.find_spec(module)
     except ImportError:  # ``rule603.errors.Rule603Error``: a name in a module, not a module
