@@ -1325,7 +1325,7 @@ def load_edition() -> Any:
 
 def render(document: dict[str, Any]) -> str:
     """A trace document as ``rule603 show`` prints it."""
-    from rule603.cli import render_trace
+    from rule603._internal.report import render_trace
 
     return render_trace(load_edition(), to_trace(document))
 

@@ -176,13 +176,14 @@ def test_an_audit_in_a_worker_process_finds_what_it_finds_here():
     (nor on what the process did before: here, a whole other audit first)."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from rule603.cli import _audit_quietly, _parser
+    from rule603.cli import _parser
+    from rule603.commands.audit import audit_quietly
 
     args = _parser().parse_args(["audit", "--bound", "2"])
     audit(Verifier(ED, ED.model.universe(), Options(bound=2)), only=("vacuity",))
     here = audit(Verifier(ED, ED.model.universe(), Options(bound=2))).to_json()
     with ProcessPoolExecutor(max_workers=1) as pool:
-        there = pool.submit(_audit_quietly, args, "current").result().to_json()
+        there = pool.submit(audit_quietly, args, "current").result().to_json()
     assert here == there
 
 

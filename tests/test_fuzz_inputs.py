@@ -590,12 +590,13 @@ def test_any_words(sandbox, command, words):
 
 
 def _parses(argv: list[str]) -> bool:
-    from rule603.cli import _parser, _UsageError
+    from rule603.cli import _parser
+    from rule603.commands.common import UsageError
 
     try:
         with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
             _parser().parse_args(argv)
-    except (_UsageError, SystemExit):
+    except (UsageError, SystemExit):
         return False
     return True
 

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 import rule603._internal.editions as editions
-from rule603 import cli
 from rule603._internal import conformance, usercode
 from rule603._internal.schema import Schema
 from rule603._internal.trace import load, parse
@@ -174,8 +173,8 @@ def test_unwritable_outputs_are_refused_before_any_work(capsys, tmp_path, monkey
     def no_work(*args, **kwargs):
         raise AssertionError("the work began before the output was checked")
 
-    for name in ("full_run", "audit", "_rule_one", "_one_diff"):
-        monkeypatch.setattr(cli, name, no_work)
+    for name in ("report.full_run", "audit.audit", "rule._rule_one", "diff._one_diff"):
+        monkeypatch.setattr(f"rule603.commands.{name}", no_work)
     blocker = write(tmp_path, "file", "the user's file\n")
     long_name = str(tmp_path / ("r" * 300))
     cases = [
@@ -357,7 +356,7 @@ def test_a_bug_of_ours_is_exit_4_with_the_traceback_saved(capsys, monkeypatch, c
     def crash(args):
         raise error
 
-    monkeypatch.setitem(cli._COMMANDS, "schema", crash)
+    monkeypatch.setattr("rule603.commands.schema.run", crash)
     code, out, err = run(capsys, "schema")
     assert code == ExitCode.INTERNAL == 4 and out == ""
     (saved,) = crash_reports.iterdir()
@@ -373,7 +372,7 @@ def test_systemexit_from_inside_is_not_a_verdict(capsys, monkeypatch):
     def leave(args):
         sys.exit(0)
 
-    monkeypatch.setitem(cli._COMMANDS, "schema", leave)
+    monkeypatch.setattr("rule603.commands.schema.run", leave)
     assert run(capsys, "schema")[0] == ExitCode.INTERNAL
 
 

@@ -187,7 +187,9 @@ def test_report_command_writes_both_files_and_output_prints_the_same_markdown(tm
 
 @pytest.mark.parametrize("existing", [report.MARKDOWN, report.HTML])
 def test_report_refuses_to_overwrite_before_any_work(tmp_path, capsys, monkeypatch, existing):
-    monkeypatch.setattr("rule603.cli.full_run", lambda *a, **k: pytest.fail("the run started before the refusal"))
+    monkeypatch.setattr(
+        "rule603.commands.report.full_run", lambda *a, **k: pytest.fail("the run started before the refusal")
+    )
     (tmp_path / existing).write_text("mine\n", encoding="utf-8")
     code = main(["report", "--out", str(tmp_path)])
     _, err = capsys.readouterr()
@@ -206,7 +208,9 @@ def test_report_refuses_to_overwrite_before_any_work(tmp_path, capsys, monkeypat
     ],
 )
 def test_report_usage_errors_are_one_line(capsys, monkeypatch, argv, message):
-    monkeypatch.setattr("rule603.cli.full_run", lambda *a, **k: pytest.fail("the run started before the refusal"))
+    monkeypatch.setattr(
+        "rule603.commands.report.full_run", lambda *a, **k: pytest.fail("the run started before the refusal")
+    )
     code = main(["report", *argv])
     _, err = capsys.readouterr()
     assert code == ExitCode.USAGE and message in err and err.count("\n") == 1

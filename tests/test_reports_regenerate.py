@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from rule603._internal.auditreport import audit_markdown
 from rule603._internal.catalogue import load_edition
-from rule603.cli import _audit_command, _audit_quietly, _parser, main
+from rule603.cli import _parser, main
+from rule603.commands.audit import audit_command, audit_quietly
 
 REPORTS = Path(__file__).resolve().parents[1] / "reports"
 
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.exhaustive
 
 def test_the_audit_of_the_current_edition_regenerates_byte_for_byte():
     args = _parser().parse_args("audit --all --jobs 2 --out reports --overwrite".split())
-    fresh = audit_markdown(_audit_quietly(args, "current"), load_edition("current"), {}, _audit_command(args))
+    fresh = audit_markdown(audit_quietly(args, "current"), load_edition("current"), {}, audit_command(args))
     assert fresh == (REPORTS / "audit-current.md").read_text(encoding="utf-8")
 
 

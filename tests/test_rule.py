@@ -206,7 +206,7 @@ def test_a_scenario_no_compliant_game_fits_is_reported_with_the_conflicting_clau
     from rule603 import load_edition
     from rule603._internal import smt
     from rule603._internal.ruling import rule
-    from rule603.cli import render_ruling
+    from rule603._internal.rulingreport import render_ruling
     from rule603.engines import scenario_file
 
     loaded = scenario_file.load(SCENARIOS / "603.10a-board-wipe.toml")

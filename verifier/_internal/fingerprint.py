@@ -5,7 +5,9 @@ minutes), too long for every test run. Instead each report is recorded in
 ``reports/fingerprints.json`` with the fingerprint of everything it was computed from:
 
 - ``code``: every module of rule603 its generator can import (the static import closure of its
-  entry modules, function-level imports included), each by the hash of its source;
+  entry modules, function-level imports included), each by the hash of its source. The command
+  line's own subcommand modules are the one exception (``DISPATCH``): it imports only the one that
+  runs, so a report counts the command line's file and its command's module, not every command's;
 - ``data``: the edition texts, alignments and encoding decisions the package ships, and the
   report's own input files (a scenario file);
 - ``versions``: the solver's full version, since verdicts depend on it, and the version of any
@@ -22,9 +24,11 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +43,13 @@ MANIFEST = "fingerprints.json"
 # encoding decisions), by package.
 DATA_PACKAGES = ("rule603.models.current", "rule603.models.editions")
 DATA_SUFFIXES = (".txt", ".json", ".toml")
+# The command line names each subcommand's module in a table and imports only the one given
+# (``rule603.cli``): those names are not followed from it, so that a command's module counts for the
+# reports that command writes and not for every report. The command line's own file, and what it
+# imports itself (``main``, the parser, ``rule603.commands.common``), still count for each. Each report
+# names its command's module among its entries instead (``committed.py``); tests/test_report_fingerprints.py
+# checks them against the table, and that running a command loads no rule603 module outside its closure.
+DISPATCH = {"rule603.cli": "rule603.commands."}
 
 
 def digest(data: bytes) -> str:
@@ -46,7 +57,10 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def _spec(module: str):
+@functools.cache
+def _spec(module: str) -> importlib.machinery.ModuleSpec | None:
+    """Looked up once a module: the closure asks for each module's source and whether it is a package, and
+    where rule603's modules are does not change under a process."""
     try:
         return importlib.util.find_spec(module)
     except ImportError:  # ``rule603.errors.Rule603Error``: a name in a module, not a module
@@ -87,8 +101,15 @@ def _imports(module: str, source: Path) -> set[str]:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(PACKAGE + "."):
             # A module imported by name (``importlib.import_module(CATALOGUE)``); a string that only
             # looks like one is no module and is passed over by ``closure``.
-            found.add(node.value)
+            if not _dispatched(module, node.value):
+                found.add(node.value)
     return {name for name in found if name == PACKAGE or name.startswith(PACKAGE + ".")}
+
+
+def _dispatched(module: str, named: str) -> bool:
+    """Whether ``named`` is a subcommand's module that ``module`` imports only when that subcommand runs."""
+    prefix = DISPATCH.get(module)
+    return prefix is not None and named.startswith(prefix)
 
 
 def closure(entries: Iterable[str]) -> dict[str, Path]:
@@ -134,10 +155,14 @@ class Fingerprint:
     versions: Mapping[str, str]
     code: Mapping[str, str]
     data: Mapping[str, str]
+    # The modules ``code`` is the closure of, sorted; kept so that a stale report says when what it starts
+    # from changed, not only which modules came and went. Empty in a record written before they were kept.
+    entries: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "command": self.command,
+            "entries": list(self.entries),
             "versions": dict(self.versions),
             "code": dict(self.code),
             "data": dict(self.data),
@@ -145,13 +170,17 @@ class Fingerprint:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Fingerprint:
-        return cls(obj["command"], dict(obj["versions"]), dict(obj["code"]), dict(obj["data"]))
+        entries = tuple(obj.get("entries", ()))
+        return cls(obj["command"], dict(obj["versions"]), dict(obj["code"]), dict(obj["data"]), entries)
 
     def differences(self, other: Fingerprint) -> list[str]:
         """What differs from ``other`` (the recorded one), in words; empty when nothing does."""
         out = []
         if self.command != other.command:
             out.append(f"command was `{other.command}`")
+        if self.entries != other.entries:
+            was = f"were {', '.join(other.entries)}" if other.entries else "not recorded (an older manifest)"
+            out.append(f"entry modules {was}; are {', '.join(self.entries)}")
         for name in sorted(self.versions.keys() | other.versions.keys()):
             was, now = other.versions.get(name, "absent"), self.versions.get(name, "absent")
             if was != now:
@@ -179,10 +208,11 @@ def fingerprint(
 
     ``engines``: the distributions of third-party engines the report is about, by name.
     """
-    code = dict(_code(tuple(sorted(entries))))
+    starts = tuple(sorted(set(entries)))
+    code = dict(_code(starts))
     data = {name: digest(path.read_bytes()) for name, path in {**package_data(), **(inputs or {})}.items()}
     versions = {"z3": smt.z3_version(), **{name: _version(name) for name in engines}}
-    return Fingerprint(command, versions, code, dict(sorted(data.items())))
+    return Fingerprint(command, versions, code, dict(sorted(data.items())), starts)
 
 
 @functools.cache
@@ -240,4 +270,7 @@ class Manifest:
             "read by `rule603 reports` and tests/test_report_fingerprints.py. Do not edit by hand.",
             "reports": {name: self.records[name].to_json() for name in sorted(self.records)},
         }
-        path.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        # Whole or not at all: a regeneration writes it after each report, and may be interrupted at any time.
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(partial, path)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .committed import CommittedReport, record
+from .fingerprint import Manifest
 
 # A command's own exit statuses that still mean it wrote its report: 1 (a violation, a finding or a
 # difference) and 3 (something undecided) are what some reports are about.
@@ -57,9 +58,10 @@ def missing_extra(report: CommittedReport) -> str | None:
 
 
 def regenerate(
-    reports: Sequence[CommittedReport], root: Path, jobs: int, done: Callable[[Outcome], None]
+    reports: Sequence[CommittedReport], root: Path, jobs: int, done: Callable[[Outcome], None], manifest: Manifest
 ) -> list[Outcome]:
-    """Run each report's command, ``jobs`` at a time, calling ``done`` as each finishes."""
+    """Run each report's command, ``jobs`` at a time, recording it in ``manifest`` (the one under ``root``, as
+    read) and calling ``done`` as each finishes."""
     outcomes = []
     # Threads only wait on the processes; the manifest is written from the calling thread alone.
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -67,7 +69,7 @@ def regenerate(
         for future in as_completed(futures):
             outcome = future.result()
             if outcome.ok:
-                record(root, outcome.report)
+                record(root, outcome.report, manifest)
             outcomes.append(outcome)
             done(outcome)
     return outcomes

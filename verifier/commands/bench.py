@@ -1,0 +1,46 @@
+"""``rule603 bench``: the catalogue timed at several bounds, or ``rule603 check`` timed on generated traces."""
+
+from __future__ import annotations
+
+import argparse
+
+from .._internal.bench import run_bench, run_check_bench
+from .common import BOUND, MAX_BOUND, TIMEOUT, ExitCode, UsageError, check_output, path, whole
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--bounds", type=_bounds, default=[4, 6, 8, 10, 12], help="comma-separated bounds (default 4,6,8,10,12)"
+    )
+    p.add_argument(
+        "--output",
+        metavar="FILE",
+        type=path("--output"),
+        help="JSON file to write (default rule603-out/bench-<time>.json)",
+    )
+    p.add_argument("--property", action="append", default=[], metavar="ID")
+    p.add_argument("--timeout", type=TIMEOUT, default=120.0, help="seconds per solver call (default 120)")
+    p.add_argument(
+        "--check",
+        type=whole("--check", 1, 1_000_000),
+        metavar="N",
+        help="instead: time 'rule603 check' on N reference-engine traces of 20 moments (1 and 2 processes)",
+    )
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    check_output(args.output, overwrite=False, hint="choose another file")
+    if args.check is not None:
+        return ExitCode(run_check_bench(args.check, args.output))
+    return ExitCode(run_bench(args.bounds, args.property, args.timeout, args.output))
+
+
+def _bounds(text: str) -> list[int]:
+    """``--bounds 4,6,8``: at least one, each a bound ``--bound`` accepts."""
+    parts = [part for part in text.split(",") if part.strip()]
+    try:
+        if parts:
+            return [BOUND(part) for part in parts]
+    except UsageError:
+        pass
+    raise UsageError(f"--bounds {text}: expected comma-separated whole numbers from 1 to {MAX_BOUND}, e.g. 4,6,8")

@@ -1,0 +1,122 @@
+"""``rule603 rule``: a scenario file's questions answered over every rule-compliant game.
+
+Written as ``reports/rulings/<scenario>.md``, ``.html`` and ``.json`` for the committed reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .._internal import smt
+from .._internal.catalogue import load_edition
+from .._internal.ruling import Ruling, rule
+from .._internal.rulingreport import render_ruling
+from .common import TIMEOUT, ExitCode, Progress, UsageError, format_list, path, per_format, timeout_ms, write_text
+
+FORMATS = ("md", "html", "json")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("scenarios", nargs="+", metavar="SCENARIO", type=path(""))
+    p.add_argument(
+        "--format",
+        type=format_list(FORMATS),
+        default=("md",),
+        help="md, html or json, or several with --out: md,html,json (default md)",
+    )
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        type=path("--out"),
+        help="write one report per scenario and format into DIR (NAME.md, ...)",
+    )
+    p.add_argument("--overwrite", action="store_true", help="with --out: replace existing reports")
+    p.add_argument("--timeout", type=TIMEOUT, default=60.0, help="seconds per solver call (default 60)")
+    p.add_argument("--edition", default=None, help="edition of rule 603 (default: the one the scenario names)")
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    files = importlib.import_module("rule603.engines.scenario_file")  # engines depend on rule603, not the reverse
+    limits = smt.SolverLimits(timeout_ms=timeout_ms(args))
+    out_dir = Path(args.out) if args.out else None
+    if out_dir is None and len(args.scenarios) > 1:
+        raise UsageError("several scenarios: add --out DIR to write one report each")
+    if out_dir is None and len(args.format) > 1:
+        raise UsageError(f"--format {','.join(args.format)}: several formats need --out DIR")
+    if args.edition is not None:
+        load_edition(args.edition)  # an unknown edition is a usage error before any work
+    loaded = [files.load(p) for p in args.scenarios]  # every file is checked before any is ruled on
+    targets = _rule_targets(args) if out_dir else []
+    worst = ExitCode.OK
+    progress = Progress(len(loaded)) if out_dir else None
+    for i, (scenario_path, scenario) in enumerate(zip(args.scenarios, loaded, strict=True)):
+        if progress:
+            progress(scenario_path)
+        texts, code = _rule_one(scenario_path, scenario, files, limits, args.format, args.edition)
+        if out_dir:
+            for fmt, text in texts.items():
+                write_text(targets[i][fmt], text + "\n", "--out")
+        else:
+            print(texts[args.format[0]])
+        if progress:
+            progress.step()
+        worst = max(worst, code, key=lambda c: (c == ExitCode.VIOLATED, c == ExitCode.UNKNOWN))
+    if progress:
+        progress.close()
+    if out_dir:
+        print(f"wrote {sum(map(len, targets))} report(s) to {out_dir}", file=sys.stderr)
+    return worst
+
+
+def _rule_targets(args: argparse.Namespace) -> list[dict[str, Path]]:
+    """DIR/<name>.<format> for each scenario, named after its file; two files of one name would write one
+    report over the other, so they are refused (the name is compared case-blind, as some file systems do)."""
+    seen: dict[str, str] = {}
+    for scenario_path in args.scenarios:
+        name = Path(scenario_path).stem
+        if name.casefold() in seen:
+            raise UsageError(
+                f"--out {args.out}: {seen[name.casefold()]} and {scenario_path} would both be "
+                f"written as {name}.{args.format[0]}; rename one, or rule them with different --out"
+            )
+        seen[name.casefold()] = scenario_path
+    return per_format(args.out, [Path(p).stem for p in args.scenarios], args.format, args.overwrite)
+
+
+def _rule_one(
+    scenario_path: str,
+    loaded: Any,
+    files: ModuleType,
+    limits: smt.SolverLimits,
+    formats: Sequence[str],
+    edition_name: str | None,
+) -> tuple[dict[str, str], ExitCode]:
+    """One scenario ruled once, then written in each of ``formats``."""
+    played = files.play(loaded)
+    edition = load_edition(edition_name or loaded.edition)
+    ruling = rule(edition, played, files.asks(loaded, played), limits, also_fixed=files.FIXED_BY_SCRIPT)
+    texts = {fmt: render_ruling(fmt, scenario_path, loaded, edition, played, ruling) for fmt in formats}
+    if not ruling.consistent or not _as_expected(scenario_path, loaded, ruling):
+        return texts, ExitCode.VIOLATED
+    return texts, ExitCode.UNKNOWN if any(a.answer == "unknown" for a in ruling.answers) else ExitCode.OK
+
+
+def _as_expected(scenario_path: str, loaded: Any, ruling: Ruling) -> bool:
+    """Say on stderr where a ruling differs from the answer its file expects (``expect``)."""
+    ok = True
+    for i, (question, answer) in enumerate(zip(loaded.questions, ruling.answers, strict=True)):
+        if question.expect is not None and question.expect.lower() != answer.summary().lower():
+            where = f"{scenario_path}:{question.line}" if question.line else scenario_path
+            print(
+                f"{where}: questions[{i}].expect: the file expects {question.expect!r}, "
+                f"the ruling is {answer.summary()!r}",
+                file=sys.stderr,
+            )
+            ok = False
+    return ok

@@ -1,0 +1,222 @@
+"""``rule603 verify``: check the property catalogue against an edition by bounded model checking."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from tabulate import tabulate
+
+from .._internal import smt
+from .._internal.catalogue import check_clause_names, load_edition
+from .._internal.editions import localise
+from .._internal.registry import Edition, Property
+from .._internal.report import drop_text, render_trace, verdict_text
+from .._internal.schema import Schema
+from .._internal.trace import dump, to_json
+from .._internal.usercode import CLAIM_SECONDS
+from .._internal.verify import HOLDS, NOT_APPLICABLE, UNKNOWN, VIOLATED, Adequacy, CheckResult, Verifier
+from .checking import add_solver_arguments, exit_code, load_properties, solver_options, steps, universe
+from .common import ExitCode, Progress, UsageError, out_files, path, seconds
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--property", action="append", default=[], metavar="ID", help="check only this property (repeatable)"
+    )
+    p.add_argument(
+        "--property-file",
+        action="append",
+        default=[],
+        metavar="FILE",
+        type=path("--property-file"),
+        help="also check the properties defined in this Python file (repeatable)",
+    )
+    p.add_argument("--no-builtin", action="store_true", help="with --property-file: skip the built-in catalogue")
+    add_solver_arguments(p)
+    p.add_argument(
+        "--adequacy",
+        action="store_true",
+        help="also show that each property needs each clause it names, and each clause is non-vacuous",
+    )
+    p.add_argument(
+        "--save-traces",
+        metavar="DIR",
+        type=path("--save-traces"),
+        help="write each counterexample as DIR/<property>.itf.json",
+    )
+    p.add_argument("--overwrite", action="store_true", help="with --save-traces: replace existing files")
+    p.add_argument("--no-minimise", action="store_true", help="report the first counterexample found, unshrunk")
+    p.add_argument(
+        "--claim-timeout",
+        type=seconds("--claim-timeout"),
+        default=CLAIM_SECONDS,
+        metavar="SECONDS",
+        help=f"seconds for one call of a property's claim, apart from the solver's (default {CLAIM_SECONDS:g})",
+    )
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    edition = load_edition(args.edition)
+    options = solver_options(args)
+    sizes = universe(edition, args)
+    cited = load_properties(args)
+    props, not_applicable = _in_edition(cited, edition)
+    save_dir = _prepare_save_dir(args, props)
+    progress = Progress(steps(edition, props, args.adequacy))
+    verifier = Verifier(edition, sizes, options, progress)
+    started = time.perf_counter()
+    checked = {r.property.id: r for r in verifier.check_all(props, progress.step) + not_applicable}
+    results = [checked[p.id] for p in cited]  # catalogue order, the not applicable ones in their place
+    adequacy = verifier.adequacy(props, progress.step) if args.adequacy else None
+    progress.close()
+    elapsed = time.perf_counter() - started
+    saved = _save_traces(results, save_dir, edition) if save_dir else {}
+    _print_verify(args, edition, options, sizes, results, adequacy, elapsed, saved)
+    return exit_code(results, adequacy)
+
+
+def _in_edition(props: Sequence[Property], edition: Edition) -> tuple[list[Property], list[CheckResult]]:
+    """The properties to check in ``edition`` (clauses renumbered), and a NOT_APPLICABLE verdict for the rest."""
+    applicable, skipped = localise(props, edition)
+    check_clause_names(applicable, edition)
+    return applicable, [CheckResult(p, NOT_APPLICABLE, 0, 0.0, reason=why) for p, why in skipped]
+
+
+def _prepare_save_dir(args: argparse.Namespace, props: Sequence[Property]) -> Path | None:
+    if not args.save_traces:
+        return None
+    # Before the run, so that a bad path is not found out after it.
+    out_files(args.save_traces, [f"{p.id}.itf.json" for p in props], args.overwrite, "--save-traces")
+    return Path(args.save_traces)
+
+
+def _save_traces(results: Sequence[CheckResult], directory: Path, edition: Edition) -> dict[str, str]:
+    schema = Schema(tuple(edition.model.VARIABLES))
+    saved = {}
+    for r in results:
+        if r.trace is not None:
+            target = directory / f"{r.property.id}.itf.json"
+            try:
+                dump(r.trace, schema, target, _trace_meta(r))
+            except OSError as e:  # checked before the run; only a change since (a full disk) comes here
+                raise UsageError(f"--save-traces: cannot write {target} ({e.strerror})") from None
+            saved[r.property.id] = str(target)
+    return saved
+
+
+def _trace_meta(r: CheckResult) -> dict:
+    return {"property": r.property.id, "clauses": list(r.property.clauses), "violated_at": r.violated_at}
+
+
+def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, saved) -> None:
+    if args.format == "json":
+        print(json.dumps(_verify_json(edition, options, sizes, results, adequacy, elapsed, saved), indent=1))
+        return
+    fmt = "github" if args.format == "markdown" else "simple"
+    rows = [[r.property.id, verdict_text(r), ", ".join(r.property.clauses), f"{r.seconds:.2f}"] for r in results]
+    print(
+        f"rule603 verify: edition {edition.name}, bound {options.bound}, "
+        f"{sizes.size('player')} players, {sizes.size('card')} cards, z3 {smt.z3_version()}\n"
+    )
+    print(tabulate(rows, headers=["property", "verdict", "clauses", "seconds"], tablefmt=fmt))
+    counts = {v: sum(r.verdict == v for r in results) for v in (HOLDS, VIOLATED, UNKNOWN, NOT_APPLICABLE)}
+    na = f", {counts[NOT_APPLICABLE]} not applicable" if counts[NOT_APPLICABLE] else ""
+    print(f"\n{counts[HOLDS]} hold, {counts[VIOLATED]} violated, {counts[UNKNOWN]} unknown{na} in {elapsed:.1f} s")
+    for r in results:
+        if r.trace is not None:
+            print(f"\nCounterexample to {r.property.id}: {r.property.summary}")
+            print(render_trace(edition, r.trace, fmt))
+            if r.property.id in saved:
+                print(f"(saved as {saved[r.property.id]})")
+    if adequacy is not None:
+        print("\n" + render_adequacy(adequacy, fmt))
+
+
+def _verify_json(edition, options, sizes, results, adequacy, elapsed, saved) -> dict:
+    schema = Schema(tuple(edition.model.VARIABLES))
+    out = {
+        "edition": edition.name,
+        "bound": options.bound,
+        "universe": dict(sizes.sizes),
+        "z3": smt.z3_version(),
+        "seed": options.limits.seed,
+        "seconds": round(elapsed, 3),
+        "properties": [
+            {
+                "id": r.property.id,
+                "summary": r.property.summary,
+                "verdict": r.verdict,
+                "clauses": list(r.property.clauses),
+                "bound": r.bound,
+                "seconds": round(r.seconds, 3),
+                **(
+                    {"violated_at": r.violated_at, "counterexample": to_json(r.trace, schema, _trace_meta(r))}
+                    if r.trace is not None
+                    else {}
+                ),
+                **({"trace_file": saved[r.property.id]} if r.property.id in saved else {}),
+                **({"reason": r.reason} if r.reason else {}),
+            }
+            for r in results
+        ],
+    }
+    if adequacy is not None:
+        out.update(adequacy.totals())
+        out["adequacy"] = {
+            "properties": [
+                {
+                    "id": a.property.id,
+                    "confirmed": a.confirmed,
+                    "drops": [
+                        {"clause": d.clause, "verdict": d.verdict, "seconds": round(d.seconds, 3)} for d in a.drops
+                    ],
+                }
+                for a in adequacy.properties
+            ],
+            "clauses": [
+                {"number": c.number, "non_vacuous": c.non_vacuous, "covered_by": list(c.covered_by)}
+                for c in adequacy.clauses
+            ],
+        }
+    return out
+
+
+def render_adequacy(adequacy: Adequacy, fmt: str) -> str:
+    """The adequacy checks as two tables and a line of totals."""
+    prop_rows = [
+        [
+            a.property.id,
+            "confirmed" if a.confirmed else "NOT CONFIRMED",
+            ", ".join(drop_text(d) for d in a.drops),
+        ]
+        for a in adequacy.properties
+    ]
+    clause_rows = [
+        [
+            c.number,
+            c.non_vacuous,
+            len(c.covered_by),
+            ", ".join(c.covered_by[:3]) + (" …" if len(c.covered_by) > 3 else ""),
+        ]
+        for c in adequacy.clauses
+    ]
+    t = adequacy.totals()
+    return "\n".join(
+        [
+            "Adequacy: dropping each named clause must break the property",
+            tabulate(
+                prop_rows, headers=["property", "status", "clauses dropped (each gives a counterexample)"], tablefmt=fmt
+            ),
+            "",
+            "Adequacy: each encoded clause has a witness trace and a property that needs it",
+            tabulate(clause_rows, headers=["clause", "non-vacuous", "properties", "e.g."], tablefmt=fmt),
+            "",
+            f"{t['properties_confirmed']}/{t['properties_total']} properties confirmed, "
+            f"{t['clauses_non_vacuous']}/{t['clauses_total']} clauses non-vacuous, "
+            f"{t['clauses_covered']}/{t['clauses_total']} clauses covered",
+        ]
+    )
