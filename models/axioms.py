@@ -153,7 +153,10 @@ def state_based_actions(g, t: int) -> Iterator[Rule]:
     # and only then do the abilities that triggered meanwhile go on the stack (603.3b's loop).
     yield R(m.state_based_actions_due(g, t), g.Not(g.priority(t)))
     for c in m.cards(g):
-        yield R(g.lethal(t, c), m.on_battlefield(g, t, c), f"card {c}")  # damage is marked on permanents
+        # Damage is marked on permanents, and lethal damage is a creature's; the creature as the printed types and
+        # the continuous effects make it (613.1), judged from the environment alone (see m.lethal_damage_due).
+        creature = g.Or(g.creature_card(c), g.And(g.land_card(c), g.lands_are_creatures(t)))
+        yield R(g.lethal(t, c), g.And(m.on_battlefield(g, t, c), creature), f"card {c}")
     for p in m.players(g):
         yield R(g.no_life(t, p), g.Not(g.left_game(t, p)), f"player {p}")
 
@@ -211,7 +214,7 @@ def permanents(g, t: int) -> Iterator[Rule]:
         yield R(g.dies_replaced(t, c), g.And(m.left_battlefield(g, t, c), g.zone(t, c) != GRAVEYARD), f"card {c}")
 
 
-@_axiom("509.1h", "an attacking creature becomes blocked as blockers are declared, during combat")
+@_axiom("509.1h", "an attacking creature becomes blocked as blockers are declared, as the declare blockers step begins")
 def becoming_blocked(g, t: int) -> Iterator[Rule]:
     for c in m.cards(g):
         if t == 0:
@@ -353,15 +356,24 @@ def stack(g, t: int) -> Iterator[Rule]:
                 g.And(g.zone(t - 1, c) != STACK, g.slot_controller(t, s) == g.controller(t, c), g.priority(t)),
                 f"slot {s}",
             )
+        # An ability goes on the stack in the batch it triggered in, or in the first batch after it in which a
+        # player would receive priority (603.3): its instance is labelled with the batch it triggered in, and
+        # keeps the controller (603.3a) and the zone (603.6) of that moment.
+        origins = _waited_since(g, t)
         for a in m.abilities(g):
             origin = g.slot_moment(t, s)
             yield R(
                 g.And(new, src == m.ability_code(a)),
-                g.And(
-                    g.Or(origin == t, g.And(origin == t - 1, g.Not(g.priority(t - 1)))),
-                    g.slot_controller(t, s)
-                    == g.If(origin == t, g.trigger_controller(t, a), g.trigger_controller(t - 1, a)),
-                    g.slot_zone(t, s) == _source_zone(g, t, a, origin),
+                g.Or(
+                    *[
+                        g.And(
+                            origin == u,
+                            waited,
+                            g.slot_controller(t, s) == g.trigger_controller(u, a),
+                            g.slot_zone(t, s) == _source_zone(g, u, a),
+                        )
+                        for u, waited in origins
+                    ]
                 ),
                 f"slot {s}, ability {a}",
             )
@@ -387,9 +399,15 @@ def stack(g, t: int) -> Iterator[Rule]:
         )
         yield R(
             True,
-            g.count(g.And(x, g.slot_moment(t, s) == t - 1) for s, x in enumerate(mine)) <= g.pending(t - 1, a),
+            g.count(g.And(x, g.slot_moment(t, s) < t) for s, x in enumerate(mine)) <= g.pending(t - 1, a),
             f"ability {a}",
         )
+        for u in range(t):  # and no more labelled with an earlier batch than triggered in it
+            yield R(
+                True,
+                g.count(g.And(x, g.slot_moment(t, s) == u) for s, x in enumerate(mine)) <= g.triggers(u, a),
+                f"ability {a}, moment {u}",
+            )
     # The top object leaves only by resolving or by being countered.
     uncounterable_top = g.Or(
         *[g.And(m.top(g, t - 1, "slot_src") == m.ability_code(m.printed(g, c)), g.uncounterable(c)) for c in m.cards(g)]
@@ -711,12 +729,21 @@ PLAIN_KINDS = (
 )
 
 
-def _source_zone(g, t: int, a: int, origin):
-    """Zone the ability's source card was in when the ability triggered (603.6: where it moved to)."""
+def _source_zone(g, u: int, a: int):
+    """Zone the ability's source card was in at moment ``u``, as it triggered (603.6: where it moved to)."""
     if m.ability_class(g, a)[0] != "printed":
         return 0
-    c = m.source_card(g, a)
-    return g.If(origin == t, g.zone(t, c), g.zone(t - 1, c))
+    return g.zone(u, m.source_card(g, a))
+
+
+def _waited_since(g, t: int) -> list:
+    """``(u, waited)`` for each moment ``u <= t``: an instance that triggered at ``u`` can first go on the stack at
+    ``t`` -- no player would have received priority at ``u`` or after it, before ``t`` (603.3)."""
+    out, waited = [(t, True)], True
+    for u in range(t - 1, -1, -1):
+        waited = g.And(waited, g.Not(g.priority(u)))
+        out.append((u, waited))
+    return out
 
 
 def in_view(g, t: int, a: int, fn):

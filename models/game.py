@@ -1027,6 +1027,8 @@ def describe(g, t: int) -> dict[str, str]:
             events.append(f"{name} dealt damage" + (" (prevented)" if g.damage_prevented(t, c) else ""))
         if g.deals_damage(t, c):
             events.append(f"{name} deals damage")
+        if g.lethal(t, c) and (t == 0 or not g.lethal(t - 1, c)):
+            changes.append(f"{name} has lethal damage")
         if g.blocked(t, c):
             events.append(f"{name} becomes blocked")
         if g.tapped_for_mana(t, c):
@@ -1047,6 +1049,8 @@ def describe(g, t: int) -> dict[str, str]:
         elif g.tapped(t, c) and on_battlefield(g, t, c):
             changes.append(f"{name} enters tapped" if t > 0 else f"{name} tapped")
     for p in players(g):
+        if g.no_life(t, p) and (t == 0 or not g.no_life(t - 1, p)):
+            changes.append(f"P{p} at 0 life")
         if g.leaves_game(t, p):
             events.append(f"P{p} leaves the game" + (" (draw)" if g.by_draw(t, p) else ""))
     if t > 0 and g.leave(t) != NO_LEAVE:

@@ -215,10 +215,10 @@ def _own_instances(g, t, c):
     on_stack = g.count(
         g.And(g.var("slot_src", t, s) == m.ability_code(a), g.slot_moment(t, s) >= since) for s in m.slots(g)
     )
-    # What waits was made by this object unless it arrived in this batch: then only what triggered now is its own.
-    waiting = g.If(
-        since == t, g.If(g.pending(t, a) <= g.triggers(t, a), g.pending(t, a), g.triggers(t, a)), g.pending(t, a)
-    )
+    # What waits is its own only if it triggered since the object arrived: at most that many (instances wait over
+    # several batches without priority, while state-based actions are performed, 704.3).
+    since_then = g.Sum([g.If(since <= u, g.triggers(u, a), 0) for u in range(t + 1)])
+    waiting = g.If(g.pending(t, a) <= since_then, g.pending(t, a), since_then)
     return on_stack + waiting
 
 
@@ -594,14 +594,14 @@ def from_anywhere(g, t):
 @prop("aura-trigger-finds-aura", clauses=["603.6e"])
 def aura_finds_aura(g, t):
     """An Aura's 'enchanted permanent leaves' ability affects the Aura card only where it can find it, in the
-    graveyard; there, a plain (not optional, no 'if') ability does act on it."""
+    graveyard; there, a plain (not optional, no 'if', not 'only once each turn') ability does act on it."""
     if t == 0:
         return True
     claims = []
     for c in m.cards(g):
         resolves = g.And(g.kind(c) == ENCHANTED_LEAVES, m.resolving_ability(g, t, m.printed(g, c)))
         in_graveyard = g.zone(t - 1, c) == GRAVEYARD
-        plain = g.And(g.Not(g.optional(c)), g.Not(g.has_if(c)))
+        plain = g.And(g.Not(g.optional(c)), g.Not(g.has_if(c)), g.Not(g.once_each_turn(c)))
         claims.append(
             g.Implies(
                 resolves, g.And(g.Implies(g.acts(t), in_graveyard), g.Implies(g.And(in_graveyard, plain), g.acts(t)))

@@ -234,3 +234,23 @@ def test_migration_writes_version_3_steps_in_version_4_words():
     doc = {"#meta": {"rule603": "rule603-trace/3", "universe": {"card": 1, "player": 2}}, "vars": [], "states": states}
     steps = [s["step"] for s in migrate(doc)["states"]]
     assert steps == ["precombat_main", "declare_attackers", "declare_blockers", "declare_blockers"]
+
+
+def test_rule603_migrate_rewrites_old_traces_and_refuses_what_it_cannot(tmp_path, capsys):
+    from rule603.cli import main
+
+    fixtures = Path(__file__).parent / "fixtures"
+    old = tmp_path / "board-wipe-v3.json"
+    old.write_text((fixtures / "board-wipe-v3.json").read_text(encoding="utf-8"), encoding="utf-8")
+    kept = old.read_text(encoding="utf-8")
+    assert main(["migrate", str(old), "--out", str(tmp_path / "new")]) == 0
+    assert old.read_text(encoding="utf-8") == kept  # nothing given is changed without --overwrite
+    assert main(["check", str(tmp_path / "new" / old.name)]) == 0
+    assert main(["migrate", str(old), "--out", str(tmp_path / "new")]) == 2  # would replace a file
+    assert "already exists" in capsys.readouterr().err
+    assert main(["migrate", str(tmp_path / "new" / old.name), "--overwrite"]) == 2  # already current
+    assert "nothing to migrate" in capsys.readouterr().err
+    assert main(["migrate", str(old)]) == 2
+    assert "--out DIR, or --overwrite" in capsys.readouterr().err
+    assert main(["migrate", str(old), "--overwrite"]) == 0
+    assert json.loads(old.read_text(encoding="utf-8"))["#meta"]["rule603"] == "rule603-trace/4"

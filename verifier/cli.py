@@ -86,6 +86,9 @@ _COMMANDS = {
     ),
     "rule": _Command("rule603.commands.rule", "answer a scenario file's questions over every rule-compliant game"),
     "schema": _Command("rule603.commands.schema", "print (or write) the JSON Schema of the trace format"),
+    "migrate": _Command(
+        "rule603.commands.migrate", "rewrite traces of an older version of the trace format in the current one"
+    ),
     "reports": _Command(
         "rule603.commands.reports",
         "list the committed reports and whether each is current; --regenerate writes the stale ones again",

@@ -187,7 +187,7 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
     if meta.get("rule603") != FORMAT:
         hint = ""
         if isinstance(meta.get("rule603"), str) and meta["rule603"] in OLDER_FORMATS:
-            hint = " (an older version: 'rule603 migrate FILE' rewrites it in this one)"
+            hint = " (an older version: 'rule603 migrate FILE --out DIR' rewrites it in this one)"
         raise TraceFormatError(source, "/#meta/rule603", f"expected {FORMAT!r}, got {shown(meta.get('rule603'))}{hint}")
     sizes = meta.get("universe")
     if not isinstance(sizes, dict):

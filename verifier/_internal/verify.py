@@ -52,6 +52,21 @@ class CheckResult:
 
 
 @dataclass(frozen=True)
+class Capacity:
+    """A bound of the model some compliant game reaches: the games that would need more are cut off."""
+
+    variable: str
+    limit: int
+    meaning: str
+    unknown: bool = False  # the solver could not tell whether it is reached
+
+    def text(self) -> str:
+        return f"{self.variable} = {self.limit} ({self.meaning})" + (
+            " (maybe: the solver could not tell)" if self.unknown else ""
+        )
+
+
+@dataclass(frozen=True)
 class DropResult:
     clause: str
     verdict: str  # VIOLATED means: dropping the clause breaks the property, as claimed
@@ -229,6 +244,24 @@ class Verifier:
             time.perf_counter() - start,
             reason="a violation exists at the bound but none was found at any single depth",
         )
+
+    def capacity_reached(self) -> list[Capacity]:
+        """The model's capacities (its ``CAPACITY_VARIABLES``: counts of instances in one batch, the stack's size)
+        that some game obeying every clause reaches within the bound.  Games that would need more are not in the
+        model, so no verdict speaks of them: a bound that is reached is where such games are cut off.  A check the
+        solver cannot finish is reported as reached (it may be)."""
+        enc, k = self.encoding, self.options.bound
+        g, universe = enc.g, enc.universe
+        enc.extend(k)
+        out = []
+        for name in getattr(self.edition.model, "CAPACITY_VARIABLES", ()):
+            spec = enc.schema.spec(name)
+            limit = universe.size("slot") if name == "stack_size" else enc.schema.max_value(spec, universe)
+            at_limit = [g.var(name, t, *idx) >= limit for t in range(k) for idx in universe.indices(spec.dims)]
+            answer = enc.check(k, self.all_clauses, g.Or(*at_limit), self._label(f"capacity {name}"))
+            if answer != smt.Verdict.UNSAT:
+                out.append(Capacity(name, limit, spec.doc, answer == smt.Verdict.UNKNOWN))
+        return out
 
     def check_all(self, props: Sequence[Property], step: Callable[[], None] = lambda: None) -> list[CheckResult]:
         """A verdict for each property, in order; ``step`` after each (a progress display counts them)."""

@@ -13,10 +13,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--edition", default="current")
     p.add_argument("--format", choices=("table", "json", "markdown"), default="table")
     p.add_argument("--precedence", action="store_true", help="list the 'specific beats general' relations instead")
+    p.add_argument(
+        "--game-rules",
+        action="store_true",
+        help="list the rules of the game outside 603 the model relies on (704, 500-514, 608.2, ...) instead",
+    )
 
 
 def run(args: argparse.Namespace) -> ExitCode:
     edition = load_edition(args.edition)
+    if args.game_rules:
+        return _game_rules(edition, args.format)
     if args.precedence:
         rows = [{"specific": s, "general": g} for s, g in edition.precedence()]
         print_rows(rows, args.format, "specific rule beats general rule")
@@ -45,6 +52,30 @@ def run(args: argparse.Namespace) -> ExitCode:
         )
         _print_absent_features(edition)
     return ExitCode.OK
+
+
+def _game_rules(edition: Edition, fmt: str) -> ExitCode:
+    """The rules of the game outside rule 603 that every trace obeys, each named like a clause (its number in
+    the Comprehensive Rules, or ``model.*`` for the model's own bookkeeping and bounds), always in force."""
+    rows = [{"rule": ax.number, "summary": ax.summary} for ax in sorted(edition.axioms, key=_rule_order)]
+    print_rows(rows, fmt)
+    if fmt != "json":
+        own = sum(r["rule"].startswith("model.") for r in rows)
+        print(
+            f"\n{len(rows) - own} rules of the game outside 603 and {own} of the model's own, always in force; "
+            "a check or ruling names them like clauses"
+        )
+    return ExitCode.OK
+
+
+def _rule_order(ax: ClauseEncoding) -> tuple:
+    """Rule numbers in the Comprehensive Rules' order (113.2c before 500.1 before 608.2b), the model's last."""
+    number = ax.number
+    if number.startswith("model."):
+        return (1, 0, 0, number)
+    rule_part, _, sub = number.partition(".")
+    digits = "".join(ch for ch in sub if ch.isdigit())
+    return (0, int(rule_part), int(digits or 0), sub)
 
 
 def _print_absent_features(edition: Edition) -> None:

@@ -18,7 +18,7 @@ from .._internal.report import drop_text, render_trace, verdict_text
 from .._internal.schema import Schema
 from .._internal.trace import dump, to_json
 from .._internal.usercode import CLAIM_SECONDS
-from .._internal.verify import HOLDS, NOT_APPLICABLE, UNKNOWN, VIOLATED, Adequacy, CheckResult, Verifier
+from .._internal.verify import HOLDS, NOT_APPLICABLE, UNKNOWN, VIOLATED, Adequacy, Capacity, CheckResult, Verifier
 from .checking import add_solver_arguments, exit_code, load_properties, solver_options, steps, universe
 from .common import ExitCode, Progress, UsageError, out_files, path, seconds
 
@@ -72,10 +72,11 @@ def run(args: argparse.Namespace) -> ExitCode:
     checked = {r.property.id: r for r in verifier.check_all(props, progress.step) + not_applicable}
     results = [checked[p.id] for p in cited]  # catalogue order, the not applicable ones in their place
     adequacy = verifier.adequacy(props, progress.step) if args.adequacy else None
+    reached = verifier.capacity_reached() if props else []
     progress.close()
     elapsed = time.perf_counter() - started
     saved = _save_traces(results, save_dir, edition) if save_dir else {}
-    _print_verify(args, edition, options, sizes, results, adequacy, elapsed, saved)
+    _print_verify(args, edition, options, sizes, results, adequacy, elapsed, saved, reached)
     return exit_code(results, adequacy)
 
 
@@ -112,9 +113,13 @@ def _trace_meta(r: CheckResult) -> dict:
     return {"property": r.property.id, "clauses": list(r.property.clauses), "violated_at": r.violated_at}
 
 
-def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, saved) -> None:
+def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, saved, reached) -> None:
     if args.format == "json":
-        print(json.dumps(_verify_json(edition, options, sizes, results, adequacy, elapsed, saved), indent=1))
+        out = _verify_json(edition, options, sizes, results, adequacy, elapsed, saved)
+        out["capacity_reached"] = [
+            {"variable": c.variable, "limit": c.limit, "meaning": c.meaning, "unknown": c.unknown} for c in reached
+        ]
+        print(json.dumps(out, indent=1))
         return
     fmt = "github" if args.format == "markdown" else "simple"
     rows = [[r.property.id, verdict_text(r), ", ".join(r.property.clauses), f"{r.seconds:.2f}"] for r in results]
@@ -126,6 +131,7 @@ def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, sav
     counts = {v: sum(r.verdict == v for r in results) for v in (HOLDS, VIOLATED, UNKNOWN, NOT_APPLICABLE)}
     na = f", {counts[NOT_APPLICABLE]} not applicable" if counts[NOT_APPLICABLE] else ""
     print(f"\n{counts[HOLDS]} hold, {counts[VIOLATED]} violated, {counts[UNKNOWN]} unknown{na} in {elapsed:.1f} s")
+    print(capacity_text(reached, options.bound))
     for r in results:
         if r.trace is not None:
             print(f"\nCounterexample to {r.property.id}: {r.property.summary}")
@@ -183,6 +189,17 @@ def _verify_json(edition, options, sizes, results, adequacy, elapsed, saved) -> 
             ],
         }
     return out
+
+
+def capacity_text(reached: Sequence[Capacity], bound: int) -> str:
+    """What the model's capacities cut off: the verdicts hold for the games within them, and only those."""
+    if not reached:
+        return (
+            f"No game within bound {bound} reaches the model's capacities (instances in one batch, stack size): "
+            "none was cut off by them."
+        )
+    lines = [f"Games within bound {bound} reach these capacities of the model; games that need more are cut off:"]
+    return "\n".join(lines + [f"  {c.text()}" for c in reached])
 
 
 def render_adequacy(adequacy: Adequacy, fmt: str) -> str:
