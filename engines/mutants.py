@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rule603 import InvalidArgument, Trace, TraceChecker
@@ -170,6 +170,17 @@ class DoublerAppliesToItself(ReferenceGame):
         return 2 * n  # each additional instance is itself made to trigger again
 
 
+class OnceEachInstance(ReferenceGame):
+    def _does_what_it_says(self, before: Moment, top, action: Action) -> bool:
+        cards = [replace(card, done_by=frozenset()) for card in before.cards]  # each instance takes the action
+        return super()._does_what_it_says(replace(before, cards=cards), top, action)
+
+
+class StateBasedActionsIgnored(ReferenceGame):
+    def _state_based_actions(self, m: Moment) -> Action:
+        return Action()  # lethal damage, Auras attached to nothing, players at 0 life: priority as if none
+
+
 class OnceEachTurnIgnored(ReferenceGame):
     def _why_it_does_not_trigger(self, a, before, after, tr) -> str:
         why = super()._why_it_does_not_trigger(a, before, after, tr)
@@ -290,6 +301,18 @@ MUTANTS: tuple[Mutant, ...] = (
         DoublerAppliesToItself,
     ),
     Mutant("once-each-turn-ignored", "'do this only once each turn' ignored", ("603.2i",), OnceEachTurnIgnored),
+    Mutant(
+        "once-each-instance",
+        "every instance that triggered together takes the 'only once each turn' action",
+        ("608.2c",),
+        OnceEachInstance,
+    ),
+    Mutant(
+        "state-based-actions-ignored",
+        "a player receives priority with state-based actions still to perform",
+        ("704.3",),
+        StateBasedActionsIgnored,
+    ),
 )
 
 

@@ -963,6 +963,7 @@ class _WindowTrace:
     def document(self) -> dict[str, Any]:
         for t, step in enumerate(self.window.steps):
             self.states.append(self.state(t, step))
+        game.waiting_bookkeeping(self.states, self.n, no_zone=game.ZONES[0])  # the model's, not the engine's
         per_moment = [v.name for v in game.VARIABLES if v.per_moment]
         constants = self.constants()
         return {

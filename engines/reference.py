@@ -236,6 +236,8 @@ class Moment:
     extra_turn: bool = False  # the turn that begins in this batch is an extra turn (500.7)
     extra_step: bool = False  # the step that begins in this batch was added by an effect (500.8-500.10)
     no_life: list[bool] = field(default_factory=list)  # players with 0 or less life (704.5a)
+    #: for each ability, the batch it last triggered in, its controller then and its object's zone then
+    last_triggered: dict[int, tuple[int, int, int]] = field(default_factory=dict)
 
     def successor(self) -> Moment:
         """The next moment before anything happens: lasting state copied, the batch's events cleared."""
@@ -268,6 +270,7 @@ class Moment:
             leaves_game=[False] * len(self.in_game),
             by_draw=[False] * len(self.in_game),
             no_life=list(self.no_life),
+            last_triggered=dict(self.last_triggered),
         )
 
 
@@ -487,6 +490,8 @@ class ReferenceGame:
             _fail("extra_turn: an extra turn begins like any turn (next_turn = true)")
         if action.extra_step and action.step is None:
             _fail("extra_step: it says that the step beginning (step = ...) was added by an effect")
+        if action.extra_step and action.step == "precombat_main":
+            _fail("extra_step: an added main phase is a postcombat main phase (505.1a)")
         if action.next_turn:
             if action != Action(next_turn=True, extra_turn=action.extra_turn, priority=action.priority):
                 _fail("next_turn: the untap step has no priority, so nothing else happens in that batch (502.4)")
@@ -1204,7 +1209,7 @@ class ReferenceGame:
 
     @staticmethod
     def _began(before: Moment, after: Moment, step: int) -> bool:
-        return after.step == step and (after.step != before.step or after.turn != before.turn)
+        return after.step == step and (after.step != before.step or after.turn != before.turn or after.extra_step)
 
     def _why_it_does_not_trigger(self, a: int, before: Moment | None, after: Moment, tr: Triggering) -> str:
         """The rule that stops an ability whose event happened from triggering, or ''."""
@@ -1281,6 +1286,13 @@ class ReferenceGame:
         for a, tr in enumerate(after.abilities):
             cls, i = self.ability_class(a)
             zone = after.cards[i].zone if cls == "printed" else 0  # 603.6: where its object moved to
+            if tr.triggers:
+                after.last_triggered[a] = (after.t, tr.controller, zone)
+                if not after.priority and any(w.ability == a for w in before.waiting):
+                    raise BeyondModelBounds(
+                        f"ability {a} triggers again while instances of it from an earlier batch still wait for "
+                        "priority: the model keeps the waiting instances of one ability from one batch"
+                    )
             if cls == "printed" and self.flag(i, "mana_ability"):
                 continue  # 605.4a: a triggered mana ability resolves at once, without the stack
             waiting += [WaitingAbility(a, tr.controller, after.t, zone)] * tr.triggers
@@ -1388,6 +1400,9 @@ class ReferenceGame:
             "triggers": [tr.triggers for tr in abilities],
             "trigger_controller": [tr.controller for tr in abilities],
             "pending": [sum(w.ability == a for w in m.waiting) for a in range(self.n_abilities)],
+            "waiting_since": [m.last_triggered.get(a, (0, 0, 0))[0] for a in range(self.n_abilities)],
+            "waiting_controller": [m.last_triggered.get(a, (0, 0, 0))[1] for a in range(self.n_abilities)],
+            "waiting_zone": [m.last_triggered.get(a, (0, 0, 0))[2] for a in range(self.n_abilities)],
             "placed": [tr.placed for tr in abilities],
             "removed": [tr.removed for tr in abilities],
             "skipped": [0] * self.n_abilities,  # 603.5: optional abilities go on the stack regardless

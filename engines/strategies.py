@@ -396,7 +396,10 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
         return Action(dies_replaced=replaced, destroy=rest)
     if kind == "damage":
         hit = _some(draw, creatures, 3)
-        return Action(damage=hit, prevent_damage=tuple(c for c in hit if draw(st.booleans())))
+        prevented = tuple(c for c in hit if draw(st.booleans()))
+        # Some of the damage not prevented is lethal: the creature dies in the state-based actions (704.5g).
+        lethal = tuple(c for c in hit if c not in prevented and _one_in(draw, 2))
+        return Action(damage=hit, prevent_damage=prevented, lethal=lethal)
     if kind == "deals_damage":
         return Action(deals_damage=_some(draw, permanents, 2))
     if kind == "block":
@@ -436,14 +439,22 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
     if kind == "unattach":
         return Action(unattach=_some(draw, [c for c in permanents if m.cards[c].attached_to is not None], 1))
     if kind == "lose":
+        if _one_in(draw, 2):
+            return Action(no_life=_some(draw, players_in, 1))  # 0 life: they lose as a state-based action (704.5a)
         return Action(lose=_some(draw, players_in, 1))
     if kind == "draw_game":
         return Action(draw_game=True)
     if kind == "step":
+        if _one_in(draw, 8):  # an effect adds a phase or step: an additional combat, upkeep, main phase (500.8-9)
+            return Action(
+                step=draw(st.sampled_from(("beginning_of_combat", "upkeep", "postcombat_main"))), extra_step=True
+            )
         later = [s for s in STEPS_AFTER_UNTAP if game.STEPS.index(s) > m.step]
         weights = [s for s in later if game.STEPS.index(s) in (UPKEEP, END)] * 2 + later
         return Action(step=draw(st.sampled_from(weights)))
     if kind == "next_turn":
+        if _one_in(draw, 5):
+            return Action(next_turn=True, extra_turn=m.active)  # an extra turn (500.7)
         return Action(next_turn=True)
     if kind == "effect":
         name = draw(st.sampled_from(EFFECTS))

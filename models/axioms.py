@@ -74,7 +74,8 @@ def turn_structure(g, t: int) -> Iterator[Rule]:
     # after them) go back, as does 514.3a's "another cleanup step".
     again = g.And(g.step(t - 1) == CLEANUP, g.step(t) == CLEANUP)
     yield R(g.And(g.Not(new_turn), g.Not(g.extra_step(t)), g.Not(again)), g.step(t) >= g.step(t - 1))
-    yield R(g.extra_step(t), g.And(g.Not(new_turn), m.begins(g, t)))
+    # 505.1a: only the first main phase of a turn is its precombat main phase; an added one is postcombat.
+    yield R(g.extra_step(t), g.And(g.Not(new_turn), g.step(t) != MAIN))
     # A step ends only when the stack is empty and nothing waits to go on it; in the untap step
     # nobody receives priority, so what triggers there waits for the upkeep (502.4).
     nothing_waits = g.And(*[g.pending(t - 1, a) == 0 for a in m.abilities(g)])
@@ -356,27 +357,23 @@ def stack(g, t: int) -> Iterator[Rule]:
                 g.And(g.zone(t - 1, c) != STACK, g.slot_controller(t, s) == g.controller(t, c), g.priority(t)),
                 f"slot {s}",
             )
-        # An ability goes on the stack in the batch it triggered in, or in the first batch after it in which a
-        # player would receive priority (603.3): its instance is labelled with the batch it triggered in, and
-        # keeps the controller (603.3a) and the zone (603.6) of that moment.
-        origins = _waited_since(g, t)
+        # An ability goes on the stack in the batch it triggered in, or, having waited, in the first batch after
+        # it in which a player would receive priority (603.3): its instance is labelled with the batch it
+        # triggered in, and keeps the controller (603.3a) and the zone of its object (603.6) of that moment.
         for a in m.abilities(g):
             origin = g.slot_moment(t, s)
-            yield R(
-                g.And(new, src == m.ability_code(a)),
-                g.Or(
-                    *[
-                        g.And(
-                            origin == u,
-                            waited,
-                            g.slot_controller(t, s) == g.trigger_controller(u, a),
-                            g.slot_zone(t, s) == _source_zone(g, u, a),
-                        )
-                        for u, waited in origins
-                    ]
-                ),
-                f"slot {s}, ability {a}",
+            now = g.And(
+                origin == t,
+                g.slot_controller(t, s) == g.trigger_controller(t, a),
+                g.slot_zone(t, s) == _source_zone(g, t, a),
             )
+            waited = g.And(
+                origin == g.waiting_since(t - 1, a),
+                origin < t,
+                g.slot_controller(t, s) == g.waiting_controller(t - 1, a),
+                g.slot_zone(t, s) == g.waiting_zone(t - 1, a),
+            )
+            yield R(g.And(new, src == m.ability_code(a)), g.Or(now, waited), f"slot {s}, ability {a}")
     # A spell cast in this batch was cast before the abilities that go on the stack as a player
     # next receives priority (117.3), so it is below them.
     n_codes = g.size("ability")
@@ -402,12 +399,6 @@ def stack(g, t: int) -> Iterator[Rule]:
             g.count(g.And(x, g.slot_moment(t, s) < t) for s, x in enumerate(mine)) <= g.pending(t - 1, a),
             f"ability {a}",
         )
-        for u in range(t):  # and no more labelled with an earlier batch than triggered in it
-            yield R(
-                True,
-                g.count(g.And(x, g.slot_moment(t, s) == u) for s, x in enumerate(mine)) <= g.triggers(u, a),
-                f"ability {a}, moment {u}",
-            )
     # The top object leaves only by resolving or by being countered.
     uncounterable_top = g.Or(
         *[g.And(m.top(g, t - 1, "slot_src") == m.ability_code(m.printed(g, c)), g.uncounterable(c)) for c in m.cards(g)]
@@ -507,6 +498,9 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
             yield R(
                 True,
                 g.And(
+                    g.waiting_since(t, a) == 0,
+                    g.waiting_controller(t, a) == 0,
+                    g.waiting_zone(t, a) == 0,
                     g.triggers(t, a) == 0,
                     g.pending(t, a) == 0,
                     g.placed(t, a) == 0,
@@ -522,6 +516,21 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
             == g.pending(t - 1, a) + g.triggers(t, a),
             f"ability {a}",
         )
+        # What its waiting instances remember of the batch they triggered in (405.1 labels them with it), carried
+        # moment to moment so that no definition looks back over every earlier moment.
+        fresh = g.triggers(t, a) >= 1
+        yield R(
+            True,
+            g.And(
+                g.waiting_since(t, a) == g.If(fresh, t, g.waiting_since(t - 1, a)),
+                g.waiting_controller(t, a) == g.If(fresh, g.trigger_controller(t, a), g.waiting_controller(t - 1, a)),
+                g.waiting_zone(t, a) == g.If(fresh, _source_zone(g, t, a), g.waiting_zone(t - 1, a)),
+            ),
+            f"ability {a}",
+        )
+        # Model bound: the instances of one ability that wait at once triggered in one batch (an ability that
+        # triggers again while earlier instances of it wait out state-based actions is beyond the model).
+        yield R(g.And(g.pending(t - 1, a) >= 1, g.Not(g.priority(t))), g.triggers(t, a) == 0, f"ability {a}")
         # Only a printed optional ability could be left off the stack; 603.5 says whether it is.
         optional = g.optional(m.source_card(g, a)) if m.ability_class(g, a)[0] == "printed" else False
         yield R(g.Not(optional), g.skipped(t, a) == 0, f"ability {a}")
@@ -734,16 +743,6 @@ def _source_zone(g, u: int, a: int):
     if m.ability_class(g, a)[0] != "printed":
         return 0
     return g.zone(u, m.source_card(g, a))
-
-
-def _waited_since(g, t: int) -> list:
-    """``(u, waited)`` for each moment ``u <= t``: an instance that triggered at ``u`` can first go on the stack at
-    ``t`` -- no player would have received priority at ``u`` or after it, before ``t`` (603.3)."""
-    out, waited = [(t, True)], True
-    for u in range(t - 1, -1, -1):
-        waited = g.And(waited, g.Not(g.priority(u)))
-        out.append((u, waited))
-    return out
 
 
 def in_view(g, t: int, a: int, fn):

@@ -387,6 +387,27 @@ VARIABLES: tuple[VarSpec, ...] = (
         max_dim="player",
     ),
     _rule("pending", ("ability",), "instances triggered but not yet put on the stack", kind="int", max=MAX_COUNT),
+    _rule(
+        "waiting_since",
+        ("ability",),
+        "the batch in which the ability last triggered: its instances that wait were triggered then",
+        kind="int",
+        max=31,
+    ),
+    _rule(
+        "waiting_controller",
+        ("ability",),
+        "the controller of the ability as it last triggered (603.3a)",
+        kind="int",
+        max_dim="player",
+    ),
+    _rule(
+        "waiting_zone",
+        ("ability",),
+        "the zone its source was in as it last triggered (603.6: where it moved to)",
+        kind="enum",
+        values=ZONES,
+    ),
     _rule("placed", ("ability",), "instances put on the stack at this moment", kind="int", max=MAX_COUNT),
     _rule(
         "removed", ("ability",), "instances removed as they were put on the stack (603.3c-d)", kind="int", max=MAX_COUNT
@@ -460,6 +481,23 @@ CAPACITY_VARIABLES = (
     "skipped",
     "stack_size",
 )
+
+
+def waiting_bookkeeping(states: list[dict], n_cards: int, no_zone: object = 0) -> None:
+    """Fill in ``waiting_since``, ``waiting_controller`` and ``waiting_zone`` (the model's bookkeeping an engine
+    doesn't keep) from each state's ``triggers``, ``trigger_controller`` and ``zone``, as ``model.pending``
+    defines them: what an ability remembers of the batch it last triggered in.  A delayed or reflexive ability's
+    zone is ``no_zone`` (``ZONES[0]`` in the trace's words, 0 as a code)."""
+    last: dict[int, tuple] = {}
+    for t, state in enumerate(states):
+        for a, count in enumerate(state["triggers"]):
+            if count:
+                zone = state["zone"][a] if a < n_cards else no_zone
+                last[a] = (t, state["trigger_controller"][a], zone)
+        n = len(state["triggers"])
+        state["waiting_since"] = [last.get(a, (0, 0, no_zone))[0] for a in range(n)]
+        state["waiting_controller"] = [last.get(a, (0, 0, no_zone))[1] for a in range(n)]
+        state["waiting_zone"] = [last.get(a, (0, 0, no_zone))[2] for a in range(n)]
 
 
 def roomy_variables(room: int) -> tuple[VarSpec, ...]:
@@ -814,10 +852,11 @@ def hand_empty(g, t: int, p):
 
 
 def begins(g, t: int):
-    """A step begins during batch ``t``."""
+    """A step begins during batch ``t``: another step, a new turn, or a step an effect added (an additional
+    upkeep right after the upkeep, 500.9)."""
     if t == 0:
         return False
-    return g.Or(g.step(t) != g.step(t - 1), g.turn(t) != g.turn(t - 1))
+    return g.Or(g.step(t) != g.step(t - 1), g.turn(t) != g.turn(t - 1), g.extra_step(t))
 
 
 def creature_enters_count(g, t: int, view_t: int):

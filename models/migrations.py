@@ -12,6 +12,8 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from .game import ZONES, waiting_bookkeeping
+
 CURRENT = "rule603-trace/4"
 
 #: Per-moment variables version 4 added, and their value in a game written before them.
@@ -25,6 +27,7 @@ ADDED_IN_4 = {
 ADDED_PER_CARD_IN_4 = {"lethal": False}  # version 3 knew no damage beyond "dealt damage"
 ADDED_PER_PLAYER_IN_4 = {"no_life": False}
 ADDED_CONSTANTS_IN_4 = {"aura": False}  # version 3 knew no Auras as such
+ADDED_WAITING = ("waiting_since", "waiting_controller", "waiting_zone")  # inferred: see _waiting_3_to_4
 
 
 def _steps_3_to_4(states: list[dict[str, Any]]) -> None:
@@ -48,6 +51,21 @@ def _steps_3_to_4(states: list[dict[str, Any]]) -> None:
             state["step"] = "declare_blockers" if blocked_in_this_combat else "declare_attackers"
 
 
+def _waiting_3_to_4(states: list[Any], cards: object) -> None:
+    """Version 4's record of what waiting instances remember (``model.pending``), from the triggers; left out of a
+    document too broken to read it from (the reader then names what is missing)."""
+    needed = ("triggers", "trigger_controller", "zone")
+    readable = all(
+        isinstance(s, dict) and all(isinstance(s.get(k), list) for k in needed) and not set(ADDED_WAITING) & set(s)
+        for s in states
+    )
+    if readable and isinstance(cards, int):
+        try:
+            waiting_bookkeeping(states, cards, no_zone=ZONES[0])
+        except (IndexError, TypeError):
+            pass
+
+
 def _3_to_4(doc: dict[str, Any]) -> dict[str, Any]:
     states = doc.get("states")
     if isinstance(states, list):
@@ -69,6 +87,7 @@ def _3_to_4(doc: dict[str, Any]) -> dict[str, Any]:
                 if isinstance(leaving, list) and len(leaving) == len(left):
                     left = [a or bool(b) for a, b in zip(left, leaving, strict=True)]
                 state.setdefault("left_game", list(left))
+        _waiting_3_to_4(originals, cards)
         doc["states"] = originals
     constants = doc.get("constants")
     if isinstance(constants, dict):
@@ -77,7 +96,7 @@ def _3_to_4(doc: dict[str, Any]) -> dict[str, Any]:
             constants.setdefault(name, [value] * cards if isinstance(cards, int) else [])
     names = doc.get("vars")
     if isinstance(names, list):
-        added = [*ADDED_IN_4, *ADDED_PER_CARD_IN_4, *ADDED_PER_PLAYER_IN_4, "left_game"]
+        added = [*ADDED_IN_4, *ADDED_PER_CARD_IN_4, *ADDED_PER_PLAYER_IN_4, "left_game", *ADDED_WAITING]
         doc["vars"] = names + [n for n in added if n not in names]
     doc["#meta"]["rule603"] = "rule603-trace/4"
     return doc

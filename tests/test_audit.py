@@ -198,7 +198,8 @@ def test_a_deadlock_more_room_might_end_is_not_named_a_contradiction(monkeypatch
     met = []
     found = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits).at(2, artefact=met.append)
     assert not isinstance(found, Deadlock)
-    assert [a.settled for a in met] == [False] and "405.1" in met[0].core
+    # It rests on the model's room (the stack's slots or the counts of one batch): more might end it.
+    assert [a.settled for a in met] == [False] and "more room" in met[0].reason
     # every situation proposed is accounted for in why the check is undecided
     accounted = r"of the (\d+) situations proposed, (\d+) went on .*, (\d+) only with .* and (\d+) not even"
     counts = re.search(accounted, found.reason)

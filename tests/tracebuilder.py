@@ -160,6 +160,10 @@ class TraceBuilder:
                 for i in index[:-1]:
                     target = target[i]
                 target[index[-1]] = code
+        # What waiting instances remember (model.pending) follows from the triggers, unless a case says otherwise.
+        said = {name for _, _, name, _, _ in self._ops}
+        if not said & {"waiting_since", "waiting_controller", "waiting_zone"}:
+            game.waiting_bookkeeping(states, self.universe.size("card"))
         return Trace("current", self.universe, params, tuple(states), {})
 
     # --- internals -----------------------------------------------------------------
