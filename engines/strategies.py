@@ -186,7 +186,8 @@ def _attachments(draw, chosen: list[Card]) -> list[Card]:
             out[c] = replace(out[c], attached_to=draw(st.sampled_from(others)))
         elif aura:
             out[c] = replace(out[c], zone="graveyard", controller=None, tapped=False, instances=1, lore=0)
-    return out
+    gone = {c for c in on_bf if out[c].zone != "battlefield"}
+    return [replace(card, attached_to=None) if card.attached_to in gone else card for card in out]
 
 
 def _starting_game(scenario: Scenario) -> tuple[Scenario, ReferenceGame]:
@@ -210,6 +211,8 @@ def _starting_game(scenario: Scenario) -> tuple[Scenario, ReferenceGame]:
             else card
             for card in fixed
         ]
+        gone = {c for c, card in enumerate(fixed) if card.zone != "battlefield"}
+        fixed = [replace(card, attached_to=None) if card.attached_to in gone else card for card in fixed]
         scenario = replace(scenario, cards=tuple(fixed))
         return scenario, ReferenceGame(scenario)
 
