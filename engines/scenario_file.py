@@ -603,7 +603,7 @@ def asks(loaded: ScenarioFile, played) -> list:
         if q.at is not None and q.at >= played.length:
             where = f"questions[{i}].at"
             # The script's actions make a moment each, and state-based actions one more wherever they are due.
-            message = f"moment {q.at}: the game has moments 0 to {played.length - 1}"
+            message = f"moment {shown(q.at)}: the game has moments 0 to {played.length - 1}"
             raise ScenarioFileError(loaded.path, q.line, where, message)
         value, boolean, text = _term(loaded, played, q)
         labels = {"controller": loaded.players, "zone": game.ZONES}.get(q.ask, ())

@@ -60,11 +60,6 @@ class Capacity:
     meaning: str
     unknown: bool = False  # the solver could not tell whether it is reached
 
-    def text(self) -> str:
-        return f"{self.variable} = {self.limit} ({self.meaning})" + (
-            " (maybe: the solver could not tell)" if self.unknown else ""
-        )
-
 
 @dataclass(frozen=True)
 class DropResult:

@@ -198,8 +198,19 @@ def capacity_text(reached: Sequence[Capacity], bound: int) -> str:
             f"No game within bound {bound} reaches the model's capacities (instances in one batch, stack size): "
             "none was cut off by them."
         )
-    lines = [f"Games within bound {bound} reach these capacities of the model; games that need more are cut off:"]
-    return "\n".join(lines + [f"  {c.text()}" for c in reached])
+    stack = [c for c in reached if c.variable == "stack_size"]
+    counts = [c for c in reached if c.variable != "stack_size"]
+    parts = []
+    for limit in sorted({c.limit for c in counts}):
+        names = ", ".join(c.variable for c in counts if c.limit == limit)
+        parts.append(f"{limit} instances of one ability in one batch ({names})")
+    parts += [f"{c.limit} objects on the stack ({c.variable})" for c in stack]
+    unsure = [c.variable for c in reached if c.unknown]
+    maybe = f"; the solver could not tell for {', '.join(unsure)}" if unsure else ""
+    return (
+        f"Cut off: games within bound {bound} reach the model's capacities, {'; '.join(parts)}{maybe}; games that "
+        "need more are not considered."
+    )
 
 
 def render_adequacy(adequacy: Adequacy, fmt: str) -> str:
