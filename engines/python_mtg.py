@@ -159,23 +159,7 @@ ENGINE_EVENTS: dict[str, EngineEvent] = {
 }
 
 #: The engine's twelve steps are the model's (500.1).
-STEP_OF = {
-    step: step
-    for step in (
-        "untap",
-        "upkeep",
-        "draw",
-        "precombat_main",
-        "beginning_of_combat",
-        "declare_attackers",
-        "declare_blockers",
-        "combat_damage",
-        "end_of_combat",
-        "postcombat_main",
-        "end",
-        "cleanup",
-    )
-}
+STEP_OF = {step: step for step in game.STEPS}
 NO_PRIORITY_STEPS = ("untap", "cleanup")  # also the steps that are one moment each
 LEAVES_KINDS = ("creature_dies", "leaves_self", "enchanted_leaves")  # 603.6c
 

@@ -66,22 +66,27 @@ def _waiting_3_to_4(states: list[Any], cards: object) -> None:
             pass
 
 
+def _filled(value: object, size: object) -> list:
+    """``size`` copies of ``value`` (none where the document's universe gives no number)."""
+    return [value] * size if isinstance(size, int) else []
+
+
 def _3_to_4(doc: dict[str, Any]) -> dict[str, Any]:
+    sizes = doc["#meta"].get("universe") if isinstance(doc["#meta"].get("universe"), dict) else {}
+    cards, players = sizes.get("card", 0), sizes.get("player", 0)
     states = doc.get("states")
     if isinstance(states, list):
         originals = [dict(s) if isinstance(s, dict) else s for s in states]
         _steps_3_to_4([s for s in originals if isinstance(s, dict)])
-        sizes = doc["#meta"].get("universe") if isinstance(doc["#meta"].get("universe"), dict) else {}
-        cards, players = sizes.get("card", 0), sizes.get("player", 0)
-        left = [False] * players if isinstance(players, int) else []
+        left = _filled(False, players)
         for state in originals:
             if isinstance(state, dict):
                 for name, value in ADDED_IN_4.items():
                     state.setdefault(name, value)
                 for name, value in ADDED_PER_CARD_IN_4.items():
-                    state.setdefault(name, [value] * cards if isinstance(cards, int) else [])
+                    state.setdefault(name, _filled(value, cards))
                 for name, value in ADDED_PER_PLAYER_IN_4.items():
-                    state.setdefault(name, [value] * players if isinstance(players, int) else [])
+                    state.setdefault(name, _filled(value, players))
                 # 800.4a's memory, which version 3 left to the reader: who has left the game by now
                 leaving = state.get("leaves_game")
                 if isinstance(leaving, list) and len(leaving) == len(left):
@@ -91,9 +96,8 @@ def _3_to_4(doc: dict[str, Any]) -> dict[str, Any]:
         doc["states"] = originals
     constants = doc.get("constants")
     if isinstance(constants, dict):
-        cards = doc["#meta"].get("universe", {}).get("card", 0) if isinstance(doc["#meta"].get("universe"), dict) else 0
         for name, value in ADDED_CONSTANTS_IN_4.items():
-            constants.setdefault(name, [value] * cards if isinstance(cards, int) else [])
+            constants.setdefault(name, _filled(value, cards))
     names = doc.get("vars")
     if isinstance(names, list):
         added = [*ADDED_IN_4, *ADDED_PER_CARD_IN_4, *ADDED_PER_PLAYER_IN_4, "left_game", *ADDED_WAITING]
