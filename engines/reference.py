@@ -547,10 +547,16 @@ class ReferenceGame:
             _fail("priority = false twice in a row: a player receives priority as soon as nothing else happens (117.3)")
 
     def _cleanup_priority(self, before: Moment, after: Moment, action: Action) -> None:
-        """514.3a: in the cleanup step no player receives priority, unless abilities triggered there: then, in
-        the next batch, the active player does (and they go on the stack); so while the stack isn't empty."""
+        """514.3a: in the cleanup step no player receives priority, unless abilities triggered or state-based
+        actions were performed there: then, in the next batch, the active player does (and the abilities go on
+        the stack), and players keep it while they act; all passing with the stack empty, another cleanup step
+        begins (``step = "cleanup"``), without priority again."""
         if after.step == CLEANUP:
-            after.priority = before.step == CLEANUP and (bool(before.waiting) or bool(before.stack))
+            performed = self._state_based_actions(before) != Action()  # this batch performed them (514.3a)
+            # A cleanup step that begins (the first, or another once all passed) gives nobody priority.
+            begins = before.step != CLEANUP or action.step == "cleanup"
+            going_on = before.priority and not begins  # players who have priority keep it while they act
+            after.priority = not begins and (bool(before.waiting) or bool(before.stack) or performed or going_on)
             if not after.priority and (action.cast is not None or action.play_land is not None):
                 _fail("cast/play_land: nobody has priority in the cleanup step unless something triggered (514.3)")
 
@@ -584,9 +590,15 @@ class ReferenceGame:
         return exists and (not begins_at[kind][1] or controller == m.active)
 
     def _check_step_can_end(self, before: Moment) -> None:
-        # 500.2: a step ends only when the stack is empty and nothing waits to go on it.
+        # 500.2: a step ends only when the stack is empty and nothing waits to go on it, and every player has
+        # passed: after a moment with priority (or from the untap or cleanup step, where nobody had it).
         if before.stack or before.waiting:
             _fail("a step or turn ends only when the stack is empty and no triggered ability is waiting (500.2)")
+        if not before.priority and before.step not in (UNTAP, CLEANUP):
+            _fail(
+                "a step or turn ends only once every player has passed priority (500.2): not right after a batch"
+                " without priority"
+            )
 
     def _untap_step(self, after: Moment) -> None:
         for card in after.cards:
@@ -628,6 +640,8 @@ class ReferenceGame:
             after.instruction_works = True
         after.may_use = not action.decline
         after.actions_other = action.actions_other
+        if action.targets_illegal and not action.resolve:
+            _fail("targets_illegal: targets are checked as the ability tries to resolve (resolve = true, 608.2b)")
         if not (action.resolve or action.counter):
             if action.actions_by_effect:
                 _fail("actions_by_effect: no triggered ability is resolving in this batch (603.12)")
@@ -651,15 +665,16 @@ class ReferenceGame:
         after.leave = RESOLVE
         after.stack.pop()
         if action.targets_illegal:
-            if spell is not None or not self.flag(top.code - 1, "targeted"):
-                _fail("targets_illegal: only a triggered ability that targets has targets to become illegal")
+            cls, c = self.ability_class(top.code - 1) if spell is None else ("spell", spell)
+            if cls != "printed" or not self.flag(c, "targeted"):
+                _fail("targets_illegal: only an object's triggered ability that targets has targets to become illegal")
             after.targets_illegal = True
         if spell is None and self._removed_instead(before, top, action):
             # It leaves the stack without resolving and does nothing: no effect, no action, no delayed
             # or reflexive ability, and it isn't one of the ability's resolutions this turn.
             after.removed_now = True
-            if action.actions_by_effect:
-                _fail("actions_by_effect: the ability is removed from the stack, so it does nothing")
+            # Removed, it takes its action no times, as when it resolves doing nothing (recorded as 0 then too).
+            after.actions_by_effect = 0
             return
         after.resolving = top
         if spell is not None:
@@ -1133,12 +1148,13 @@ class ReferenceGame:
         elif kind == BECOMES_UNTAPPED:  # 603.2f: nor entering untapped
             n = int(stayed and was.tapped and not now.tapped)
         elif kind == YOUR_UPKEEP:  # 603.2b: "you" is the ability's controller
-            n = int(self._began(before, after, UPKEEP) and after.active == self._controller(a, view, after))
+            mine = after.active == self._controller(a, view, after)
+            n = int(self._began(before, after, UPKEEP) and mine and self._there_as_it_began(a, before))
         elif kind == END_STEP:  # 603.2b
-            n = int(self._began(before, after, END))
+            n = int(self._began(before, after, END) and self._there_as_it_began(a, before))
         elif kind == YOUR_COMBAT:  # 603.2b: "at the beginning of combat on your turn"
             mine = after.active == self._controller(a, view, after)
-            n = int(self._began(before, after, BEGINNING_OF_COMBAT) and mine)
+            n = int(self._began(before, after, BEGINNING_OF_COMBAT) and mine and self._there_as_it_began(a, before))
         elif kind == DEALT_DAMAGE:
             if now.damage:
                 return int(not now.damage_prevented), 1  # 603.2h: prevented damage triggers nothing
@@ -1206,6 +1222,11 @@ class ReferenceGame:
 
     def _dies(self, before: Moment, after: Moment, c: int) -> bool:
         return self._left_battlefield(before, after, c) and after.cards[c].zone == GRAVEYARD
+
+    def _there_as_it_began(self, a: int, before: Moment | None) -> bool:
+        """513.2: an "at the beginning of" ability triggers only if it was there as the step began, not if its
+        permanent arrived in that batch (it waits for the next such step)."""
+        return before is not None and self._exists(a, before, before, before)
 
     @staticmethod
     def _began(before: Moment, after: Moment, step: int) -> bool:

@@ -81,6 +81,9 @@ def turn_structure(g, t: int) -> Iterator[Rule]:
     nothing_waits = g.And(*[g.pending(t - 1, a) == 0 for a in m.abilities(g)])
     idle = g.And(m.stack_size(g, t - 1) == 0, g.Or(nothing_waits, g.step(t - 1) == UNTAP))
     yield R(m.begins(g, t), idle)
+    # ... and only once every player has passed: after a moment with priority (704.3 keeps it from them while
+    # state-based actions are due, and a resolution's batches have none), or from the untap or cleanup step.
+    yield R(m.begins(g, t), g.Or(g.priority(t - 1), g.step(t - 1) == UNTAP, g.step(t - 1) == CLEANUP))
     # 514.3a: once players have received priority in a cleanup step, another cleanup step follows: the turn
     # ends only from a cleanup moment without priority.
     yield R(g.And(new_turn, g.step(t - 1) == CLEANUP), g.Not(g.priority(t - 1)))
@@ -125,7 +128,7 @@ def _waits_for(g, t: int, a: int, step: int):
 @_axiom(
     "117.3",
     "players receive priority in every step but the untap step, and in the cleanup step only once something"
-    " has triggered there (514.3a); no long stretch without priority",
+    " has triggered or a state-based action was performed there (514.3a); no long stretch without priority",
 )
 def priority_moments(g, t: int) -> Iterator[Rule]:
     yield R(g.step(t) == UNTAP, g.Not(g.priority(t)))
@@ -135,13 +138,17 @@ def priority_moments(g, t: int) -> Iterator[Rule]:
     # ... unless state-based actions are due first (704.3): then another batch, performing them, follows.
     sba = m.state_based_actions_due(g, t)
     yield R(g.And(g.Not(g.priority(t - 1)), g.step(t) != UNTAP, g.step(t) != CLEANUP, g.Not(sba)), g.priority(t))
-    # 514.3a: in the cleanup step players receive priority only once abilities have triggered there (state-
-    # based actions are not in the model), and then they do.  The abilities trigger in a batch without
-    # priority; the next batch is the one in which the active player receives it, and they go on the stack.
+    # 514.3a: in the cleanup step players receive priority only once abilities have triggered there or
+    # state-based actions were performed, and then they do.  The abilities trigger (or the state-based actions
+    # fall due) in a batch without priority; the next batch is the one in which the active player receives it.
     in_cleanup = g.step(t) == CLEANUP
     waiting = g.Or(*[g.pending(t - 1, a) >= 1 for a in m.abilities(g)])
-    yield R(g.And(in_cleanup, g.priority(t)), g.Or(waiting, m.stack_size(g, t - 1) >= 1))
-    yield R(g.And(in_cleanup, waiting, g.Not(sba)), g.priority(t))
+    performed = m.state_based_actions_due(g, t - 1)
+    # Once they have it, they keep it while they act; all passing with the stack empty is another cleanup step,
+    # a moment without priority again.
+    going_on = g.And(g.priority(t - 1), g.step(t - 1) == CLEANUP)
+    yield R(g.And(in_cleanup, g.priority(t)), g.Or(waiting, performed, m.stack_size(g, t - 1) >= 1, going_on))
+    yield R(g.And(in_cleanup, g.Or(waiting, performed), g.Not(sba)), g.priority(t))
 
 
 @_axiom(
@@ -354,7 +361,13 @@ def stack(g, t: int) -> Iterator[Rule]:
         for c in m.cards(g):
             yield R(
                 g.And(new, src == m.spell_code(g, c)),
-                g.And(g.zone(t - 1, c) != STACK, g.slot_controller(t, s) == g.controller(t, c), g.priority(t)),
+                # Cast by a player who had priority before the batch (117.1a) and has it after.
+                g.And(
+                    g.zone(t - 1, c) != STACK,
+                    g.slot_controller(t, s) == g.controller(t, c),
+                    g.priority(t - 1),
+                    g.priority(t),
+                ),
                 f"slot {s}",
             )
         # An ability goes on the stack in the batch it triggered in, or, having waited, in the first batch after
@@ -487,8 +500,11 @@ def resolution(g, t: int) -> Iterator[Rule]:
     # does nothing takes it no times (``m.actions_taken``).  ``actions_by_effect`` is how many times the
     # effect would take it, a choice made whatever the rules then decide ``acts`` to be; tied to ``acts``
     # here, it would let the environment contradict a clause that stops the effect (603.5, 603.6e, 603.7c).
-    # Without a resolving ability there is no such choice.
-    yield R(g.Not(resolving_any), g.actions_by_effect(t) == 0)
+    # Without an ability that tries to resolve there is no such choice; one that a rule then removes from the
+    # stack (603.4, 608.2b) takes it no times either, through ``acts`` -- tied to its removal here, the
+    # environment's choice would contradict 603.4 (the audit found that).
+    trying_any = g.Or(*[m.tries_to_resolve_ability(g, t, a) for a in m.abilities(g)])
+    yield R(g.Not(trying_any), g.actions_by_effect(t) == 0)
 
 
 @_axiom("model.pending", "bookkeeping: triggered instances wait until they are put on the stack")

@@ -254,3 +254,70 @@ def test_rule603_migrate_rewrites_old_traces_and_refuses_what_it_cannot(tmp_path
     assert "--out DIR, or --overwrite" in capsys.readouterr().err
     assert main(["migrate", str(old), "--overwrite"]) == 0
     assert json.loads(old.read_text(encoding="utf-8"))["#meta"]["rule603"] == "rule603-trace/4"
+
+
+# --- the independent review's counterexamples (/work/research/review-21.md) -----------------------------------
+
+
+def _read_fixture(name: str):
+    text = (Path(__file__).parent / "fixtures" / "review-21" / name).read_text(encoding="utf-8")
+    return from_json(json.loads(text), Schema(tuple(game.VARIABLES)))
+
+
+def test_no_step_begins_in_the_batch_that_performs_state_based_actions():
+    # A creature dies to a state-based action in the batch where the end step begins: its "dies" trigger and an
+    # "at the beginning of the end step" trigger would share the stack, which the rules never allow (704.3).
+    assert (2, "500.1") in broken(_read_fixture("sba-step.json"))
+
+
+def test_no_spell_is_cast_in_the_batch_that_performs_state_based_actions():
+    assert (2, "405.1") in broken(_read_fixture("sba-cast.json"))
+
+
+def test_state_based_actions_in_the_cleanup_step_give_priority():
+    scenario = Scenario(
+        cards=(Card(zone="battlefield", flags=CREATURE), Card(zone="hand", permanent=False)),
+        step="end",
+        actions=(
+            Action(step="cleanup", lethal=(0,)),  # "until end of turn" ends: toughness 0 (514.2, 704.5f)
+            Action(cast=1),  # 514.3a: the active player has priority after the state-based action
+            Action(resolve=True),
+            Action(step="cleanup"),  # all passed: another cleanup step, without priority
+            Action(next_turn=True),
+        ),
+    )
+    trace = run(scenario)
+    assert [s["priority"] for s in trace.states] == [True, False, True, True, True, False, False]
+    assert broken(trace) == set()
+    too_soon = dataclasses.replace(scenario, actions=scenario.actions[:1] + (Action(next_turn=True),))
+    with pytest.raises(InvalidArgument, match="another cleanup step follows"):
+        run(too_soon)
+
+
+def test_a_permanent_entering_as_the_end_step_begins_waits_for_the_next_one():
+    # 513.2: "If a permanent with an ability that triggers 'at the beginning of the end step' enters the
+    # battlefield during this step, that ability won't trigger until the next turn's end step."
+    scenario = Scenario(
+        cards=(Card(zone="hand", trigger="end_step", flags=CREATURE),),
+        step="postcombat_main",
+        actions=(Action(step="end", put_onto_battlefield=(0,)),),
+    )
+    trace = run(scenario)
+    assert trace.states[1]["triggers"][0] == 0
+    assert broken(trace) == set()
+    assert (1, "603.2b") in broken(changed(changed(trace, 1, "matches", 1, 0), 1, "attempts", 1, 0))
+
+
+def test_targets_illegal_names_what_it_needs():
+    scenario = Scenario(
+        cards=(Card(zone="hand", trigger="enters_self", flags=CREATURE),),
+        actions=(Action(cast=0), Action(resolve=True), Action(targets_illegal=True)),
+    )
+    with pytest.raises(InvalidArgument, match="resolve = true"):
+        run(scenario)
+    with pytest.raises(InvalidArgument, match="targets to become illegal"):
+        run(
+            dataclasses.replace(
+                scenario, actions=(Action(cast=0), Action(resolve=True), Action(resolve=True, targets_illegal=True))
+            )
+        )

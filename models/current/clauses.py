@@ -110,7 +110,10 @@ def _beginning_of(step, yours):
         def n(v):
             you = m.source_controller(g, v, a)
             mine = (g.active(t) == you) if yours else True
-            return g.If(g.And(m.begins(g, t), g.step(t) == step, mine, m.can_trigger(g, t, v, a)), 1, 0)
+            # "When a phase or step begins": the ability must be there as it begins, not arrive in that batch
+            # (513.2: a permanent entering during the end step waits for the next turn's).
+            there = g.And(m.can_trigger(g, t, t - 1, a), m.can_trigger(g, t, v, a)) if t > 0 else False
+            return g.If(g.And(m.begins(g, t), g.step(t) == step, mine, there), 1, 0)
 
         return n
 
