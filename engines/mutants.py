@@ -181,6 +181,16 @@ class StateBasedActionsIgnored(ReferenceGame):
         return Action()  # lethal damage, Auras attached to nothing, players at 0 life: priority as if none
 
 
+class TokenComesBack(ReferenceGame):
+    def _comes_back(self, c: int) -> bool:
+        return True  # a token exiled and returned at once (a flicker) comes back onto the battlefield
+
+
+class LegendRuleIgnored(ReferenceGame):
+    def _legend_groups(self, m: Moment, here: list[int]) -> list[list[int]]:
+        return []  # two legendary permanents with the same name stay under one player's control
+
+
 class OnceEachTurnIgnored(ReferenceGame):
     def _why_it_does_not_trigger(self, a, before, after, tr) -> str:
         why = super()._why_it_does_not_trigger(a, before, after, tr)
@@ -312,6 +322,19 @@ MUTANTS: tuple[Mutant, ...] = (
         "a player receives priority with state-based actions still to perform",
         ("704.3",),
         StateBasedActionsIgnored,
+    ),
+    Mutant(
+        "token-comes-back",
+        "a token exiled and returned at once (flickered) comes back onto the battlefield",
+        ("111.8",),
+        TokenComesBack,
+    ),
+    Mutant(
+        "legend-rule-ignored",
+        "two legendary permanents with the same name stay under one player's control: a player receives priority"
+        " with the legend rule still to apply",
+        ("704.3",),
+        LegendRuleIgnored,
     ),
 )
 

@@ -211,6 +211,8 @@ ASSUMPTIONS: dict[str, str] = {
     "players, turns": "The player active at a window's first moment is player 0; turns count from 1.",
     "step": "The engine's step, as it is: the model has the same twelve (500.1).",
     "extra_turn, extra_step": "False: nothing in the decks adds turns, phases or steps.",
+    "token, legend_name": "False and 0: the tracked cards are the decks' cards, none of them legendary (the "
+    "adapter tracks no tokens).",
 }
 
 #: Clauses that are checked, and where their evidence comes from.
@@ -934,6 +936,8 @@ class _WindowTrace:
             "mana_ability": [False] * n,
             "aura": [False] * n,  # ASSUMPTIONS["603.6e"]: no Auras
             "final_chapter": [0] * n,
+            "token": [False] * n,  # ASSUMPTIONS["token, legend_name"]
+            "legend_name": [0] * n,
             "reflexive_from": [0],
             "pay_any": [False],
             "d_kind": ["none"],

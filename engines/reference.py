@@ -297,6 +297,8 @@ class ReferenceGame:
         self.kind = [game.KINDS.index(card.trigger) for card in scenario.cards]
         self.d_kind = [game.KINDS.index(d.trigger) for d in scenario.delayed]
         self.d_cause = [game.CAUSES.index(d.cause) for d in scenario.delayed]
+        self._keep: tuple[int, ...] = ()  # the legendary permanents the script keeps (704.5j), during one action
+        self._kept: set[int] = set()  # ... those of them the legend rule applied to
         self.moments: list[Moment] = [self._first_moment()]
         self.actions_applied = 0
         #: the moment each action of the script made (state-based actions may make more, between them)
@@ -305,6 +307,9 @@ class ReferenceGame:
     # --- the cards' text and the abilities ----------------------------------------------
     def flag(self, c: int, name: str) -> bool:
         return self.scenario.cards[c].has(name)
+
+    def is_token(self, c: int) -> bool:
+        return self.scenario.cards[c].token
 
     def ability_class(self, a: int) -> tuple[str, int]:
         """('printed', card), ('delayed', d) or ('reflexive', r): abilities are numbered in that order."""
@@ -409,7 +414,8 @@ class ReferenceGame:
         if due != Action():
             _fail(
                 f"the starting position has state-based actions to perform (704.3): {due.destroy or ''}"
-                f"{due.lose or ''} -- a creature with lethal damage, an Aura attached to nothing, a player at 0 life"
+                f"{due.lose or ''} -- a creature with lethal damage, an Aura attached to nothing, two legendary "
+                "permanents with the same name under one player's control, a player at 0 life"
             )
         m.abilities = self._what_triggered(None, m, Action())
         for a, tr in enumerate(m.abilities):
@@ -427,19 +433,28 @@ class ReferenceGame:
         number = self.actions_applied + 1
         check_action_names(f"action {number}", action, self.scenario)
         kept = len(self.moments)
+        self._keep, self._kept = action.keep, set()
         try:
+            if action.cease_to_exist:
+                _fail("cease_to_exist: a token ceases to exist as a state-based action (704.5d): the engine's to do")
             self._apply(action)
             self._perform_state_based_actions()
+            for c in action.keep:
+                if c not in self._kept:
+                    _fail(f"keep card {c}: the legend rule doesn't apply to it after this batch (704.5j)")
         except InvalidArgument as e:
             del self.moments[kept:]  # nothing changes
             raise type(e)(f"action {number}: {e}") from None
+        finally:
+            self._keep = ()
         self.actions_applied += 1
         self.action_moments.append(len(self.moments) - 1)
 
     def _perform_state_based_actions(self) -> None:
         """704.3 and 603.3b's loop: while state-based actions are due, a batch performs them all at once; only
         when none is due does a player receive priority (and the abilities that triggered go on the stack)."""
-        for _ in range(self.n_cards + self.n_players + 1):  # each batch removes a card or a player for good
+        # Each batch removes a player for good, or a card from the battlefield (a token, from the game next).
+        for _ in range(2 * self.n_cards + self.n_players + 1):
             due = self._state_based_actions(self.now)
             if due == Action():
                 return
@@ -451,12 +466,41 @@ class ReferenceGame:
         raise AssertionError("state-based actions went on performing themselves")
 
     def _state_based_actions(self, m: Moment) -> Action:
-        """What the state-based actions due at ``m`` do (704.5a, 704.5f-g, 704.5m), as one batch."""
+        """What the state-based actions due at ``m`` do (704.5a, d, f-g, j, m), as one batch: all at once (704.3)."""
         here = [c for c, card in enumerate(m.cards) if card.zone == BATTLEFIELD and not card.phased_out]
         lethal = [c for c in here if m.cards[c].lethal and m.cards[c].eff_creature]  # 704.5f-g
         auras = [c for c in here if self.flag(c, "aura") and m.cards[c].attached_to is None]  # 704.5m
         losers = [p for p in range(self.n_players) if m.no_life[p] and m.in_game[p]]  # 704.5a
-        return Action(destroy=tuple(sorted(set(lethal + auras))), lose=tuple(losers))
+        # 704.5d: "If a token is in a zone other than the battlefield, it ceases to exist."
+        gone = [c for c, card in enumerate(m.cards) if self.is_token(c) and card.zone not in (BATTLEFIELD, OUTSIDE)]
+        # 704.5j: "... that player chooses one of them, and the rest are put into their owners' graveyards."
+        legends = []
+        for group in self._legend_groups(m, here):
+            chosen = self._legend_kept(m, group, leaving=set(lethal + auras))
+            legends += [c for c in group if c != chosen]
+        return Action(
+            destroy=tuple(sorted(set(lethal + auras + legends))), lose=tuple(losers), cease_to_exist=tuple(gone)
+        )
+
+    def _legend_groups(self, m: Moment, here: list[int]) -> list[list[int]]:
+        """704.5j: the sets of two or more legendary permanents with the same name controlled by the same player."""
+        groups: dict[tuple[int, int], list[int]] = {}
+        for c in here:
+            name = self.scenario.cards[c].legend_name
+            if name:
+                groups.setdefault((m.cards[c].controller, name), []).append(c)
+        return [group for group in groups.values() if len(group) >= 2]
+
+    def _legend_kept(self, m: Moment, group: list[int], leaving: set[int]) -> int:
+        """The one its controller keeps: the one the script names (``keep``), or else one that isn't leaving anyway
+        (the same check's other state-based actions), of those the one on the battlefield longest."""
+        named = [c for c in group if c in self._keep]
+        if len(named) > 1:
+            _fail(f"keep cards {named}: they have the same name and controller; the legend rule keeps one (704.5j)")
+        if named:
+            self._kept.add(named[0])
+            return named[0]
+        return min(group, key=lambda c: (c in leaving, m.cards[c].since, c))
 
     def _apply(self, action: Action) -> None:
         if self.game_over:
@@ -743,14 +787,27 @@ class ReferenceGame:
         card.lore = int(zone == BATTLEFIELD and self.kind[c] == CHAPTER)  # 714.3a: a Saga enters with a lore counter
         card.lethal = False  # a new object has no damage marked on it
 
+    def _comes_back(self, c: int) -> bool:
+        """A permanent exiled and returned at once (a flicker) comes back as a new object (400.7), but not a token:
+        "A token that has left the battlefield can't ... come back onto the battlefield" (111.8)."""
+        return not self.is_token(c)
+
+    @staticmethod
+    def _in_zone(zone: int) -> str:
+        return "outside the game" if zone == OUTSIDE else f"in the {game.ZONES[zone]}"
+
     def _zone_changes(self, before: Moment, after: Moment, action: Action) -> None:
         cards = before.cards
 
         def require(c: int, verb: str, zones: tuple[int, ...]) -> None:
             card = cards[c]
             if card.zone not in zones:
-                where = " or ".join(game.ZONES[z] for z in zones)
-                _fail(f"{verb} card {c}: it is in the {game.ZONES[card.zone]}, not the {where}")
+                if card.zone == OUTSIDE and self.is_token(c):
+                    _fail(f"{verb} card {c}: the token doesn't exist: not yet created (create), or gone (111.7)")
+                where = " or ".join("outside the game" if z == OUTSIDE else f"the {game.ZONES[z]}" for z in zones)
+                _fail(f"{verb} card {c}: it is {self._in_zone(card.zone)}, not {where}")
+            if self.is_token(c) and card.zone != BATTLEFIELD and verb not in ("create", "cease_to_exist"):
+                _fail(f"{verb} card {c}: a token that has left the battlefield can't move to another zone (111.8)")
             if card.zone == BATTLEFIELD and card.phased_out:
                 _fail(f"{verb} card {c}: it is phased out, treated as though it doesn't exist (702.26b)")
             if after.cards[c].since == after.t:
@@ -787,10 +844,19 @@ class ReferenceGame:
             ("discard", (HAND,), GRAVEYARD),
             ("draw", (LIBRARY,), HAND),
             ("mill", (LIBRARY,), GRAVEYARD),
+            ("create", (OUTSIDE,), BATTLEFIELD),
+            ("cease_to_exist", (HAND, LIBRARY, GRAVEYARD, EXILE, COMMAND, STACK), OUTSIDE),
         ):
             for c in getattr(action, verb):
+                if verb in ("create", "cease_to_exist") and not self.is_token(c):
+                    what = "created (111.1); put a card onto the battlefield" if verb == "create" else "gone (704.5d)"
+                    _fail(f"{verb} card {c}: it is a card, not a token: only a token is {what}")
                 require(c, verb, zones)
-                self._move(after, c, to)
+                if verb == "create" and not before.in_game[self.scenario.cards[c].owner]:
+                    _fail(f"create card {c}: its owner has left the game")
+                # A token is created under its owner's control: its owner is the player who created it (111.2).
+                # 111.8: a token exiled doesn't come back (a flicker): it stays in exile, and ceases to exist.
+                self._move(after, c, EXILE if verb == "flicker" and not self._comes_back(c) else to)
         for c in action.dies_replaced:
             require(c, "dies_replaced", (BATTLEFIELD,))
             if not cards[c].eff_creature:
@@ -938,7 +1004,7 @@ class ReferenceGame:
         for p in leaving:
             # 800.4a: all objects the player owns leave the game; control they were given ends.
             for c, card in enumerate(after.cards):
-                if self.scenario.cards[c].owner == p:
+                if self.scenario.cards[c].owner == p and card.zone != OUTSIDE:  # (a token not yet created is there)
                     self._move(after, c, OUTSIDE)
                 elif card.zone == BATTLEFIELD and card.controller == p:
                     card.controller = self.scenario.cards[c].owner
@@ -1368,6 +1434,8 @@ class ReferenceGame:
             "d_object": [d.refers_to for d in s.delayed],
             "d_nth": [d.nth for d in s.delayed],
             "final_chapter": [card.final_chapter for card in s.cards],
+            "token": [card.token for card in s.cards],
+            "legend_name": [card.legend_name for card in s.cards],
         }
         return out
 

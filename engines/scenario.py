@@ -24,8 +24,10 @@ from rule603 import InvalidArgument
 from rule603._internal.documents import shown
 from rule603.models import game
 
-#: Zones a card can start in (the stack starts empty; nothing starts outside the game).
+#: Zones a card can start in (the stack starts empty; no card starts outside the game).
 START_ZONES = ("library", "hand", "battlefield", "graveyard", "exile", "command")
+#: ... and a token (111.1): on the battlefield, or outside the game until an action creates it.
+TOKEN_START_ZONES = ("battlefield", "outside")
 #: Continuous effects a scenario can switch on or off.
 EFFECTS = ("lands_are_creatures", "creatures_lose_abilities", "grant_ability")
 #: Limits of the trace model (see VARIABLES in models/game.py).
@@ -58,6 +60,8 @@ class Card:
     instances: int = 1  # instances of its triggered ability it starts with (``instances``, 113.2c)
     final_chapter: int = 0  # a Saga (trigger "chapter"): its final chapter number, 1 to 3 (``final_chapter``, 714.2d)
     lore: int = 0  # lore counters it starts with, on the battlefield (``lore``, 714.3)
+    token: bool = False  # a token, not a card (``token``, 111.1): zone "outside" until an action creates it
+    legend_name: int = 0  # legendary, with this name (``legend_name``: same number, same name); 0: not legendary
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
@@ -106,6 +110,7 @@ class Action:
     actions_by_effect: int = 0  # times the resolving ability's instructed action is taken (603.12; 0..3)
     actions_other: int = 0  # times the same action is taken for other reasons (0..3)
     create_delayed: tuple[int, ...] = ()  # delayed abilities created in this batch, each by its cause (603.7a)
+    create: tuple[int, ...] = ()  # tokens created on the battlefield under their owners' control (111.1, 111.2)
     no_legal_choice: tuple[int, ...] = ()  # cards whose ability would have no legal mode or target now (603.3c-d)
     # --- zone changes -----------------------------------------------------------------
     play_land: int | None = None  # the active player plays this land card from their hand
@@ -138,6 +143,10 @@ class Action:
     lose: tuple[int, ...] = ()  # players who lose the game
     no_life: tuple[int, ...] = ()  # players whose life is now 0 or less: they lose as a state-based action (704.5a)
     lethal: tuple[int, ...] = ()  # creatures now with lethal damage marked, or toughness 0 or less (704.5f-g)
+    keep: tuple[int, ...] = ()  # when the legend rule next applies, the legendary permanents their controllers keep
+    # (704.5j; by default the one on the battlefield longest, unless it leaves anyway)
+    cease_to_exist: tuple[int, ...] = ()  # tokens out of the battlefield that cease to exist: a state-based action
+    # (704.5d) the engine performs itself, never a script's
     draw_game: bool = False  # the game is a draw: every remaining player leaves it (603.9)
     # --- circumstances ----------------------------------------------------------------
     lands_are_creatures: bool | None = None  # continuous effect "All lands are creatures" starts (True) or ends
@@ -158,6 +167,7 @@ class Action:
         """Every card this action moves to another zone (or out and back, for ``flicker``)."""
         out = list(self.destroy + self.sacrifice + self.exile + self.bounce + self.flicker)
         out += list(self.put_onto_battlefield + self.discard + self.draw + self.mill + self.dies_replaced)
+        out += list(self.create + self.cease_to_exist)
         out += [c for c in (self.cast, self.play_land) if c is not None]
         return out
 
@@ -246,7 +256,22 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
     _one_of(f"{where}: trigger", card.trigger, game.KINDS)
     for flag in card.flags:
         _one_of(f"{where}: flags", flag, game.CARD_FLAGS)
-    _one_of(f"{where}: zone", card.zone, START_ZONES)
+    if card.token:
+        if card.zone not in TOKEN_START_ZONES:
+            _fail(
+                f"{where}: zone",
+                f"{shown(card.zone)}: a token exists only on the battlefield (111.1, 111.7): start it there, or"
+                " outside the game for an action to create it (create)",
+            )
+        if not card.permanent:
+            _fail(where, "a token is a permanent (111.1): permanent = true")
+    else:
+        _one_of(f"{where}: zone", card.zone, START_ZONES)
+    if isinstance(card.legend_name, bool) or not isinstance(card.legend_name, int):
+        _fail(f"{where}: legend_name", f"{shown(card.legend_name)}: a number, 0 for a card that is not legendary")
+    if not 0 <= card.legend_name <= game.MAX_LEGEND_NAMES:
+        names = game.MAX_LEGEND_NAMES
+        _fail(f"{where}: legend_name", f"{shown(card.legend_name)}: the model tells 1 to {names} names apart")
     on_battlefield = card.zone == "battlefield"
     if card.controller is not None:
         _index(f"{where}: controller", card.controller, s.players, "player")
@@ -298,6 +323,8 @@ CARD_LIST_FIELDS = (
     "dies_replaced",
     "damage",
     "lethal",
+    "create",
+    "keep",
     "prevent_damage",
     "deals_damage",
     "block",
@@ -314,7 +341,7 @@ CARD_LIST_FIELDS = (
     "reveal",
     "conceal",
 )
-_CARD_LISTS = ("create_delayed", *CARD_LIST_FIELDS)  # create_delayed lists delayed abilities
+_CARD_LISTS = ("create_delayed", *CARD_LIST_FIELDS, "cease_to_exist")  # create_delayed lists delayed abilities
 
 
 def check_action_names(where: str, a: Action, s: Scenario) -> None:

@@ -53,6 +53,7 @@ from .scenario import (
     EFFECTS,
     MAX_CARDS,
     START_ZONES,
+    TOKEN_START_ZONES,
     Action,
     Card,
     DelayedAbility,
@@ -86,6 +87,7 @@ QUESTIONS = {
     "zone": ("object",),  # where is the object after the script (or at ``at``)
 }
 TYPES = ("creature", "land", "artifact", "enchantment", "aura", "instant", "sorcery")  # an aura is an enchantment
+SUPERTYPES = ("legendary",)  # the legend rule (704.5j): the only supertype the model follows
 #: Yes/no parts of a triggered ability, in the file's words, and the model's card flag for each.
 ABILITY_FLAGS = {
     "intervening_if": "has_if",
@@ -253,7 +255,8 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
             if n in everything:
                 r.fail(table, i, "name", f"{shown(n)} names two things; names must be unique")
             everything.add(n)
-    cards = tuple(_card(r, i, o, players, object_names) for i, o in enumerate(objects))
+    legend_names = _legend_names(r, objects, object_names)
+    cards = tuple(_card(r, i, o, players, object_names, legend_names[i]) for i, o in enumerate(objects))
     fillers = _unnamed_hand_cards(r, data.get("players", []), players, cards)
     for name, _ in fillers:
         if name in everything:
@@ -307,7 +310,7 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
 
 
 #: The scenario's card fields that this file spells differently.
-_FILE_FIELDS = {"final_chapter": "chapters", "flags": "ability"}
+_FILE_FIELDS = {"final_chapter": "chapters", "flags": "ability", "legend_name": "supertypes"}
 
 
 def _fail_at_object(r: _Reader, message: str) -> None:
@@ -379,10 +382,38 @@ def _ref(
     return list(names).index(value)
 
 
-def _card(r: _Reader, i: int, o: dict[str, Any], players: tuple[str, ...], names: list[str]) -> Card:
+def _legend_names(r: _Reader, objects: list[dict[str, Any]], names: list[str]) -> list[int]:
+    """Each object's ``legend_name``: 0 unless it is legendary; legendary objects with the same name in the game
+    (``card_name``, by default the object's own ``name``) get the same number, the others different ones, in the
+    order listed.  (Names in the file are unique handles: two copies of one legendary card are two objects with
+    one ``card_name``.)"""
+    numbers: dict[str, int] = {}
+    out = []
+    for i, o in enumerate(objects):
+        supertypes = r.kind("objects", i, "supertypes", o.get("supertypes", []), list)
+        for x in supertypes:
+            r.one_of("objects", i, "supertypes", x, SUPERTYPES)
+        card = r.kind("objects", i, "card_name", o.get("card_name", names[i]), str)
+        if "card_name" in o and "legendary" not in supertypes:
+            r.fail(
+                "objects",
+                i,
+                "card_name",
+                'only the legend rule reads names in this model: add supertypes = ["legendary"], or leave it out',
+            )
+        out.append(numbers.setdefault(card, len(numbers) + 1) if "legendary" in supertypes else 0)
+    return out
+
+
+def _card(
+    r: _Reader, i: int, o: dict[str, Any], players: tuple[str, ...], names: list[str], legend_name: int = 0
+) -> Card:
     fields_ = (
         "name",
+        "card_name",
+        "token",
         "types",
+        "supertypes",
         "zone",
         "owner",
         "controller",
@@ -419,11 +450,16 @@ def _card(r: _Reader, i: int, o: dict[str, Any], players: tuple[str, ...], names
     controller = o.get("controller")
     attached = o.get("attached_to")
     permanent_default = not ({"instant", "sorcery"} & set(types))
+    # A token (111.1) is on the battlefield from the start, or outside the game until an action creates it.
+    token = r.kind("objects", i, "token", o.get("token", False), bool)
+    zones = START_ZONES + TOKEN_START_ZONES[1:] if token else START_ZONES
     return Card(
         owner=owner,
         trigger=r.one_of("objects", i, "trigger", o.get("trigger", "none"), game.KINDS),
         flags=tuple(flags),
-        zone=r.one_of("objects", i, "zone", o.get("zone", "library"), START_ZONES),
+        zone=r.one_of("objects", i, "zone", o.get("zone", "outside" if token else "library"), zones),
+        token=token,
+        legend_name=legend_name,
         controller=None if controller is None else _ref(r, "objects", i, "controller", controller, players, "player"),
         tapped=r.kind("objects", i, "tapped", o.get("tapped", False), bool),
         attached_to=None if attached is None else _ref(r, "objects", i, "attached_to", attached, names, "object"),

@@ -49,6 +49,8 @@ ACTION_WEIGHTS = {
     "next_turn": 2,
     "cast": 2,
     "put_onto_battlefield": 2,
+    "create": 2,  # tokens created (111.1)
+    "legend": 2,  # a second legendary permanent with a name its controller has (704.5j)
     **dict.fromkeys(
         (
             "pass",
@@ -120,7 +122,8 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
     flags = [flag for flag in game.CARD_FLAGS if _one_in(draw, FLAG_ODDS.get(flag, 6))]
     if focus_flag is not None and focus_flag not in flags and draw(st.booleans()):
         flags.append(focus_flag)
-    zone = draw(st.sampled_from(ZONES_FIRST))
+    token = _one_in(draw, 5)  # a token (111.1): on the battlefield, or outside the game until created
+    zone = draw(st.sampled_from(("battlefield", "outside") if token else ZONES_FIRST))
     on_battlefield = zone == "battlefield"
     creature_or_land = "creature_card" in flags or "land_card" in flags
     trigger = draw(st.sampled_from(KINDS_FIRST))
@@ -138,7 +141,7 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
         zone=zone,
         controller=draw(st.integers(0, players - 1)) if on_battlefield and draw(st.booleans()) else None,
         tapped=on_battlefield and draw(st.booleans()),
-        permanent=creature_or_land or draw(st.booleans()),
+        permanent=token or creature_or_land or draw(st.booleans()),
         condition=not _one_in(draw, 4),
         revealed=zone in ("hand", "library") and _one_in(draw, 4),
         # 113.2c: now and then a second instance of the ability (a state trigger is followed as one).
@@ -147,6 +150,9 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
         else 1,
         final_chapter=draw(st.integers(1, game.MAX_CHAPTER)) if trigger == "chapter" else 0,
         lore=int(trigger == "chapter" and on_battlefield),
+        token=token,
+        # Now and then legendary, with one of two names: two of a name meet often (704.5j).
+        legend_name=draw(st.integers(1, 2)) if _one_in(draw, 3) else 0,
     )
 
 
@@ -185,9 +191,26 @@ def _attachments(draw, chosen: list[Card]) -> list[Card]:
         if others and (aura or _one_in(draw, 4)):
             out[c] = replace(out[c], attached_to=draw(st.sampled_from(others)))
         elif aura:
-            out[c] = replace(out[c], zone="graveyard", controller=None, tapped=False, instances=1, lore=0)
+            gone = "outside" if out[c].token else "graveyard"  # (a token would cease to exist, 704.5d)
+            out[c] = replace(out[c], zone=gone, controller=None, tapped=False, instances=1, lore=0)
     gone = {c for c in on_bf if out[c].zone != "battlefield"}
     return [replace(card, attached_to=None) if card.attached_to in gone else card for card in out]
+
+
+def _one_legend_each(chosen: list[Card]) -> list[Card]:
+    """No player starts with two legendary permanents of one name (the legend rule would apply before the game
+    begins, 704.5j): of each such set the first keeps its name, the others are not legendary."""
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for card in chosen:
+        controller = card.owner if card.controller is None else card.controller
+        key = (controller, card.legend_name)
+        if card.zone == "battlefield" and card.legend_name:
+            if key in seen:
+                card = replace(card, legend_name=0)
+            seen.add(key)
+        out.append(card)
+    return out
 
 
 def _starting_game(scenario: Scenario) -> tuple[Scenario, ReferenceGame]:
@@ -197,16 +220,26 @@ def _starting_game(scenario: Scenario) -> tuple[Scenario, ReferenceGame]:
         return scenario, ReferenceGame(scenario)
     except InvalidArgument:
         fixed = [
-            replace(card, zone="library", controller=None, tapped=False, attached_to=None, instances=1, lore=0)
+            replace(
+                card,
+                zone="outside" if card.token else "library",
+                controller=None,
+                tapped=False,
+                attached_to=None,
+                instances=1,
+                lore=0,
+            )
             if card.trigger == "no_cards_in_hand" and card.zone in ("battlefield", "hand")
             else card
             for card in scenario.cards
         ]
-        moved = {c for c, card in enumerate(fixed) if card.zone == "library"}
+        moved = {c for c, card in enumerate(fixed) if card.zone in ("library", "outside")}
         fixed = [replace(card, attached_to=None) if card.attached_to in moved else card for card in fixed]
         # An Aura attached to nothing would go to the graveyard before the game begins (704.5m): it starts there.
         fixed = [
-            replace(card, zone="graveyard", controller=None, tapped=False, instances=1, lore=0)
+            replace(
+                card, zone="outside" if card.token else "graveyard", controller=None, tapped=False, instances=1, lore=0
+            )
             if "aura" in card.flags and card.zone == "battlefield" and card.attached_to is None
             else card
             for card in fixed
@@ -231,6 +264,11 @@ def scenarios(
     focus = draw(st.sampled_from(KINDS_FIRST[:-1]))
     focus_flag = draw(st.sampled_from(game.CARD_FLAGS))
     chosen = _attachments(draw, [draw(card_texts(n_players, focus, focus_flag)) for _ in range(n_cards)])
+    if n_cards >= 2 and _one_in(draw, 3):  # two of one legendary name, one owner's: the legend rule's game
+        a, b = sorted(draw(st.lists(st.integers(0, n_cards - 1), min_size=2, max_size=2, unique=True)))
+        name = chosen[a].legend_name or 1
+        chosen[a] = replace(chosen[a], legend_name=name)
+        chosen[b] = replace(chosen[b], legend_name=name, owner=chosen[a].owner, controller=None)
     delayed = draw(st.lists(delayed_abilities(n_cards, focus), max_size=2))
     for ability in delayed:  # a spell that creates a delayed ability is best found in a hand, to be cast
         if ability.nth and ability.cause == "ability":  # one instance keeps count of its resolutions (603.7h)
@@ -240,13 +278,14 @@ def scenarios(
             # ... and a static ability that does, on the battlefield, where it works
             chosen[ability.source] = replace(source, zone="battlefield", revealed=False)
             continue
-        if ability.cause == "spell" and source.zone != "hand" and not source.has("land_card") and draw(st.booleans()):
+        spell_card = not (source.has("land_card") or source.token)  # (a token is never a spell)
+        if ability.cause == "spell" and source.zone != "hand" and spell_card and draw(st.booleans()):
             chosen[ability.source] = replace(
                 source, zone="hand", controller=None, tapped=False, attached_to=None, instances=1, lore=0
             )
             chosen = [replace(c, attached_to=None) if c.attached_to == ability.source else c for c in chosen]
     setup = Scenario(
-        cards=tuple(chosen),
+        cards=tuple(_one_legend_each(chosen)),
         players=n_players,
         delayed=tuple(delayed),
         reflexive=tuple(draw(st.lists(reflexive_abilities(n_cards), max_size=1))),
@@ -387,6 +426,10 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
         return Action(exile=_some(draw, in_zone(BATTLEFIELD, HAND, LIBRARY, GRAVEYARD, COMMAND), 2))
     if kind == "put_onto_battlefield":
         return Action(put_onto_battlefield=_some(draw, in_zone(HAND, LIBRARY, GRAVEYARD, EXILE, COMMAND), 2))
+    if kind == "create":
+        return Action(create=_some(draw, _creatable(played), 2))
+    if kind == "legend":
+        return _second_legend(draw, played)
     if kind == "discard":
         return Action(discard=_some(draw, in_zone(HAND), 2))
     if kind == "draw":
@@ -486,6 +529,47 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
     return Action()
 
 
+def _creatable(played: ReferenceGame) -> list[int]:
+    """Tokens not yet created (or gone), whose owner is still in the game: an effect can create them (111.1)."""
+    m = played.now
+    return [
+        c
+        for c, card in enumerate(m.cards)
+        if played.is_token(c) and card.zone == OUTSIDE and m.in_game[played.scenario.cards[c].owner]
+    ]
+
+
+def _second_legend(draw, played: ReferenceGame) -> Action:
+    """A legendary permanent arrives under, or comes under, the control of a player who has one of its name: the
+    legend rule applies (704.5j), and its controller keeps the old one or, now and then, the new one."""
+    m = played.now
+    here = [c for c, card in enumerate(m.cards) if card.zone == BATTLEFIELD and not card.phased_out]
+    names = {(m.cards[c].controller, played.scenario.cards[c].legend_name) for c in here}
+    owner = [played.scenario.cards[c].owner for c in range(played.n_cards)]
+    name = [played.scenario.cards[c].legend_name for c in range(played.n_cards)]
+    arriving = [c for c in _creatable(played) if name[c] and (owner[c], name[c]) in names]
+    action = Action(create=(draw(st.sampled_from(arriving)),)) if arriving else Action()
+    if not arriving:
+        off = [c for c, card in enumerate(m.cards) if card.zone in (HAND, LIBRARY, GRAVEYARD, EXILE, COMMAND)]
+        arriving = [c for c in off if name[c] and (owner[c], name[c]) in names]
+        action = Action(put_onto_battlefield=(draw(st.sampled_from(arriving)),)) if arriving else Action()
+    if not arriving and m.priority:  # a player gains control of another's legend of a name they have (Act of Treason)
+        stolen = [
+            (c, p)
+            for c in here
+            for p in range(played.n_players)
+            if name[c] and p != m.cards[c].controller
+            if m.in_game[p] and (p, name[c]) in names
+        ]
+        if stolen:
+            pair = draw(st.sampled_from(stolen))
+            action, arriving = Action(gain_control=(pair,)), [pair[0]]
+    if arriving and _one_in(draw, 2):
+        newcomer = action.create or action.put_onto_battlefield or (action.gain_control[0][0],)
+        action = replace(action, keep=newcomer)
+    return action
+
+
 def _resolution(draw, played: ReferenceGame) -> Action:
     """The top of the stack resolves: with the choices and side events its effect may bring."""
     m = played.now
@@ -521,6 +605,8 @@ def _resolution(draw, played: ReferenceGame) -> Action:
     elif effect == 2:
         library = [c for c, card in enumerate(m.cards) if card.zone in (LIBRARY, GRAVEYARD)]
         extra["put_onto_battlefield"] = _some(draw, library, 2)
+    elif effect == 3:
+        extra["create"] = _some(draw, _creatable(played), 2)  # "create a 1/1 ... token" (111.1)
     return Action(resolve=True, **extra)  # type: ignore[arg-type]
 
 
@@ -547,12 +633,17 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
     off_bf = [c for c, cs in enumerate(m.cards) if cs.zone in (HAND, LIBRARY, GRAVEYARD, EXILE, COMMAND)]
     creature_cards = [c for c in off_bf if played.flag(c, "creature_card")]
     if kind == game.ENTERS_SELF:
+        if played.is_token(x) and card.zone == OUTSIDE:
+            return Action(create=(x,)) if x in _creatable(played) else Action()
         if on_bf:
-            return Action(flicker=(x,))
+            return Action(flicker=(x,))  # (a token doesn't come back, 111.8)
         if card.zone == HAND and not played.flag(x, "land_card") and m.priority:
             return Action(cast=x)
         return Action(put_onto_battlefield=(x,)) if x in off_bf else Action()
     if kind == game.CREATURE_ENTERS:
+        tokens = [c for c in _creatable(played) if played.flag(c, "creature_card")]
+        if tokens and _one_in(draw, 3):
+            return Action(create=_some(draw, tokens, 2))  # creature tokens entering: "creature enters" (603.6a)
         if cls == "delayed" and len(creature_cards) >= 2 and draw(st.booleans()):
             return Action(put_onto_battlefield=tuple(creature_cards[:3]))  # several enter at once (603.7b)
         return Action(put_onto_battlefield=_some(draw, creature_cards or off_bf, 2))
@@ -643,7 +734,9 @@ def _create(draw, played: ReferenceGame, d: int) -> Action:
     if ability.cause in ("replacement", "action"):
         if source.zone == BATTLEFIELD and not source.phased_out:
             return Action(create_delayed=(d,))
-        return Action(put_onto_battlefield=(ability.source,)) if source.zone not in (STACK, OUTSIDE) else Action()
+        if source.zone == OUTSIDE:
+            return Action(create=(ability.source,)) if ability.source in _creatable(played) else Action()
+        return Action(put_onto_battlefield=(ability.source,)) if source.zone != STACK else Action()
     if ability.cause == "spell" and source.zone == HAND and m.priority and not played.flag(ability.source, "land_card"):
         return Action(cast=ability.source)
     return Action()

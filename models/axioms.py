@@ -157,7 +157,7 @@ def priority_moments(g, t: int) -> Iterator[Rule]:
 )
 def state_based_actions(g, t: int) -> Iterator[Rule]:
     # Here, not during a resolution (704.4): a batch after which a state-based action is due gives nobody
-    # priority; the next batch performs them (704.5a, f-g, m say what each does), and so on until none is due,
+    # priority; the next batch performs them (704.5a, d, f-g, j, m say what each does), and so on until none is due,
     # and only then do the abilities that triggered meanwhile go on the stack (603.3b's loop).
     yield R(m.state_based_actions_due(g, t), g.Not(g.priority(t)))
     for c in m.cards(g):
@@ -195,6 +195,80 @@ def unattached_auras(g, t: int) -> Iterator[Rule]:
     for c in m.cards(g):
         gone = g.And(m.left_battlefield(g, t, c), g.zone(t, c) == GRAVEYARD)
         yield R(m.aura_unattached_due(g, t - 1, c), gone, f"card {c}")
+
+
+@_axiom("704.5d", "a token in a zone other than the battlefield ceases to exist (111.7)")
+def tokens_cease_to_exist(g, t: int) -> Iterator[Rule]:
+    if t == 0:
+        return
+    for c in m.cards(g):
+        # 111.7: it has left the battlefield (and triggered what it triggered there, 603.6c, 603.10a); the next
+        # state-based actions take it out of the game, where it no longer exists ("outside").
+        yield R(m.token_ceases_due(g, t - 1, c), g.zone(t, c) == OUTSIDE, f"card {c}")
+        # A token leaves the game only so, or with its owner (800.4a).
+        arrives = g.And(g.zone(t, c) == OUTSIDE, g.zone(t - 1, c) != OUTSIDE)
+        yield R(
+            g.And(g.token(c), arrives),
+            g.Or(m.token_ceases_due(g, t - 1, c), _owner_leaves(g, t, c)),
+            f"card {c}",
+        )
+
+
+@_axiom(
+    "704.5j",
+    "the legend rule: of two or more legendary permanents with the same name controlled by one player, that player"
+    " keeps one; the rest go to their owners' graveyards",
+)
+def legend_rule(g, t: int) -> Iterator[Rule]:
+    if t == 0:
+        return
+    for c in m.cards(g):
+        # The permanents with c's name under c's controller, c among them: all but one (the one its controller
+        # chooses) are put into their owners' graveyards.  All state-based actions happen at once (704.3), so the
+        # one kept may leave at the same time for another reason (lethal damage, 704.5g) -- or its owner leaves
+        # the game (704.5a), taking along what they own (800.4a); a replacement effect may send a creature
+        # elsewhere instead of the graveyard (dies_replaced), as for 704.5g.
+        members = [m.legend_here(g, t - 1, c) if x == c else m.same_legend(g, t - 1, c, x) for x in m.cards(g)]
+        put_away = [
+            g.Or(
+                g.And(m.left_battlefield(g, t, x), g.Or(g.zone(t, x) == GRAVEYARD, g.dies_replaced(t, x))),
+                _owner_leaves(g, t, x),
+            )
+            for x in m.cards(g)
+        ]
+        kept = g.count(g.And(member, g.Not(away)) for member, away in zip(members, put_away, strict=True))
+        yield R(m.legend_rule_due(g, t - 1, c), kept <= 1, f"card {c}")
+
+
+@_axiom("111.1", "a token enters the game only by being created: on the battlefield, under its owner's control (111.2)")
+def token_creation(g, t: int) -> Iterator[Rule]:
+    for c in m.cards(g):
+        if t == 0:
+            # Before the game shown begins it was created, or it is yet to be.
+            yield R(g.token(c), g.Or(m.on_battlefield(g, t, c), g.zone(t, c) == OUTSIDE), f"card {c}")
+            continue
+        created = g.And(g.token(c), g.zone(t - 1, c) == OUTSIDE, g.zone(t, c) != OUTSIDE)
+        in_game = g.Not(m.select(g, [g.left_game(t, p) for p in m.players(g)], g.owner(c)))
+        yield R(
+            created,
+            g.And(m.on_battlefield(g, t, c), g.controller(t, c) == g.owner(c), in_game),
+            f"card {c}",
+        )
+
+
+@_axiom("111.8", "a token that has left the battlefield can't move to another zone or come back onto the battlefield")
+def tokens_stay_gone(g, t: int) -> Iterator[Rule]:
+    if t == 0:
+        return
+    for c in m.cards(g):
+        token = g.token(c)
+        # Not back onto the battlefield: a token enters it only from outside the game (created, 111.1), so one
+        # exiled and returned at once (a flicker) stays in exile.
+        yield R(g.And(token, m.entered_battlefield(g, t, c)), g.zone(t - 1, c) == OUTSIDE, f"card {c}")
+        # Nor to another zone: "it remains in its current zone instead", the same object, until it ceases to exist.
+        gone = g.And(token, g.zone(t - 1, c) != BATTLEFIELD, g.zone(t - 1, c) != OUTSIDE)
+        stays = g.And(g.zone(t, c) == g.zone(t - 1, c), g.since(t, c) == g.since(t - 1, c))
+        yield R(gone, g.Or(stays, g.zone(t, c) == OUTSIDE), f"card {c}")
 
 
 @_axiom(
@@ -285,12 +359,20 @@ def leaving_the_game(g, t: int) -> Iterator[Rule]:
         for c in m.cards(g):
             yield R(g.And(g.leaves_game(t, p), g.owner(c) == p), g.zone(t, c) == OUTSIDE, f"player {p}, card {c}")
     for c in m.cards(g):
+        # A card is in the game from the start; a token may be yet to be created (111.1 says how it arrives, and
+        # 704.5d how else it leaves).
+        card = g.Not(g.token(c))
         if t == 0:
-            yield R(True, g.zone(t, c) != OUTSIDE)
+            yield R(card, g.zone(t, c) != OUTSIDE)
         else:
             arrives = g.And(g.zone(t, c) == OUTSIDE, g.zone(t - 1, c) != OUTSIDE)
-            yield R(arrives, m.select(g, [g.leaves_game(t, p) for p in m.players(g)], g.owner(c)), f"card {c}")
-            yield R(g.zone(t - 1, c) == OUTSIDE, g.zone(t, c) == OUTSIDE, f"card {c}")
+            yield R(g.And(card, arrives), _owner_leaves(g, t, c), f"card {c}")
+            yield R(g.And(card, g.zone(t - 1, c) == OUTSIDE), g.zone(t, c) == OUTSIDE, f"card {c}")
+
+
+def _owner_leaves(g, t: int, c: int):
+    """The owner of ``c`` leaves the game in batch ``t`` (800.4a takes ``c`` along)."""
+    return m.select(g, [g.leaves_game(t, p) for p in m.players(g)], g.owner(c))
 
 
 @_axiom("613.1", "continuous effects apply to permanents that stay on the battlefield")

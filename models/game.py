@@ -210,6 +210,7 @@ CARD_FLAGS = (
 MAX_COUNT = 6  # the most instances one ability can put on the stack in one batch
 MAX_INSTANCES = 3  # the most instances of its triggered ability one object can have (113.2c)
 MAX_CHAPTER = 3  # the most chapters a Saga has in this model (714.2)
+MAX_LEGEND_NAMES = 6  # legendary names one game tells apart: one per card at most (``legend_name``)
 
 VARIABLES: tuple[VarSpec, ...] = (
     # --- the cards and their printed text (constant over a trace) -----------------
@@ -241,6 +242,20 @@ VARIABLES: tuple[VarSpec, ...] = (
         "the triggered ability is a mana ability (605.1b): it resolves at once, without the stack (605.4a)",
     ),
     _const("aura", ("card",), "the card is an Aura (303.4): on the battlefield it is attached to what it enchants"),
+    _const(
+        "token",
+        ("card",),
+        "the object is a token, not a card (111.1): it is created on the battlefield from outside the game, and"
+        " ceases to exist once it is in any other zone (111.7, 704.5d)",
+    ),
+    _const(
+        "legend_name",
+        ("card",),
+        "0: not legendary; otherwise the object is legendary and this number is its name (two objects with the same"
+        " number have the same name: the legend rule, 704.5j)",
+        kind="int",
+        max=MAX_LEGEND_NAMES,
+    ),
     _const(
         "final_chapter",
         ("card",),
@@ -838,11 +853,42 @@ def aura_unattached_due(g, t: int, c: int):
     return g.And(g.aura(c), on_battlefield(g, t, c), g.Not(g.phased_out(t, c)), g.attached_to(t, c) == attached_none(g))
 
 
+def token_ceases_due(g, t: int, c: int):
+    """704.5d (111.7): token ``c`` is in a zone other than the battlefield at moment ``t`` (outside the game, it has
+    ceased to exist already, or is yet to be created)."""
+    return g.And(g.token(c), g.zone(t, c) != BATTLEFIELD, g.zone(t, c) != OUTSIDE)
+
+
+def legend_here(g, t: int, c: int):
+    """``c`` is a legendary permanent at moment ``t``, for the legend rule: on the battlefield and phased in (a
+    phased-out permanent is treated as though it doesn't exist, 702.26b)."""
+    return g.And(g.legend_name(c) >= 1, on_battlefield(g, t, c), g.Not(g.phased_out(t, c)))
+
+
+def same_legend(g, t: int, c: int, x: int):
+    """Legendary permanents ``c`` and ``x`` have the same name and the same controller at moment ``t`` (704.5j)."""
+    return g.And(
+        legend_here(g, t, c),
+        legend_here(g, t, x),
+        g.legend_name(c) == g.legend_name(x),
+        g.controller(t, c) == g.controller(t, x),
+    )
+
+
+def legend_rule_due(g, t: int, c: int):
+    """704.5j: ``c`` is one of two or more legendary permanents with the same name controlled by the same player
+    at moment ``t`` (that player keeps one of them; the rest go to their owners' graveyards)."""
+    return g.Or(*[same_legend(g, t, c, x) for x in cards(g) if x != c])
+
+
 def state_based_actions_due(g, t: int):
-    """Some state-based action (704.5a, f-g, m) would be performed before a player receives priority at ``t``."""
+    """Some state-based action (704.5a, d, f-g, j, m) would be performed before a player receives priority at
+    ``t``."""
     return g.Or(
         *[lethal_damage_due(g, t, c) for c in cards(g)],
         *[aura_unattached_due(g, t, c) for c in cards(g)],
+        *[token_ceases_due(g, t, c) for c in cards(g)],
+        *[legend_rule_due(g, t, c) for c in cards(g)],
         *[g.no_life(t, p) for p in players(g)],
     )
 
@@ -869,7 +915,12 @@ def attached_none(g) -> int:
 
 def measures(g, moments: int) -> list[tuple[str, list]]:
     """What makes a counterexample small, in order: objects involved, events, then card text and effects."""
-    involved = [g.Or(*[g.zone(t, c) != LIBRARY for t in range(moments)]) for c in cards(g)]
+
+    # (a token not yet created, or gone, is outside the game: not involved either)
+    def somewhere(t: int, c: int):
+        return g.And(g.zone(t, c) != LIBRARY, g.Or(g.Not(g.token(c)), g.zone(t, c) != OUTSIDE))
+
+    involved = [g.Or(*[somewhere(t, c) for t in range(moments)]) for c in cards(g)]
     events = []
     for t in range(1, moments):
         for c in cards(g):
@@ -888,6 +939,7 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
         events += [g.leave(t) != NO_LEAVE, begins(g, t)]
         events += [g.leaves_game(t, p) for p in players(g)]
     circumstances = [g.kind(c) != NONE for c in cards(g)] + [g.var(f, c) for f in CARD_FLAGS for c in cards(g)]
+    circumstances += [x for c in cards(g) for x in (g.token(c), g.legend_name(c) != 0)]
     circumstances += [
         x for t in range(moments) for x in (g.lands_are_creatures(t), g.creatures_lose_abilities(t), g.grant_ability(t))
     ]
@@ -1060,6 +1112,10 @@ def describe(g, t: int) -> dict[str, str]:
         name = card_name(g, c)
         if t > 0 and (g.zone(t, c) != g.zone(t - 1, c) or g.since(t, c) == t):
             how = " (dies)" if dies(g, t, c) else ""
+            if g.token(c) and g.zone(t - 1, c) == OUTSIDE and on_battlefield(g, t, c):
+                how += " (created)"
+            elif g.token(c) and g.zone(t, c) == OUTSIDE and not g.leaves_game(t, g.owner(c)):
+                how += " (ceases to exist)"
             how += " (would have died: replaced)" if g.dies_replaced(t, c) else ""
             events.append(f"{name} {ZONES[g.zone(t - 1, c)]}→{ZONES[g.zone(t, c)]}{how}")
         if g.damage(t, c):
@@ -1129,9 +1185,11 @@ def describe_setup(g) -> list[str]:
     """The cards involved (not idle in the library) and the delayed abilities of a trace, one line each."""
     lines = []
     for c in cards(g):
-        if all(g.zone(t, c) == LIBRARY for t in range(g.moments)):
-            continue  # not involved
+        if all(g.zone(t, c) == LIBRARY or (g.token(c) and g.zone(t, c) == OUTSIDE) for t in range(g.moments)):
+            continue  # not involved (idle in the library, or a token never created)
         set_flags = [f for f in CARD_FLAGS if g.var(f, c)]
+        set_flags += ["token"] * bool(g.token(c))
+        set_flags += [f"legendary (name {g.legend_name(c)})"] * bool(g.legend_name(c))
         lines.append(
             f"c{c}: owner P{g.owner(c)}, trigger {KINDS[g.kind(c)]}"
             + (f"; {', '.join(set_flags)}" if set_flags else "")

@@ -26,7 +26,8 @@ ADDED_IN_4 = {
 #: ... and per card or per player (a list of the universe's size), and the constants.
 ADDED_PER_CARD_IN_4 = {"lethal": False}  # version 3 knew no damage beyond "dealt damage"
 ADDED_PER_PLAYER_IN_4 = {"no_life": False}
-ADDED_CONSTANTS_IN_4 = {"aura": False}  # version 3 knew no Auras as such
+#: Version 3 knew no Auras as such, no tokens and no legendary permanents (its games have none).
+ADDED_CONSTANTS_IN_4 = {"aura": False, "token": False, "legend_name": 0}
 ADDED_WAITING = ("waiting_since", "waiting_controller", "waiting_zone")  # inferred: see _waiting_3_to_4
 
 
