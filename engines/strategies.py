@@ -122,7 +122,7 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
     flags = [flag for flag in game.CARD_FLAGS if _one_in(draw, FLAG_ODDS.get(flag, 6))]
     if focus_flag is not None and focus_flag not in flags and draw(st.booleans()):
         flags.append(focus_flag)
-    token = _one_in(draw, 5)  # a token (111.1): on the battlefield, or outside the game until created
+    token = _one_in(draw, 6)  # a token (111.1): on the battlefield, or outside the game until created
     zone = draw(st.sampled_from(("battlefield", "outside") if token else ZONES_FIRST))
     on_battlefield = zone == "battlefield"
     creature_or_land = "creature_card" in flags or "land_card" in flags
@@ -152,7 +152,7 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
         lore=int(trigger == "chapter" and on_battlefield),
         token=token,
         # Now and then legendary, with one of two names: two of a name meet often (704.5j).
-        legend_name=draw(st.integers(1, 2)) if _one_in(draw, 3) else 0,
+        legend_name=draw(st.integers(1, 2)) if _one_in(draw, 4) else 0,
     )
 
 
@@ -235,17 +235,26 @@ def _starting_game(scenario: Scenario) -> tuple[Scenario, ReferenceGame]:
         ]
         moved = {c for c, card in enumerate(fixed) if card.zone in ("library", "outside")}
         fixed = [replace(card, attached_to=None) if card.attached_to in moved else card for card in fixed]
-        # An Aura attached to nothing would go to the graveyard before the game begins (704.5m): it starts there.
-        fixed = [
-            replace(
-                card, zone="outside" if card.token else "graveyard", controller=None, tapped=False, instances=1, lore=0
-            )
-            if "aura" in card.flags and card.zone == "battlefield" and card.attached_to is None
-            else card
-            for card in fixed
-        ]
-        gone = {c for c, card in enumerate(fixed) if card.zone != "battlefield"}
-        fixed = [replace(card, attached_to=None) if card.attached_to in gone else card for card in fixed]
+        # An Aura attached to nothing would go to the graveyard before the game begins (704.5m): it starts there
+        # (a token: it doesn't start at all); what was attached to it is then attached to nothing, and so on.
+        while True:
+            fixed = [
+                replace(
+                    card,
+                    zone="outside" if card.token else "graveyard",
+                    controller=None,
+                    tapped=False,
+                    instances=1,
+                    lore=0,
+                )
+                if "aura" in card.flags and card.zone == "battlefield" and card.attached_to is None
+                else card
+                for card in fixed
+            ]
+            gone = {c for c, card in enumerate(fixed) if card.zone != "battlefield"}
+            if not any(card.attached_to in gone for card in fixed):
+                break
+            fixed = [replace(card, attached_to=None) if card.attached_to in gone else card for card in fixed]
         scenario = replace(scenario, cards=tuple(fixed))
         return scenario, ReferenceGame(scenario)
 
@@ -264,7 +273,7 @@ def scenarios(
     focus = draw(st.sampled_from(KINDS_FIRST[:-1]))
     focus_flag = draw(st.sampled_from(game.CARD_FLAGS))
     chosen = _attachments(draw, [draw(card_texts(n_players, focus, focus_flag)) for _ in range(n_cards)])
-    if n_cards >= 2 and _one_in(draw, 3):  # two of one legendary name, one owner's: the legend rule's game
+    if n_cards >= 2 and _one_in(draw, 4):  # two of one legendary name, one owner's: the legend rule's game
         a, b = sorted(draw(st.lists(st.integers(0, n_cards - 1), min_size=2, max_size=2, unique=True)))
         name = chosen[a].legend_name or 1
         chosen[a] = replace(chosen[a], legend_name=name)
@@ -278,10 +287,9 @@ def scenarios(
             # ... and a static ability that does, on the battlefield, where it works
             chosen[ability.source] = replace(source, zone="battlefield", revealed=False)
             continue
-        spell_card = not (source.has("land_card") or source.token)  # (a token is never a spell)
-        if ability.cause == "spell" and source.zone != "hand" and spell_card and draw(st.booleans()):
-            chosen[ability.source] = replace(
-                source, zone="hand", controller=None, tapped=False, attached_to=None, instances=1, lore=0
+        if ability.cause == "spell" and source.zone != "hand" and not source.has("land_card") and draw(st.booleans()):
+            chosen[ability.source] = replace(  # (a card: a token is never a spell)
+                source, zone="hand", controller=None, tapped=False, attached_to=None, instances=1, lore=0, token=False
             )
             chosen = [replace(c, attached_to=None) if c.attached_to == ability.source else c for c in chosen]
     setup = Scenario(
@@ -651,6 +659,9 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
         dying = [c for c in permanents if m.cards[c].eff_creature]
         if cls == "delayed" and len(dying) >= 2 and draw(st.booleans()):
             return Action(destroy=tuple(dying))  # a board wipe: several events at once for one delayed ability (603.7b)
+        tokens = [c for c in _creatable(played) if played.flag(c, "creature_card")]
+        if cls == "delayed" and len(dying) < 2 and tokens and draw(st.booleans()):
+            return Action(create=tuple(tokens[:2]))  # creature tokens for that board wipe
         if cls == "delayed" and len(dying) < 2 and creature_cards and draw(st.booleans()):
             return Action(put_onto_battlefield=tuple(creature_cards[:2]))  # creatures for that board wipe
         if dying and _one_in(draw, 3):

@@ -18,6 +18,7 @@ from rule603 import InvalidArgument, TraceFormatError
 from rule603._internal.bmc import violations
 from rule603._internal.schema import Schema
 from rule603._internal.trace import from_json
+from rule603.engines.mutants import MUTANTS
 from rule603.engines.reference import run
 from rule603.engines.scenario import Action, Card, Scenario
 from rule603.engines.scenario_file import load, play
@@ -321,3 +322,108 @@ def test_targets_illegal_names_what_it_needs():
                 scenario, actions=(Action(cast=0), Action(resolve=True), Action(resolve=True, targets_illegal=True))
             )
         )
+
+
+# --- tokens (111.1, 111.7-111.8, 704.5d) and the legend rule (704.5j) ------------------------------------------------
+
+
+def test_a_token_that_dies_triggers_dies_abilities_and_then_ceases_to_exist():
+    trace = played("704.5d-master-of-waves.toml")  # moment 1: the bounce; 2: the tokens die; 3: they cease to exist
+    assert broken(trace) == set()
+    assert trace.states[2]["zone"][1:3] == [game.GRAVEYARD] * 2 and trace.states[2]["triggers"][3] == 2
+    assert trace.states[3]["zone"][1:3] == [game.OUTSIDE] * 2 and trace.states[3]["priority"]
+    # The engine lets the tokens linger in the graveyard ...
+    lingering = changed(changed(trace, 3, "zone", game.GRAVEYARD, 1), 3, "since", 2, 1)
+    assert (3, "704.5d") in broken(lingering)
+    # ... or takes them out of the game at once, so that nothing sees them die.
+    at_once = changed(changed(trace, 2, "zone", game.OUTSIDE, 1), 2, "zone", game.OUTSIDE, 2)
+    assert (2, "704.5d") in broken(at_once)
+    # ... or gives priority before they have ceased to exist.
+    assert (2, "704.3") in broken(changed(trace, 2, "priority", True))
+
+
+def test_a_token_is_created_on_the_battlefield_under_its_owners_control_only():
+    trace = played("704.5j-tolsimir-voja.toml")
+    assert broken(trace) == set()
+    assert trace.states[0]["zone"][2] == game.OUTSIDE and trace.states[1]["zone"][2] == game.BATTLEFIELD
+    assert (1, "111.1") in broken(changed(trace, 1, "controller", 1, 2))  # created under Bob's control
+    into_the_graveyard = changed(changed(trace, 1, "zone", game.GRAVEYARD, 2), 2, "zone", game.GRAVEYARD, 2)
+    assert (1, "111.1") in broken(into_the_graveyard)
+    # A card, not a token, never comes into the game from outside it.
+    card = dataclasses.replace(trace, params={**trace.params, "token": [False, True, False, False]})
+    assert (1, "800.4a") in broken(card)
+    with pytest.raises(InvalidArgument, match="only a token is created"):
+        run(Scenario(cards=(Card(zone="hand", flags=CREATURE),), actions=(Action(create=(0,)),)))
+
+
+def test_a_flickered_token_stays_in_exile_and_a_trace_that_brings_it_back_is_rejected():
+    trace = played("111.8-justiciars-portal.toml")
+    assert broken(trace) == set()
+    assert trace.states[2]["zone"][0] == game.EXILE and trace.states[3]["zone"][0] == game.OUTSIDE
+    # The mutant token-comes-back writes what a buggy engine does: the token returns as a new object.
+    (mutant,) = [m for m in MUTANTS if m.id == "token-comes-back"]
+    loaded = load(str(SCENARIOS / "111.8-justiciars-portal.toml"))
+    wrong = mutant.run(loaded.scenario)
+    assert wrong.states[2]["zone"][0] == game.BATTLEFIELD and wrong.states[2]["since"][0] == 2
+    assert min(t for t, _ in broken(wrong)) == 2 and (2, "111.8") in broken(wrong)
+    # Nor does a token that left the battlefield move on to another zone before it ceases to exist.
+    moved_on = changed(changed(trace, 3, "zone", game.GRAVEYARD, 0), 3, "since", 3, 0)
+    assert (3, "111.8") in broken(moved_on)
+
+
+def test_the_legend_rule_keeps_one_and_the_other_dies():
+    trace = played("704.5j-tolsimir-voja.toml")
+    # Moment 1: two Vojas under Alice's control, nobody gets priority; 2: the old one dies; 3: it is gone.
+    assert not trace.states[1]["priority"] and trace.states[2]["zone"][1:3] == [game.GRAVEYARD, game.BATTLEFIELD]
+    assert trace.states[2]["triggers"][3] == 1  # Blood Artist: the legend rule's trip to the graveyard is dying
+    both_stay = changed(changed(trace, 2, "zone", game.BATTLEFIELD, 1), 2, "since", 0, 1)
+    assert (2, "704.5j") in broken(both_stay)
+    assert (1, "704.3") in broken(changed(trace, 1, "priority", True))
+    # A game that does not trigger Blood Artist for it breaks 603.6c (it is a permanent leaving the battlefield).
+    unseen = trace
+    for name in ("matches", "attempts", "base_triggers", "triggers"):
+        unseen = changed(unseen, 2, name, 0, 3)
+    assert (2, "603.6c") in broken(unseen)
+
+
+def test_the_legend_rule_is_per_controller():
+    voja = Card(zone="battlefield", token=True, legend_name=1, flags=CREATURE)
+    scenario = Scenario(cards=(voja, dataclasses.replace(voja, owner=1)), actions=(Action(),))
+    trace = run(scenario)
+    assert broken(trace) == set() and trace.length == 2  # Alice's and Bob's Voja: no state-based action
+    stolen = run(dataclasses.replace(scenario, actions=(Action(gain_control=((1, 0),)),)))
+    assert stolen.states[2]["zone"] == [game.BATTLEFIELD, game.GRAVEYARD]  # Bob owns it: his graveyard
+    assert stolen.states[3]["zone"] == [game.BATTLEFIELD, game.OUTSIDE] and stolen.length == 4
+    assert broken(stolen) == set()
+    assert (2, "704.5j") in broken(changed(changed(stolen, 2, "zone", game.BATTLEFIELD, 1), 2, "since", 0, 1))
+
+
+def test_all_state_based_actions_happen_at_once_so_the_legend_kept_may_die_too():
+    legend = Card(zone="battlefield", legend_name=1, flags=CREATURE)
+    scenario = Scenario(
+        cards=(legend, dataclasses.replace(legend, zone="hand"), Card(zone="battlefield", trigger="creature_dies")),
+        actions=(Action(put_onto_battlefield=(1,), lethal=(0,), keep=(0,)),),
+    )
+    trace = run(scenario)  # the one kept has lethal damage: both die in one batch, and the 'dies' ability sees both
+    assert trace.states[2]["zone"][:2] == [game.GRAVEYARD, game.GRAVEYARD] and trace.states[2]["triggers"][2] == 2
+    assert broken(trace) == set()
+    # By default the controller keeps the one that stays: only the newcomer dies.
+    kept = run(dataclasses.replace(scenario, actions=(Action(put_onto_battlefield=(1,)),)))
+    assert kept.states[2]["zone"][:2] == [game.BATTLEFIELD, game.GRAVEYARD] and broken(kept) == set()
+    with pytest.raises(InvalidArgument, match="legend rule doesn't apply to it"):
+        run(dataclasses.replace(scenario, actions=(Action(keep=(0,)),)))
+
+
+def test_the_mutant_that_ignores_the_legend_rule_is_caught_where_a_player_gets_priority():
+    (mutant,) = [m for m in MUTANTS if m.id == "legend-rule-ignored"]
+    scenario = load(str(SCENARIOS / "704.5j-tolsimir-voja.toml")).scenario
+    wrong = mutant.run(dataclasses.replace(scenario, actions=(Action(create=(2,)),)))  # (its engine keeps both)
+    assert wrong.states[1]["priority"] and wrong.length == 2
+    assert broken(wrong) == {(1, "704.3")}
+
+
+def test_a_version_3_trace_has_no_tokens_and_no_legends():
+    fixtures = Path(__file__).parent / "fixtures"
+    new = migrate(json.loads((fixtures / "board-wipe-v3.json").read_text(encoding="utf-8")))
+    cards = new["#meta"]["universe"]["card"]
+    assert new["constants"]["token"] == [False] * cards and new["constants"]["legend_name"] == [0] * cards
