@@ -363,6 +363,9 @@ class DeadlockSearch:
 
     def _proposal(self, t: int) -> _Proposal:
         enc = self.search
+        # The rules at t make every variable they mention first, so that the situation pins all of them: a lesson
+        # learned from it (``_served``, ``_served_larger``) then rules out that very situation.
+        self._every_rule_at(t)
         read = enc.solver.model_reader()
         values = {key: read(var) for key, var in enc.variables() if self._fixed(key, t)}
         return _Proposal(values, enc.extract(t + 1))
@@ -394,16 +397,19 @@ class DeadlockSearch:
     def _served(self, t: int, read: Callable[[Any], Any]) -> Any:
         """Over the search's variables: the judge's rule values for ``t`` (``read``) obey every rule and clause
         there."""
-        # Every rule at ``t`` over the search's own variables, built once per moment; each round puts the
-        # judge's values in for moment ``t``'s rule variables (building the rules again took most of a round).
+        term, rule_variables = self._every_rule_at(t)
+        values = [(var, read(self.judge.lookup(*key))) for key, var in rule_variables]
+        return self.search.backend.substitute(term, values)
+
+    def _every_rule_at(self, t: int) -> tuple[Any, list[tuple[tuple[str, tuple[int, ...]], Any]]]:
+        """Every rule at ``t`` over the search's own variables, and moment ``t``'s rule variables, built once per
+        moment; each round puts the judge's values in for those (building the rules again took most of a round)."""
         if t not in self._every_rule:
             search = self.search
             every_rule = search.g.And(*self._rules(search.g, t))  # (makes the variables it mentions)
             rule_variables = [(key, var) for key, var in search.variables() if self._judged(key, t)]
             self._every_rule[t] = (every_rule, rule_variables)
-        term, rule_variables = self._every_rule[t]
-        values = [(var, read(self.judge.lookup(*key))) for key, var in rule_variables]
-        return self.search.backend.substitute(term, values)
+        return self._every_rule[t]
 
     def _judged(self, key: tuple[str, tuple[int, ...]], t: int) -> bool:
         """Is this one of moment ``t``'s rule variables (what the judge chooses)?"""
