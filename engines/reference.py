@@ -11,7 +11,8 @@ One action is one batch of simultaneous events and makes one new moment.
 2. circumstances: continuous effects, prohibitions, intervening-'if' conditions, revealed cards;
 3. the top of the stack resolves or is countered, and whether a resolving ability does what
    it says (608.2, with 603.4, 603.5, 603.6, 603.6e, 603.7c);
-4. zone changes (each makes a new object, 400.7), then events on permanents that stay
+4. zone changes (each makes a new object, 400.7; a token is created from outside the game, 111.1, and once
+   it has left the battlefield it moves nowhere else, 111.8), then events on permanents that stay
    (tapping, damage, control, phasing, attachments), then players leaving the game (800.4a);
 5. what the permanents look like now (613.1, 603.6b), and resolution bookkeeping (603.2i, 603.7h);
 6. delayed triggered abilities that end or are created (603.7, 603.7a-h);
