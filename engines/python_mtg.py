@@ -210,7 +210,8 @@ ASSUMPTIONS: dict[str, str] = {
     "control), the owner elsewhere.",
     "players, turns": "The player active at a window's first moment is player 0; turns count from 1.",
     "step": "The engine's step, as it is: the model has the same twelve (500.1).",
-    "extra_turn, extra_step": "False: nothing in the decks adds turns, phases or steps.",
+    "extra_turn, extra_step, unfinished": "False: nothing in the decks adds turns, phases or steps, and each "
+    "resolution is one batch (the engine reports its events together).",
 }
 
 #: Clauses that are checked, and where their evidence comes from.
@@ -990,8 +991,9 @@ class _WindowTrace:
             "active": self.player[frame.active],
             "step": frame.model_step,
             "priority": frame.model_step not in NO_PRIORITY_STEPS,  # ASSUMPTIONS["priority"]
-            "extra_turn": False,  # ASSUMPTIONS["extra_turn, extra_step"]
+            "extra_turn": False,  # ASSUMPTIONS["extra_turn, extra_step, unfinished"]
             "extra_step": False,
+            "unfinished": False,
             **self._objects(frame, zone, controller),
             **self._events(),
             **self._triggers(t, fired, zone, controller),

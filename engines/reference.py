@@ -229,6 +229,7 @@ class Moment:
     actions_other: int = 0
     countered_now: bool = False
     removed_now: bool = False  # the top ability tried to resolve and was removed instead (603.4, 608.2b)
+    unfinished: bool = False  # the resolution (or turn-based action) of this batch goes on in the next (608.2c)
     targets_illegal: bool = False
     instruction_works: bool = False
     acts: bool = False
@@ -441,7 +442,7 @@ class ReferenceGame:
         when none is due does a player receive priority (and the abilities that triggered go on the stack)."""
         for _ in range(self.n_cards + self.n_players + 1):  # each batch removes a card or a player for good
             due = self._state_based_actions(self.now)
-            if due == Action():
+            if due == Action() or self.now.unfinished:  # 704.4: not in the middle of a resolution
                 return
             if self.now.step == UNTAP:
                 raise BeyondModelBounds(
@@ -465,6 +466,7 @@ class ReferenceGame:
         after = before.successor()
         if after.t >= 32:
             raise BeyondModelBounds("a trace holds at most 32 moments")
+        self._goes_on(before, action)
         self._turn_structure(before, after, action)
         self._circumstances(after, action)
         self._top_of_stack(before, after, action)
@@ -479,6 +481,7 @@ class ReferenceGame:
         after.abilities = self._what_triggered(before, after, action)
         self._delayed_abilities_used_up(after)
         self._cleanup_priority(before, after, action)
+        self._instructions_in_order(before, after, action)
         if self._state_based_actions(after) != Action():
             after.priority = False  # 704.3: state-based actions first; nobody receives priority yet
         self._put_triggers_on_stack(before, after)
@@ -543,8 +546,45 @@ class ReferenceGame:
         elif before.step == UNTAP:
             _fail("the untap step lasts one batch: the next action begins a step (step = 'upkeep', ...)")
         after.priority = action.priority
-        if not before.priority and not after.priority and after.step != CLEANUP:
+        if not before.priority and not after.priority and after.step != CLEANUP and not action.unfinished:
             _fail("priority = false twice in a row: a player receives priority as soon as nothing else happens (117.3)")
+
+    def _instructions_in_order(self, before: Moment, after: Moment, action: Action) -> None:
+        """608.2c: a spell or ability follows its instructions in order; each instruction's events are a batch,
+        and nobody receives priority (nor are state-based actions performed, 704.4) until the last is done.  A
+        turn-based action as a step begins may go on the same way (703.4)."""
+        if action.unfinished:
+            resolving = after.resolving is not None and not after.removed_now
+            begins = action.step is not None or action.next_turn
+            if not (resolving or before.unfinished or begins):
+                _fail(
+                    "unfinished: only a resolution (resolve = true), a turn-based action as a step begins, or the"
+                    " events of an unfinished one go on in the next action (608.2c)"
+                )
+            after.priority = False
+            after.unfinished = True
+
+    @staticmethod
+    def _goes_on(before: Moment, action: Action) -> None:
+        """The action after an unfinished resolution holds its next events: nothing a player does with priority."""
+        if before.unfinished:
+            what = [
+                name
+                for name, done in (
+                    ("next_turn", action.next_turn),
+                    ("step", action.step is not None),
+                    ("cast", action.cast is not None),
+                    ("play_land", action.play_land is not None),
+                    ("resolve", action.resolve),
+                    ("counter", action.counter),
+                )
+                if done
+            ]
+            if what:
+                _fail(
+                    f"{what[0]}: the previous action's resolution is unfinished (unfinished = true), so this action"
+                    " holds its next events; nobody has priority in between (608.2c, 117.3)"
+                )
 
     def _cleanup_priority(self, before: Moment, after: Moment, action: Action) -> None:
         """514.3a: in the cleanup step no player receives priority, unless abilities triggered or state-based
@@ -552,7 +592,8 @@ class ReferenceGame:
         the stack), and players keep it while they act; all passing with the stack empty, another cleanup step
         begins (``step = "cleanup"``), without priority again."""
         if after.step == CLEANUP:
-            performed = self._state_based_actions(before) != Action()  # this batch performed them (514.3a)
+            # this batch performed them (514.3a), unless a resolution went on in it (704.4)
+            performed = self._state_based_actions(before) != Action() and not before.unfinished
             # A cleanup step that begins (the first, or another once all passed) gives nobody priority.
             begins = before.step != CLEANUP or action.step == "cleanup"
             going_on = before.priority and not begins  # players who have priority keep it while they act
@@ -819,6 +860,11 @@ class ReferenceGame:
             if not before.cards[c].eff_creature:
                 _fail(f"lethal card {c}: only a creature has toughness and lethal damage")
             after.cards[c].lethal = after.cards[c].since != after.t  # moved in this batch, it is a new object
+        for c in action.no_longer_lethal:
+            permanent(c, "no_longer_lethal")
+            if c in action.lethal:
+                _fail(f"no_longer_lethal card {c}: the same action gives it lethal damage")
+            after.cards[c].lethal = False
         for p in action.no_life:
             if not after.in_game[p]:
                 _fail(f"no_life player {p}: they have left the game")
@@ -1307,12 +1353,17 @@ class ReferenceGame:
         for a, tr in enumerate(after.abilities):
             cls, i = self.ability_class(a)
             zone = after.cards[i].zone if cls == "printed" else 0  # 603.6: where its object moved to
-            if tr.triggers:
+            earlier = [w for w in before.waiting if w.ability == a]
+            if tr.triggers and not earlier:
                 after.last_triggered[a] = (after.t, tr.controller, zone)
-                if not after.priority and any(w.ability == a for w in before.waiting):
+            if tr.triggers and earlier and not after.priority:
+                since = after.cards[i].since if cls == "printed" else 0
+                first = min(w.moment for w in earlier)
+                if any(w.controller != tr.controller or w.zone != zone for w in earlier) or since > first:
                     raise BeyondModelBounds(
                         f"ability {a} triggers again while instances of it from an earlier batch still wait for "
-                        "priority: the model keeps the waiting instances of one ability from one batch"
+                        "priority, under another controller or from another object or zone: the model keeps the "
+                        "waiting instances of one ability alike"
                     )
             if cls == "printed" and self.flag(i, "mana_ability"):
                 continue  # 605.4a: a triggered mana ability resolves at once, without the stack
@@ -1448,6 +1499,7 @@ class ReferenceGame:
             "left_game": [not x for x in m.in_game],
             "countered_now": m.countered_now,
             "removed_now": m.removed_now,
+            "unfinished": m.unfinished,
             "targets_illegal": m.targets_illegal,
             "instruction_works": m.instruction_works,
             "acts": m.acts,

@@ -97,6 +97,9 @@ class Action:
     extra_turn: int | None = None  # with next_turn: the turn is an extra turn an effect gave this player (500.7)
     extra_step: bool = False  # with step: an effect added that phase or step, so it may come back (500.8-500.10)
     priority: bool = True  # a player receives priority after this batch; False: another batch follows at once
+    #: the resolution (or turn-based action) of this batch goes on: the next action holds its next instruction's
+    #: events, with no priority and no state-based actions in between (608.2c, 704.4)
+    unfinished: bool = False
     # --- the stack --------------------------------------------------------------------
     cast: int | None = None  # this card is cast from its owner's hand (it goes on the stack)
     resolve: bool = False  # the top object of the stack resolves
@@ -138,6 +141,9 @@ class Action:
     lose: tuple[int, ...] = ()  # players who lose the game
     no_life: tuple[int, ...] = ()  # players whose life is now 0 or less: they lose as a state-based action (704.5a)
     lethal: tuple[int, ...] = ()  # creatures now with lethal damage marked, or toughness 0 or less (704.5f-g)
+    #: creatures whose lethal damage is gone before state-based actions see it: damage removed, or toughness raised
+    #: (a +1/+1 counter, cards drawn back into hand), later in the same resolution (704.4)
+    no_longer_lethal: tuple[int, ...] = ()
     draw_game: bool = False  # the game is a draw: every remaining player leaves it (603.9)
     # --- circumstances ----------------------------------------------------------------
     lands_are_creatures: bool | None = None  # continuous effect "All lands are creatures" starts (True) or ends
@@ -298,6 +304,7 @@ CARD_LIST_FIELDS = (
     "dies_replaced",
     "damage",
     "lethal",
+    "no_longer_lethal",
     "prevent_damage",
     "deals_damage",
     "block",

@@ -107,7 +107,7 @@ ONE_OBJECT = ("cast", "play_land")
 #: What a script decides besides its events: which objects are new (400.7) and which delayed
 #: abilities its effects create (the game model's SCENARIO_DECIDES, where it is explained).
 FIXED_BY_SCRIPT = game.SCENARIO_DECIDES
-FLAGS = ("next_turn", "extra_step", "resolve", "counter", "decline", "targets_illegal", "draw_game")
+FLAGS = ("next_turn", "extra_step", "resolve", "counter", "decline", "targets_illegal", "draw_game", "unfinished")
 
 
 @dataclass(frozen=True)

@@ -326,6 +326,8 @@ def _next_action(draw, played: ReferenceGame) -> Action:
     m = played.now
     if m.step == UNTAP:  # the untap step lasts one batch: a step begins
         return Action(step=draw(st.sampled_from(("upkeep", "upkeep", "draw", "precombat_main", "end"))))
+    if m.unfinished:
+        return _next_instruction(draw, played)
     idle = not m.stack and not m.waiting
     top_is_delayed = m.stack and played.n_cards < m.stack[-1].code <= played.n_cards + played.n_delayed
     if top_is_delayed and m.priority and _one_in(draw, 3):
@@ -521,7 +523,26 @@ def _resolution(draw, played: ReferenceGame) -> Action:
     elif effect == 2:
         library = [c for c, card in enumerate(m.cards) if card.zone in (LIBRARY, GRAVEYARD)]
         extra["put_onto_battlefield"] = _some(draw, library, 2)
+    # Its instructions may be followed in order, each a batch of its own (608.2c): the resolution goes on.
+    if _one_in(draw, 6):
+        extra["unfinished"] = True
     return Action(resolve=True, **extra)  # type: ignore[arg-type]
+
+
+#: What a resolution's later instruction may do (608.2c): events, not what a player does with priority.
+INSTRUCTION_KINDS = ("provoke", "destroy", "exile", "bounce", "flicker", "discard", "draw", "damage", "tap", "untap")
+
+
+def _next_instruction(draw, played: ReferenceGame) -> Action:
+    """The next events of an unfinished resolution; it may go on again, and may undo lethal damage (704.4)."""
+    m = played.now
+    action = _fit(draw, played, draw(st.sampled_from(INSTRUCTION_KINDS)))
+    if action.step is not None or action.cast is not None or action.resolve or action.counter:
+        action = Action()
+    lethal = [c for c, card in enumerate(m.cards) if card.lethal and c not in action.lethal]
+    if lethal and draw(st.booleans()):
+        action = replace(action, no_longer_lethal=_some(draw, lethal, 2))
+    return replace(action, unfinished=_one_in(draw, 3), priority=True)
 
 
 def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger condition

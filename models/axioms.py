@@ -137,18 +137,21 @@ def priority_moments(g, t: int) -> Iterator[Rule]:
         return
     # ... unless state-based actions are due first (704.3): then another batch, performing them, follows.
     sba = m.state_based_actions_due(g, t)
-    yield R(g.And(g.Not(g.priority(t - 1)), g.step(t) != UNTAP, g.step(t) != CLEANUP, g.Not(sba)), g.priority(t))
+    # ... or a resolution goes on (608.2c: its next instruction's events are the next batch).
+    going_on_resolving = g.unfinished(t)
+    outside = g.And(g.step(t) != UNTAP, g.step(t) != CLEANUP)
+    yield R(g.And(g.Not(g.priority(t - 1)), outside, g.Not(sba), g.Not(going_on_resolving)), g.priority(t))
     # 514.3a: in the cleanup step players receive priority only once abilities have triggered there or
     # state-based actions were performed, and then they do.  The abilities trigger (or the state-based actions
     # fall due) in a batch without priority; the next batch is the one in which the active player receives it.
     in_cleanup = g.step(t) == CLEANUP
     waiting = g.Or(*[g.pending(t - 1, a) >= 1 for a in m.abilities(g)])
-    performed = m.state_based_actions_due(g, t - 1)
+    performed = g.And(m.state_based_actions_due(g, t - 1), m.state_based_actions_performed(g, t))
     # Once they have it, they keep it while they act; all passing with the stack empty is another cleanup step,
     # a moment without priority again.
     going_on = g.And(g.priority(t - 1), g.step(t - 1) == CLEANUP)
     yield R(g.And(in_cleanup, g.priority(t)), g.Or(waiting, performed, m.stack_size(g, t - 1) >= 1, going_on))
-    yield R(g.And(in_cleanup, g.Or(waiting, performed), g.Not(sba)), g.priority(t))
+    yield R(g.And(in_cleanup, g.Or(waiting, performed), g.Not(sba), g.Not(going_on_resolving)), g.priority(t))
 
 
 @_axiom(
@@ -177,7 +180,7 @@ def lethal_damage(g, t: int) -> Iterator[Rule]:
         # Model bound: nothing regenerates and nothing is indestructible; a replacement effect may still send it
         # elsewhere (dies_replaced).
         destroyed = g.And(m.left_battlefield(g, t, c), g.Or(g.zone(t, c) == GRAVEYARD, g.dies_replaced(t, c)))
-        yield R(m.lethal_damage_due(g, t - 1, c), destroyed, f"card {c}")
+        yield R(g.And(m.lethal_damage_due(g, t - 1, c), m.state_based_actions_performed(g, t)), destroyed, f"card {c}")
 
 
 @_axiom("704.5a", "a player with 0 or less life loses the game")
@@ -185,7 +188,7 @@ def no_life_left(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
     for p in m.players(g):
-        yield R(g.no_life(t - 1, p), g.leaves_game(t, p), f"player {p}")
+        yield R(g.And(g.no_life(t - 1, p), m.state_based_actions_performed(g, t)), g.leaves_game(t, p), f"player {p}")
 
 
 @_axiom("704.5m", "an Aura attached to nothing goes to its owner's graveyard")
@@ -194,7 +197,7 @@ def unattached_auras(g, t: int) -> Iterator[Rule]:
         return
     for c in m.cards(g):
         gone = g.And(m.left_battlefield(g, t, c), g.zone(t, c) == GRAVEYARD)
-        yield R(m.aura_unattached_due(g, t - 1, c), gone, f"card {c}")
+        yield R(g.And(m.aura_unattached_due(g, t - 1, c), m.state_based_actions_performed(g, t)), gone, f"card {c}")
 
 
 @_axiom(
@@ -381,7 +384,7 @@ def stack(g, t: int) -> Iterator[Rule]:
                 g.slot_zone(t, s) == _source_zone(g, t, a),
             )
             waited = g.And(
-                origin == g.waiting_since(t - 1, a),
+                origin >= g.waiting_since(t - 1, a),
                 origin < t,
                 g.slot_controller(t, s) == g.waiting_controller(t - 1, a),
                 g.slot_zone(t, s) == g.waiting_zone(t - 1, a),
@@ -482,13 +485,26 @@ def _already_done(g, t: int):
 
 @_axiom(
     "608.2c",
-    "the ability's instructions are followed as written: 'Do this only once each turn' is not done twice",
+    "the instructions are followed in the order written, as written: 'Do this only once each turn' is not done"
+    " twice; a resolution's later events are later batches, with no priority in between",
     overrides={"608.2": _already_done},
 )
 def instructions_followed(g, t: int) -> Iterator[Rule]:
     # Several instances that triggered together each resolve (603.2i asks only as they trigger), but
     # only the first to resolve takes the action.
     yield R(_already_done(g, t), g.Not(g.acts(t)))
+    # Each instruction's events happen in order, each a batch in which abilities trigger (603.2), so a
+    # resolution whose events are in order spans batches: the one in which the object leaves the stack, then
+    # one per later instruction.  A turn-based action (703.4) may span batches the same way.  Nobody receives
+    # priority until it is finished (117.3's rule then resumes), so nothing is cast, nothing resolves, no step
+    # begins and nothing goes on the stack in between (603.3: what triggered waits).
+    if t == 0:
+        yield R(True, g.Not(g.unfinished(t)))
+        return
+    resolves_now = g.And(g.leave(t) == RESOLVE, g.Not(g.removed_now(t)), m.stack_size(g, t - 1) >= 1)
+    yield R(g.unfinished(t), g.Or(resolves_now, g.unfinished(t - 1), m.begins(g, t)))
+    yield R(g.unfinished(t), g.Not(g.priority(t)))
+    yield R(g.unfinished(t - 1), g.And(g.Not(m.begins(g, t)), g.turn(t) == g.turn(t - 1)))
 
 
 @_axiom("608.2", "a resolving ability does what its effect says")
@@ -534,7 +550,9 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
         )
         # What its waiting instances remember of the batch they triggered in (405.1 labels them with it), carried
         # moment to moment so that no definition looks back over every earlier moment.
-        fresh = g.triggers(t, a) >= 1
+        # Instances that trigger while earlier ones wait join them (a resolution's events in order, state-based
+        # actions performed meanwhile): the ability remembers the first batch of those that wait.
+        fresh = g.And(g.triggers(t, a) >= 1, g.pending(t - 1, a) == 0)
         yield R(
             True,
             g.And(
@@ -544,9 +562,17 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
             ),
             f"ability {a}",
         )
-        # Model bound: the instances of one ability that wait at once triggered in one batch (an ability that
-        # triggers again while earlier instances of it wait out state-based actions is beyond the model).
-        yield R(g.And(g.pending(t - 1, a) >= 1, g.Not(g.priority(t))), g.triggers(t, a) == 0, f"ability {a}")
+        # Model bound: the instances of one ability that wait at once have one controller and one zone of their
+        # source, which stayed the same object (an ability whose source moves or changes control between two
+        # batches in which it triggers, with no priority between them, is beyond the model); each waiting
+        # instance is labelled with a batch since the first of them (405.1).  Marked as room: the audit sets it
+        # aside to tell the model's limits from the rules'.
+        yield R(
+            g.And(g.pending(t - 1, a) >= 1, g.Not(g.priority(t)), g.triggers(t, a) >= 1),
+            _joins_the_waiting(g, t, a),
+            f"ability {a}",
+            room=True,
+        )
         # Only a printed optional ability could be left off the stack; 603.5 says whether it is.
         optional = g.optional(m.source_card(g, a)) if m.ability_class(g, a)[0] == "printed" else False
         yield R(g.Not(optional), g.skipped(t, a) == 0, f"ability {a}")
@@ -593,6 +619,18 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
             ),
             f"delayed {d}",
         )
+
+
+def _joins_the_waiting(g, t: int, a: int):
+    """Instances of ``a`` triggering at ``t`` are like those that wait: same controller, same object in the
+    same zone (603.3a, 603.6)."""
+    same = [
+        g.trigger_controller(t, a) == g.waiting_controller(t - 1, a),
+        _source_zone(g, t, a) == g.waiting_zone(t - 1, a),
+    ]
+    if m.ability_class(g, a)[0] == "printed":
+        same.append(g.since(t, m.source_card(g, a)) <= g.waiting_since(t - 1, a))
+    return g.And(*same)
 
 
 def _mana_ability(g, a: int):

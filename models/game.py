@@ -280,6 +280,12 @@ VARIABLES: tuple[VarSpec, ...] = (
         "the step that begins at this moment is out of the turn's usual order: an effect added phases or steps"
         " (500.8-500.10), or the turn resumes its order after them",
     ),
+    _env(
+        "unfinished",
+        (),
+        "the resolution (or turn-based action) of this batch goes on: its next instruction's events are the next"
+        " batch, with no priority and no state-based actions in between (608.2c, 704.4)",
+    ),
     # --- objects -------------------------------------------------------------------
     _env("zone", ("card",), "zone of the card", kind="enum", values=ZONES),
     _rule(
@@ -485,13 +491,14 @@ CAPACITY_VARIABLES = (
 
 def waiting_bookkeeping(states: list[dict], n_cards: int, no_zone: object = 0) -> None:
     """Fill in ``waiting_since``, ``waiting_controller`` and ``waiting_zone`` (the model's bookkeeping an engine
-    doesn't keep) from each state's ``triggers``, ``trigger_controller`` and ``zone``, as ``model.pending``
-    defines them: what an ability remembers of the batch it last triggered in.  A delayed or reflexive ability's
-    zone is ``no_zone`` (``ZONES[0]`` in the trace's words, 0 as a code)."""
+    doesn't keep) from each state's ``triggers``, ``pending``, ``trigger_controller`` and ``zone``, as
+    ``model.pending`` defines them: what an ability remembers of the batch it triggered in, the first of those
+    whose instances wait together.  A delayed or reflexive ability's zone is ``no_zone`` (``ZONES[0]`` in the
+    trace's words, 0 as a code)."""
     last: dict[int, tuple] = {}
     for t, state in enumerate(states):
         for a, count in enumerate(state["triggers"]):
-            if count:
+            if count and (t == 0 or not states[t - 1]["pending"][a]):
                 zone = state["zone"][a] if a < n_cards else no_zone
                 last[a] = (t, state["trigger_controller"][a], zone)
         n = len(state["triggers"])
@@ -838,6 +845,14 @@ def aura_unattached_due(g, t: int, c: int):
     return g.And(g.aura(c), on_battlefield(g, t, c), g.Not(g.phased_out(t, c)), g.attached_to(t, c) == attached_none(g))
 
 
+def state_based_actions_performed(g, t: int):
+    """Batch ``t`` performs the state-based actions due at ``t - 1``: the game checks them as a player would
+    receive priority (704.3), never between the events of one resolution (704.4, ``unfinished``)."""
+    if t == 0:
+        return False
+    return g.Not(g.unfinished(t - 1))
+
+
 def state_based_actions_due(g, t: int):
     """Some state-based action (704.5a, f-g, m) would be performed before a player receives priority at ``t``."""
     return g.Or(
@@ -1116,7 +1131,7 @@ def describe(g, t: int) -> dict[str, str]:
     ]
     stack = [stack_entry(g, t, s) for s in slots(g) if g.slot_src(t, s)]
     return {
-        "moment": f"{t}{'' if g.priority(t) else ' (no priority)'}",
+        "moment": f"{t}{'' if g.priority(t) else ' (resolution goes on)' if g.unfinished(t) else ' (no priority)'}",
         "step": f"T{g.turn(t)} {STEPS[g.step(t)]}",
         "events": "; ".join(events),
         "state changes": "; ".join(changes),

@@ -22,6 +22,7 @@ ADDED_IN_4 = {
     "removed_now": False,  # version 3 had no removal on resolution: a false 'if' resolved doing nothing
     "extra_turn": False,
     "extra_step": False,
+    "unfinished": False,  # version 3 knew no resolution spanning batches (608.2c)
 }
 #: ... and per card or per player (a list of the universe's size), and the constants.
 ADDED_PER_CARD_IN_4 = {"lethal": False}  # version 3 knew no damage beyond "dealt damage"

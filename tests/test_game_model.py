@@ -157,6 +157,62 @@ def test_a_player_at_no_life_loses_before_anyone_gets_priority():
     assert (2, "704.5a") in broken(changed(trace, 2, "leaves_game", False, 1))
 
 
+# --- a resolution's events in order (608.2c, 704.4) --------------------------------------------------
+
+
+def test_a_resolution_in_order_keeps_maro_and_the_empty_hand_ability_waits_for_the_end_of_it():
+    trace = played("704.4-maro-discard-then-draw.toml")
+    assert broken(trace) == set()
+    assert trace.states[2]["unfinished"] and not trace.states[2]["priority"]
+    assert trace.states[3]["zone"][0] == game.BATTLEFIELD  # no state-based action between the instructions
+    assert trace.states[2]["triggers"][1] == 1 and trace.states[3]["slot_src"][0] == 1 + 1
+    # An engine that asks whether abilities triggered only once the resolution is over misses the empty hand.
+    wrong = changed(changed(trace, 2, "triggers", 0, 1), 2, "base_triggers", 0, 1)
+    wrong = changed(changed(wrong, 2, "pending", 0, 1), 2, "matches", 0, 1)
+    assert {clause for t, clause in broken(wrong) if t == 2} & {"603.2", "603.8"}
+
+
+def test_state_based_actions_in_the_middle_of_a_resolution_are_rejected_by_the_engine_and_the_model():
+    maro = load(str(SCENARIOS / "704.4-maro-discard-then-draw.toml"))
+    # The model: with the resolution unfinished, nothing forces Maro into the graveyard ...
+    trace = play(maro)
+    assert broken(changed(trace, 2, "unfinished", False)) >= {(3, "704.5g")}  # ... but without it, 704.5g does
+    # ... and priority in the middle of a resolution is rejected.
+    assert (2, "608.2c") in broken(changed(trace, 2, "priority", True))
+
+
+def test_only_a_resolution_goes_on_and_nothing_is_cast_in_the_middle_of_one():
+    card = Card(zone="battlefield", trigger="creature_dies", flags=CREATURE)
+    with pytest.raises(InvalidArgument, match="unfinished: only a resolution"):
+        run(Scenario(cards=(card,), actions=(Action(unfinished=True),)))
+    spell = Card(zone="hand", permanent=False)
+    with pytest.raises(InvalidArgument, match="cast: the previous action's resolution is unfinished"):
+        script = (Action(cast=0), Action(resolve=True, unfinished=True), Action(cast=1))
+        run(Scenario(cards=(spell, spell), actions=script))
+
+
+def test_an_ability_that_triggers_on_two_events_of_one_resolution_puts_both_on_the_stack():
+    # "Destroy target creature, then destroy target creature, then draw a card" (in order): "whenever a creature
+    # dies" triggers on each death, and both instances wait for the end of the resolution (603.3), then go on
+    # the stack together, each labelled with the batch it triggered in.
+    watcher = Card(zone="battlefield", trigger="creature_dies")
+    bear = Card(zone="battlefield", flags=CREATURE)
+    spell = Card(zone="hand", permanent=False)
+    script = (
+        Action(cast=3),
+        Action(resolve=True, destroy=(1,), unfinished=True),
+        Action(destroy=(2,), unfinished=True),
+        Action(draw=(4,)),
+    )
+    trace = run(Scenario(cards=(watcher, bear, bear, spell, Card()), actions=script))
+    assert [s["triggers"][0] for s in trace.states] == [0, 0, 1, 1, 0]
+    assert trace.states[3]["pending"][0] == 2 and trace.states[3]["waiting_since"][0] == 2
+    assert trace.states[4]["placed"][0] == 2 and sorted(trace.states[4]["slot_moment"][:2]) == [2, 3]
+    assert broken(trace) == set()
+    # An engine that loses the first instance (it keeps only the last event's triggers) is rejected.
+    assert (3, "model.pending") in broken(changed(trace, 3, "pending", 1, 0))
+
+
 # --- the turn ------------------------------------------------------------------------------------------
 
 
