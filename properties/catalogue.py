@@ -439,10 +439,12 @@ def additional_trigger_skips_delayed(g, t):
 @prop("upkeep-trigger-each-upkeep", clauses=["603.2", "603.2b"])
 def upkeep_trigger(g, t):
     """'At the beginning of your upkeep' triggers exactly once (once per instance, 113.2c) as each of its
-    controller's upkeeps begins, and at no other time."""
+    controller's upkeeps begins, if it was there as the upkeep began (not arriving in that batch, 513.2), and at
+    no other time."""
     claims = []
     for c in m.cards(g):
-        upkeep = g.And(m.begins(g, t), g.step(t) == UPKEEP, g.active(t) == g.controller(t, c), present(g, t, c))
+        there = g.And(present(g, t - 1, c), present(g, t, c)) if t > 0 else False
+        upkeep = g.And(m.begins(g, t), g.step(t) == UPKEEP, g.active(t) == g.controller(t, c), there)
         claims.append(
             g.Implies(
                 g.And(g.kind(c) == YOUR_UPKEEP, unhindered(g, t, c), g.Not(g.from_hand(c))),
