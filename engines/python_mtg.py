@@ -892,6 +892,7 @@ class _Slot:
     controller: int = 0
     moment: int = 0
     zone: str = "library"
+    object: int = 0  # for an ability: the card whose zone change it looks for (its own: no Auras here)
 
 
 class _WindowTrace:
@@ -941,7 +942,7 @@ class _WindowTrace:
             "d_duration": [False],
             "d_cause": ["spell"],
             "d_source": [0],
-            "d_object": [0],
+            "d_refers": [[False] * n],
             "d_nth": [False],
         }
 
@@ -1077,8 +1078,8 @@ class _WindowTrace:
             "is_leaves_ability": [k in LEAVES_KINDS for k in kinds],
             "registered": [False],
             "d_controller": [0],
-            "d_stamp": [0],
-            "d_zone": ["library"],
+            "d_stamp": [[0] * len(kinds)],
+            "d_zone": [["library"] * len(kinds)],
         }
 
     def _stack(
@@ -1104,7 +1105,7 @@ class _WindowTrace:
         if self.window.mode == NORMALISED:
             for f in reversed(fired):  # the engine applied the first one first: it is on top
                 j = self.local[f.card]
-                self.on_stack.append(_Slot(1 + j, self.player[f.controller], t, zone[j]))
+                self.on_stack.append(_Slot(1 + j, self.player[f.controller], t, zone[j], j))
                 placed[j] += 1
         triggers = [0] * self.abilities
         for f in fired:
@@ -1125,11 +1126,13 @@ class _WindowTrace:
             "slot_controller": [s.controller for s in slots],
             "slot_moment": [s.moment for s in slots],
             "slot_zone": [s.zone for s in slots],
+            "slot_object": [s.object for s in slots],
             "countered_now": False,
             "removed_now": False,
             "targets_illegal": False,
             "instruction_works": False,
             "acts": acts,
+            "affects": [False] * self.n,  # ASSUMPTIONS["603.6e"]: no Auras; no delayed abilities
         }
 
 

@@ -159,11 +159,15 @@ def delayed_abilities(draw, n_cards: int, focus: str | None = None) -> DelayedAb
     if focus is not None and draw(st.booleans()):
         trigger = focus
     source = draw(st.integers(0, n_cards - 1))
+    if game.KINDS.index(trigger) in game.NAMES_AN_OBJECT:  # "this": the one object it refers to
+        refers_to: tuple[int, ...] = (source if draw(st.booleans()) else draw(st.integers(0, n_cards - 1)),)
+    else:  # 603.7c: no object ("draw a card"), one, or several ("return the exiled cards")
+        refers_to = tuple(sorted(draw(st.sets(st.integers(0, n_cards - 1), max_size=n_cards))))
     return DelayedAbility(
         trigger=trigger,
         cause=cause,
         source=source,
-        refers_to=source if draw(st.booleans()) else draw(st.integers(0, n_cards - 1)),
+        refers_to=refers_to,
         duration=draw(st.booleans()),
         nth=cause == "ability" and _one_in(draw, 3),
     )
@@ -678,7 +682,15 @@ def _meddle(draw, played: ReferenceGame) -> Action:
     cls, i = played.ability_class(a)
     if cls == "printed" and played.flag(i, "has_if") and m.cards[i].cond and draw(st.booleans()):
         return Action(condition_false=(i,))  # 603.4: the condition no longer holds as it resolves
-    x = played.scenario.delayed[i].refers_to if cls == "delayed" else i
+    if cls == "delayed":  # 603.7c: one of the objects it refers to, each judged on its own
+        refers = played.scenario.delayed[i].refers_to
+        if not refers:
+            return Action()
+        x = draw(st.sampled_from(refers))
+    elif played.kind[i] == game.ENCHANTED_LEAVES:  # 603.6e: the enchanted permanent's card, or the Aura card
+        x = m.stack[-1].object if draw(st.booleans()) else i
+    else:
+        x = i
     zone = m.cards[x].zone
     if zone == BATTLEFIELD and not m.cards[x].phased_out:
         verb = draw(st.sampled_from(("destroy", "exile", "bounce", "flicker")))

@@ -329,7 +329,9 @@ def stack(g, t: int) -> Iterator[Rule]:
     last_code = m.spell_code(g, g.size("card") - 1)
     for s in m.slots(g):
         yield R(True, g.And((g.slot_src(t, s) == 0) == (size <= s), g.slot_src(t, s) <= last_code), f"slot {s}")
-        empty = g.And(g.slot_controller(t, s) == 0, g.slot_moment(t, s) == 0, g.slot_zone(t, s) == 0)
+        empty = g.And(
+            g.slot_controller(t, s) == 0, g.slot_moment(t, s) == 0, g.slot_zone(t, s) == 0, g.slot_object(t, s) == 0
+        )
         yield R(g.slot_src(t, s) == 0, empty, f"slot {s}")
     for c in m.cards(g):
         code = m.spell_code(g, c)
@@ -354,7 +356,7 @@ def stack(g, t: int) -> Iterator[Rule]:
         same = g.And(
             *[
                 g.var(name, t, s) == g.var(name, t - 1, s)
-                for name in ("slot_src", "slot_controller", "slot_moment", "slot_zone")
+                for name in ("slot_src", "slot_controller", "slot_moment", "slot_zone", "slot_object")
             ]
         )
         yield R(s < kept, same, f"slot {s}")
@@ -382,12 +384,14 @@ def stack(g, t: int) -> Iterator[Rule]:
                 origin == t,
                 g.slot_controller(t, s) == g.trigger_controller(t, a),
                 g.slot_zone(t, s) == _source_zone(g, t, a),
+                g.slot_object(t, s) == _source_object(g, t, a),
             )
             waited = g.And(
                 origin >= g.waiting_since(t - 1, a),
                 origin < t,
                 g.slot_controller(t, s) == g.waiting_controller(t - 1, a),
                 g.slot_zone(t, s) == g.waiting_zone(t - 1, a),
+                g.slot_object(t, s) == g.waiting_object(t - 1, a),
             )
             yield R(g.And(new, src == m.ability_code(a)), g.Or(now, waited), f"slot {s}, ability {a}")
     # A spell cast in this batch was cast before the abilities that go on the stack as a player
@@ -465,7 +469,7 @@ def illegal_targets(g, t: int) -> Iterator[Rule]:
     yield R(_all_targets_illegal(g, t), g.removed_now(t))
 
 
-def _already_done(g, t: int):
+def _already_done(g, t: int, *_object: int):
     """The resolving ability says "Do this only once each turn" and its controller took the action earlier
     this turn (603.2i's record, ``done_this_turn``, as it stood before this resolution)."""
     if t == 0:
@@ -512,6 +516,15 @@ def resolution(g, t: int) -> Iterator[Rule]:
     resolving_any = g.Or(*[m.resolving_ability(g, t, a) for a in m.abilities(g)])
     yield R(g.Not(resolving_any), g.Not(g.acts(t)))
     yield R(g.And(resolving_any, g.Not(exempt(g, "608.2", t))), g.acts(t))
+    # What it does to objects, object by object: each object its effect names is affected, unless a rule says
+    # that one can't be (603.6e, 603.7c: ``exempt`` with the card), or the whole ability does nothing (603.4, 603.5,
+    # 603.6, 608.2c); nothing else is.  An ability whose effect is what it does to its objects does something only
+    # if it affects one of them ("return the exiled cards" with none left in exile does nothing).
+    for c in m.cards(g):
+        named = m.names_object(g, t, c)
+        yield R(g.And(named, g.Not(exempt(g, "608.2", t, c))), g.affects(t, c), f"card {c}")
+        yield R(g.affects(t, c), g.And(named, g.acts(t)), f"card {c}")
+    yield R(g.And(m.names_objects(g, t), g.acts(t)), g.Or(*[g.affects(t, c) for c in m.cards(g)]))
     # The instructed action (e.g. "you may sacrifice a creature") is part of the effect: an ability that
     # does nothing takes it no times (``m.actions_taken``).  ``actions_by_effect`` is how many times the
     # effect would take it, a choice made whatever the rules then decide ``acts`` to be; tied to ``acts``
@@ -533,6 +546,7 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
                     g.waiting_since(t, a) == 0,
                     g.waiting_controller(t, a) == 0,
                     g.waiting_zone(t, a) == 0,
+                    g.waiting_object(t, a) == 0,
                     g.triggers(t, a) == 0,
                     g.pending(t, a) == 0,
                     g.placed(t, a) == 0,
@@ -559,6 +573,7 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
                 g.waiting_since(t, a) == g.If(fresh, t, g.waiting_since(t - 1, a)),
                 g.waiting_controller(t, a) == g.If(fresh, g.trigger_controller(t, a), g.waiting_controller(t - 1, a)),
                 g.waiting_zone(t, a) == g.If(fresh, _source_zone(g, t, a), g.waiting_zone(t - 1, a)),
+                g.waiting_object(t, a) == g.If(fresh, _source_object(g, t, a), g.waiting_object(t - 1, a)),
             ),
             f"ability {a}",
         )
@@ -601,24 +616,33 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
         created = m.delayed_created(g, t, d)
         # Model bound: a delayed-ability slot is reused only once its earlier instances are gone.
         yield R(created, m.outstanding(g, t - 1, m.delayed(g, d)) == 0, f"delayed {d}")
-        # What a delayed ability refers to is fixed when it is created, and stays with its instances.
-        yield R(
-            g.Not(created),
-            g.And(
-                g.d_controller(t, d) == g.d_controller(t - 1, d),
-                g.d_stamp(t, d) == g.d_stamp(t - 1, d),
-                g.d_zone(t, d) == g.d_zone(t - 1, d),
-            ),
-            f"delayed {d}",
-        )
-        obj = g.d_object(d)
-        yield R(
-            created,
-            g.And(
-                g.d_stamp(t, d) == m.card_value(g, "since", t, obj), g.d_zone(t, d) == m.card_value(g, "zone", t, obj)
-            ),
-            f"delayed {d}",
-        )
+        # What a delayed ability refers to is fixed when it is created, and stays with its instances: each object
+        # it refers to, as it is then (400.7), and where it is then, the zone it is expected to be in (603.7c).
+        yield R(g.Not(created), g.d_controller(t, d) == g.d_controller(t - 1, d), f"delayed {d}")
+        for c in m.cards(g):
+            kept = g.And(g.d_stamp(t, d, c) == g.d_stamp(t - 1, d, c), g.d_zone(t, d, c) == g.d_zone(t - 1, d, c))
+            now = g.If(
+                g.d_refers(d, c),
+                g.And(g.d_stamp(t, d, c) == g.since(t, c), g.d_zone(t, d, c) == g.zone(t, c)),
+                g.And(g.d_stamp(t, d, c) == 0, g.d_zone(t, d, c) == LIBRARY),
+            )
+            yield R(True, g.If(created, now, kept), f"delayed {d}, card {c}")
+
+
+@_axiom(
+    "model.delayed",
+    "a delayed ability whose trigger condition names an object ('when that creature leaves the battlefield') refers"
+    " to that one object",
+)
+def delayed_subject(g, t: int) -> Iterator[Rule]:
+    # Model bound: the trigger condition's "this" is the object the ability refers to (``m.subject``); an ability
+    # that watches one object and does something to others ("when that creature leaves, return the exiled card")
+    # is beyond the model.
+    if t > 0:
+        return
+    for d in g.range("delayed"):
+        names_one = m.is_kind(g, m.delayed(g, d), m.NAMES_AN_OBJECT)
+        yield R(names_one, g.count(g.d_refers(d, c) for c in m.cards(g)) == 1, f"delayed {d}")
 
 
 def _joins_the_waiting(g, t: int, a: int):
@@ -627,6 +651,7 @@ def _joins_the_waiting(g, t: int, a: int):
     same = [
         g.trigger_controller(t, a) == g.waiting_controller(t - 1, a),
         _source_zone(g, t, a) == g.waiting_zone(t - 1, a),
+        _source_object(g, t, a) == g.waiting_object(t - 1, a),
     ]
     if m.ability_class(g, a)[0] == "printed":
         same.append(g.since(t, m.source_card(g, a)) <= g.waiting_since(t - 1, a))
@@ -792,11 +817,24 @@ PLAIN_KINDS = (
 )
 
 
+def _source_object(g, u: int, a: int):
+    """The card whose zone change ability ``a``, triggering in batch ``u``, looks for (603.6): its own card; for an
+    Aura's "when enchanted permanent leaves", the card of the permanent it was attached to before the batch (603.6e).
+    0 for a delayed or reflexive ability."""
+    cls, x = m.ability_class(g, a)
+    if cls != "printed":
+        return 0
+    if u == 0:
+        return x
+    host = g.attached_to(u - 1, x)
+    return g.If(g.And(g.kind(x) == m.ENCHANTED_LEAVES, host < g.size("card")), host, x)
+
+
 def _source_zone(g, u: int, a: int):
-    """Zone the ability's source card was in at moment ``u``, as it triggered (603.6: where it moved to)."""
+    """Zone the ability's object was in at moment ``u``, as it triggered (603.6: where it moved to)."""
     if m.ability_class(g, a)[0] != "printed":
         return 0
-    return g.zone(u, m.source_card(g, a))
+    return m.card_value(g, "zone", u, _source_object(g, u, a))
 
 
 def in_view(g, t: int, a: int, fn):

@@ -377,3 +377,109 @@ def test_targets_illegal_names_what_it_needs():
                 scenario, actions=(Action(cast=0), Action(resolve=True), Action(resolve=True, targets_illegal=True))
             )
         )
+
+
+# --- delayed abilities and their objects (603.7c), an Aura's two objects (603.6e) ---------------------------------
+
+
+def _resolution_of(trace, a: int) -> int:
+    """The moment ability ``a`` (a printed ability is its card's number) resolves."""
+    return next(
+        t
+        for t in range(1, trace.length)
+        if trace.states[t]["leave"] == game.RESOLVE
+        and trace.states[t - 1]["slot_src"][trace.states[t - 1]["stack_size"] - 1] == 1 + a
+    )
+
+
+def test_a_delayed_ability_affects_each_object_still_where_it_was_expected():
+    trace = played("603.7c-eerie-interlude-one-left.toml")  # cards: Bears 0, Elves 1, Ghostform 2, Interlude 3
+    assert broken(trace) == set()
+    assert trace.params["d_refers"] == [[True, True, False, False]]
+    t = _resolution_of(trace, 4)  # the delayed ability (abilities: 4 cards, then the delayed one)
+    assert trace.states[t]["acts"] and trace.states[t]["affects"] == [False, True, False, False]
+    # The engine returns nothing because one of the two objects left exile (all or nothing) ...
+    nothing = changed(changed(trace, t, "affects", False, 1), t, "acts", False)
+    assert (t, "603.7c") in broken(nothing)
+    # ... or returns the Bears too, though Kaya's Ghostform already returned them (a new object, 400.7).
+    assert (t, "603.7c") in broken(changed(trace, t, "affects", True, 0))
+
+
+def test_a_delayed_ability_that_refers_to_no_object_does_its_effect():
+    trace = played("603.7c-pact-no-object.toml")
+    assert broken(trace) == set()
+    assert trace.params["d_refers"] == [[False]]
+    t = _resolution_of(trace, 1)
+    assert trace.states[t]["acts"] and not any(trace.states[t]["affects"])
+    assert (t, "608.2") in broken(changed(trace, t, "acts", False))
+
+
+def test_an_aura_finds_the_enchanted_cards_new_object_where_it_went_and_not_once_it_left():
+    trace = played("603.6e-kayas-ghostform.toml")  # Bears 0, Kaya's Ghostform 1, Elves 2, Second Ghostform 3
+    assert broken(trace) == set()
+    first, second = _resolution_of(trace, 1), _resolution_of(trace, 3)
+    top = trace.states[second - 1]["stack_size"] - 1
+    # Each instance recorded the card it looks for and the zone that card went to (603.6e).
+    assert trace.states[second - 1]["slot_object"][top] == 2
+    assert trace.states[second - 1]["slot_zone"][top] == game.GRAVEYARD
+    assert trace.states[first]["affects"][0] and not trace.states[second]["affects"][2]
+    # The engine returns the Elves from exile, where they went after leaving the graveyard ...
+    assert (second, "603.6e") in broken(changed(trace, second, "affects", True, 2))
+    # ... or doesn't return the Bears, though they are in the graveyard they went to.
+    assert (first, "608.2") in broken(changed(trace, first, "affects", False, 0))
+
+
+def test_an_aura_does_not_find_a_permanent_that_was_exiled_and_returned_at_once():
+    # Kaya's Ghostform ruling (2019-05-03): "If an effect exiles the enchanted permanent and immediately returns it
+    # to the battlefield, the last ability of Kaya's Ghostform triggers but will have no effect."
+    scenario = Scenario(
+        cards=(
+            Card(zone="battlefield", flags=CREATURE),
+            Card(zone="battlefield", trigger="enchanted_leaves", flags=("aura",), attached_to=0),
+        ),
+        actions=(Action(flicker=(0,)), Action(resolve=True)),
+    )
+    trace = run(scenario)
+    assert broken(trace) == set()
+    t = _resolution_of(trace, 1)
+    assert not trace.states[t]["affects"][0]
+    assert (t, "603.6e") in broken(changed(trace, t, "affects", True, 0))
+
+
+def test_the_all_or_nothing_mutant_is_caught_by_603_7c():
+    from rule603.engines.mutants import MUTANTS
+
+    loaded = load(str(SCENARIOS / "603.7c-eerie-interlude-one-left.toml"))
+    mutant = next(m for m in MUTANTS if m.id == "delayed-all-or-nothing")
+    trace = mutant.run(loaded.scenario)
+    t = _resolution_of(trace, 4)
+    assert not trace.states[t]["acts"]
+    found = broken(trace)
+    assert (t, "603.7c") in found and min(moment for moment, _ in found) == t
+
+
+def test_a_condition_that_names_an_object_refers_to_exactly_one():
+    from rule603.engines.scenario import DelayedAbility
+
+    two = Scenario(
+        cards=(Card(zone="battlefield", flags=CREATURE), Card(zone="battlefield", flags=CREATURE)),
+        delayed=(DelayedAbility(trigger="leaves_self", source=0, refers_to=(0, 1)),),
+    )
+    with pytest.raises(InvalidArgument, match="names an object: it refers to exactly that one"):
+        run(two)
+    # An engine's trace that says so anyway is rejected as the model's bound, at moment 0.
+    trace = run(dataclasses.replace(two, delayed=(DelayedAbility(trigger="leaves_self", source=0, refers_to=0),)))
+    assert broken(trace) == set()
+    wrong = dataclasses.replace(trace, params={**trace.params, "d_refers": [[True, True]]})
+    assert (0, "model.delayed") in broken(wrong)
+
+
+def test_a_version_3_delayed_ability_refers_to_its_one_object():
+    fixtures = Path(__file__).parent / "fixtures"
+    old = json.loads((fixtures / "delayed-fires-twice-v3.json").read_text(encoding="utf-8"))
+    new = migrate(old)
+    obj = old["constants"]["d_object"][0]
+    assert "d_object" not in new["constants"]
+    assert new["constants"]["d_refers"] == [[c == obj for c in range(old["#meta"]["universe"]["card"])]]
+    for before, after in zip(old["states"], new["states"], strict=True):
+        assert after["d_stamp"][0][obj] == before["d_stamp"][0] and after["d_zone"][0][obj] == before["d_zone"][0]
