@@ -197,6 +197,26 @@ class OnceEachTurnIgnored(ReferenceGame):
         return "" if why == "603.2i" else why  # "do this only once each turn" ignored
 
 
+class DelayedAllOrNothing(ReferenceGame):
+    def _does_what_it_says(self, before: Moment, top, action: Action):
+        acts, affects = super()._does_what_it_says(before, top, action)
+        cls, i = self.ability_class(top.code - 1)
+        if cls == "delayed" and affects != frozenset(self.scenario.delayed[i].refers_to):
+            return False, frozenset()  # one of its objects is gone: it does nothing to the others either
+        return acts, affects
+
+
+class DelayedFindsReturned(ReferenceGame):
+    def _does_what_it_says(self, before: Moment, top, action: Action):
+        cls, i = self.ability_class(top.code - 1)
+        if cls != "delayed" or not self.scenario.delayed[i].refers_to:
+            return super()._does_what_it_says(before, top, action)
+        # Each object looked for by its card and zone only: one that left and came back is taken for the old one.
+        objects = before.delayed[i].objects
+        found = frozenset(c for c in objects if before.cards[c].zone == objects[c][1])
+        return bool(found), found
+
+
 # --- the catalogue -------------------------------------------------------------------------------
 
 
@@ -216,6 +236,18 @@ class Mutant:
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("delayed-not-removed", "a delayed trigger is not removed after it fires", ("603.7b",), DelayedNotRemoved),
+    Mutant(
+        "delayed-all-or-nothing",
+        "a delayed ability that refers to several objects does nothing once one of them has left its zone",
+        ("603.7c",),
+        DelayedAllOrNothing,
+    ),
+    Mutant(
+        "delayed-finds-returned",
+        "a delayed ability affects an object that left its zone and came back (a new object, 400.7)",
+        ("603.7c",),
+        DelayedFindsReturned,
+    ),
     Mutant("this-turn-lingers", "a 'this turn' delayed trigger still fires next turn", ("603.7b",), ThisTurnLingers),
     Mutant(
         "delayed-before-creation",

@@ -210,7 +210,8 @@ ASSUMPTIONS: dict[str, str] = {
     "control), the owner elsewhere.",
     "players, turns": "The player active at a window's first moment is player 0; turns count from 1.",
     "step": "The engine's step, as it is: the model has the same twelve (500.1).",
-    "extra_turn, extra_step": "False: nothing in the decks adds turns, phases or steps.",
+    "extra_turn, extra_step, unfinished": "False: nothing in the decks adds turns, phases or steps, and each "
+    "resolution is one batch (the engine reports its events together).",
     "token, legend_name": "False and 0: the tracked cards are the decks' cards, none of them legendary (the "
     "adapter tracks no tokens).",
 }
@@ -893,6 +894,7 @@ class _Slot:
     controller: int = 0
     moment: int = 0
     zone: str = "library"
+    object: int = 0  # for an ability: the card whose zone change it looks for (its own: no Auras here)
 
 
 class _WindowTrace:
@@ -944,7 +946,7 @@ class _WindowTrace:
             "d_duration": [False],
             "d_cause": ["spell"],
             "d_source": [0],
-            "d_object": [0],
+            "d_refers": [[False] * n],
             "d_nth": [False],
         }
 
@@ -994,8 +996,9 @@ class _WindowTrace:
             "active": self.player[frame.active],
             "step": frame.model_step,
             "priority": frame.model_step not in NO_PRIORITY_STEPS,  # ASSUMPTIONS["priority"]
-            "extra_turn": False,  # ASSUMPTIONS["extra_turn, extra_step"]
+            "extra_turn": False,  # ASSUMPTIONS["extra_turn, extra_step, unfinished"]
             "extra_step": False,
+            "unfinished": False,
             **self._objects(frame, zone, controller),
             **self._events(),
             **self._triggers(t, fired, zone, controller),
@@ -1079,8 +1082,8 @@ class _WindowTrace:
             "is_leaves_ability": [k in LEAVES_KINDS for k in kinds],
             "registered": [False],
             "d_controller": [0],
-            "d_stamp": [0],
-            "d_zone": ["library"],
+            "d_stamp": [[0] * len(kinds)],
+            "d_zone": [["library"] * len(kinds)],
         }
 
     def _stack(
@@ -1106,7 +1109,7 @@ class _WindowTrace:
         if self.window.mode == NORMALISED:
             for f in reversed(fired):  # the engine applied the first one first: it is on top
                 j = self.local[f.card]
-                self.on_stack.append(_Slot(1 + j, self.player[f.controller], t, zone[j]))
+                self.on_stack.append(_Slot(1 + j, self.player[f.controller], t, zone[j], j))
                 placed[j] += 1
         triggers = [0] * self.abilities
         for f in fired:
@@ -1127,11 +1130,13 @@ class _WindowTrace:
             "slot_controller": [s.controller for s in slots],
             "slot_moment": [s.moment for s in slots],
             "slot_zone": [s.zone for s in slots],
+            "slot_object": [s.object for s in slots],
             "countered_now": False,
             "removed_now": False,
             "targets_illegal": False,
             "instruction_works": False,
             "acts": acts,
+            "affects": [False] * self.n,  # ASSUMPTIONS["603.6e"]: no Auras; no delayed abilities
         }
 
 

@@ -168,7 +168,8 @@ class StackObject:
     code: int  # slot_src: 1 + ability for an ability, 1 + abilities + card for a spell
     controller: int
     moment: int = 0  # for an ability: the moment it triggered
-    zone: int = 0  # for a printed ability: the zone its card was in when it triggered (603.6)
+    zone: int = 0  # for a printed ability: the zone its object was in when it triggered (603.6)
+    object: int = 0  # for a printed ability: the card whose zone change it looks for (603.6, 603.6e)
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,7 @@ class WaitingAbility:
     controller: int
     moment: int
     zone: int
+    object: int = 0
 
 
 @dataclass
@@ -202,8 +204,8 @@ class Triggering:
 class DelayedState:
     registered: bool = False  # exists: created and not yet used up or ended
     controller: int = 0
-    stamp: int = 0  # since-stamp of the object it refers to, at creation
-    zone: int = 0  # zone of that object at creation
+    #: each object it refers to, as it was at creation: card -> (since-stamp, zone) (400.7, 603.7c)
+    objects: dict[int, tuple[int, int]] = field(default_factory=dict)
     replacement_applied: bool = False  # events of the batch
     action_taken: bool = False
 
@@ -230,15 +232,17 @@ class Moment:
     actions_other: int = 0
     countered_now: bool = False
     removed_now: bool = False  # the top ability tried to resolve and was removed instead (603.4, 608.2b)
+    unfinished: bool = False  # the resolution (or turn-based action) of this batch goes on in the next (608.2c)
     targets_illegal: bool = False
     instruction_works: bool = False
     acts: bool = False
+    affects: frozenset[int] = frozenset()  # the cards whose objects the resolving ability affected (603.6e, 603.7c)
     resolving: StackObject | None = None  # the object that resolved in this batch
     extra_turn: bool = False  # the turn that begins in this batch is an extra turn (500.7)
     extra_step: bool = False  # the step that begins in this batch was added by an effect (500.8-500.10)
     no_life: list[bool] = field(default_factory=list)  # players with 0 or less life (704.5a)
-    #: for each ability, the batch it last triggered in, its controller then and its object's zone then
-    last_triggered: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    #: for each ability, the batch it last triggered in, its controller then, its object's zone then and its object
+    last_triggered: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
 
     def successor(self) -> Moment:
         """The next moment before anything happens: lasting state copied, the batch's events cleared."""
@@ -331,8 +335,9 @@ class ReferenceGame:
         cls, i = self.ability_class(a)
         if cls == "printed":
             return i
-        if cls == "delayed":
-            return self.scenario.delayed[i].refers_to
+        if cls == "delayed":  # the one card it refers to, for a condition that names one (scenario.check_scenario)
+            refers = self.scenario.delayed[i].refers_to
+            return refers[0] if refers else 0
         return self.scenario.reflexive[i].created_by
 
     def spell_code(self, c: int) -> int:
@@ -439,6 +444,10 @@ class ReferenceGame:
             if action.cease_to_exist:
                 _fail("cease_to_exist: a token ceases to exist as a state-based action (704.5d): the engine's to do")
             self._apply(action)
+            if action.keep and self.now.unfinished:
+                _fail(
+                    "keep: the legend rule applies once the resolution is finished (704.4): put keep on its last action"
+                )
             self._perform_state_based_actions()
             for c in action.keep:
                 if c not in self._kept:
@@ -457,7 +466,7 @@ class ReferenceGame:
         # Each batch removes a player for good, or a card from the battlefield (a token, from the game next).
         for _ in range(2 * self.n_cards + self.n_players + 1):
             due = self._state_based_actions(self.now)
-            if due == Action():
+            if due == Action() or self.now.unfinished:  # 704.4: not in the middle of a resolution
                 return
             if self.now.step == UNTAP:
                 raise BeyondModelBounds(
@@ -510,6 +519,7 @@ class ReferenceGame:
         after = before.successor()
         if after.t >= 32:
             raise BeyondModelBounds("a trace holds at most 32 moments")
+        self._goes_on(before, action)
         self._turn_structure(before, after, action)
         self._circumstances(after, action)
         self._top_of_stack(before, after, action)
@@ -524,6 +534,7 @@ class ReferenceGame:
         after.abilities = self._what_triggered(before, after, action)
         self._delayed_abilities_used_up(after)
         self._cleanup_priority(before, after, action)
+        self._instructions_in_order(before, after, action)
         if self._state_based_actions(after) != Action():
             after.priority = False  # 704.3: state-based actions first; nobody receives priority yet
         self._put_triggers_on_stack(before, after)
@@ -588,8 +599,45 @@ class ReferenceGame:
         elif before.step == UNTAP:
             _fail("the untap step lasts one batch: the next action begins a step (step = 'upkeep', ...)")
         after.priority = action.priority
-        if not before.priority and not after.priority and after.step != CLEANUP:
+        if not before.priority and not after.priority and after.step != CLEANUP and not action.unfinished:
             _fail("priority = false twice in a row: a player receives priority as soon as nothing else happens (117.3)")
+
+    def _instructions_in_order(self, before: Moment, after: Moment, action: Action) -> None:
+        """608.2c: a spell or ability follows its instructions in order; each instruction's events are a batch,
+        and nobody receives priority (nor are state-based actions performed, 704.4) until the last is done.  A
+        turn-based action as a step begins may go on the same way (703.4)."""
+        if action.unfinished:
+            resolving = after.resolving is not None and not after.removed_now
+            begins = action.step is not None or action.next_turn
+            if not (resolving or before.unfinished or begins):
+                _fail(
+                    "unfinished: only a resolution (resolve = true), a turn-based action as a step begins, or the"
+                    " events of an unfinished one go on in the next action (608.2c)"
+                )
+            after.priority = False
+            after.unfinished = True
+
+    @staticmethod
+    def _goes_on(before: Moment, action: Action) -> None:
+        """The action after an unfinished resolution holds its next events: nothing a player does with priority."""
+        if before.unfinished:
+            what = [
+                name
+                for name, done in (
+                    ("next_turn", action.next_turn),
+                    ("step", action.step is not None),
+                    ("cast", action.cast is not None),
+                    ("play_land", action.play_land is not None),
+                    ("resolve", action.resolve),
+                    ("counter", action.counter),
+                )
+                if done
+            ]
+            if what:
+                _fail(
+                    f"{what[0]}: the previous action's resolution is unfinished (unfinished = true), so this action"
+                    " holds its next events; nobody has priority in between (608.2c, 117.3)"
+                )
 
     def _cleanup_priority(self, before: Moment, after: Moment, action: Action) -> None:
         """514.3a: in the cleanup step no player receives priority, unless abilities triggered or state-based
@@ -597,7 +645,8 @@ class ReferenceGame:
         the stack), and players keep it while they act; all passing with the stack empty, another cleanup step
         begins (``step = "cleanup"``), without priority again."""
         if after.step == CLEANUP:
-            performed = self._state_based_actions(before) != Action()  # this batch performed them (514.3a)
+            # this batch performed them (514.3a), unless a resolution went on in it (704.4)
+            performed = self._state_based_actions(before) != Action() and not before.unfinished
             # A cleanup step that begins (the first, or another once all passed) gives nobody priority.
             begins = before.step != CLEANUP or action.step == "cleanup"
             going_on = before.priority and not begins  # players who have priority keep it while they act
@@ -726,7 +775,7 @@ class ReferenceGame:
             permanent = self.scenario.cards[spell].permanent
             self._move(after, spell, BATTLEFIELD if permanent else GRAVEYARD, controller=top.controller)
             return
-        after.acts = self._does_what_it_says(before, top, action)  # 608.2
+        after.acts, after.affects = self._does_what_it_says(before, top, action)  # 608.2
         # The instructed action (603.12) is part of the effect: an ability that does nothing doesn't take it.
         after.actions_by_effect = action.actions_by_effect if after.acts else 0
 
@@ -738,26 +787,42 @@ class ReferenceGame:
         # 603.4: "If the condition isn't true at that time, the ability is removed from the stack and does nothing."
         return cls == "printed" and self.flag(c, "has_if") and not before.cards[c].cond
 
-    def _does_what_it_says(self, before: Moment, top: StackObject, action: Action) -> bool:
-        """Does the resolving ability do what its effect says to its object? (608.2 and its exceptions)"""
+    def _does_what_it_says(self, before: Moment, top: StackObject, action: Action) -> tuple[bool, frozenset[int]]:
+        """Does the resolving ability do what its effect says (608.2 and its exceptions), and to which of the objects
+        the model follows for it (a delayed ability's, an Aura's leaves ability's)?"""
         cls, i = self.ability_class(top.code - 1)
         if cls == "delayed":
-            # 603.7c: it affects its object only if that object is still where it was expected to be.
-            d = self.scenario.delayed[i]
-            obj, state = before.cards[d.refers_to], before.delayed[i]
-            return obj.since == state.stamp and obj.zone == state.zone
+            # 603.7c: each object it refers to is affected if it is still that object, in the zone it was in when the
+            # ability was created (changed characteristics don't matter); the others aren't.  With no object it does
+            # its effect (608.2); with objects, what it does is what it does to them.
+            d, state = self.scenario.delayed[i], before.delayed[i]
+            if not d.refers_to:
+                return True, frozenset()
+            found = frozenset(
+                c for c in d.refers_to if (before.cards[c].since, before.cards[c].zone) == state.objects[c]
+            )
+            return bool(found), found
         if cls == "reflexive":
-            return True
+            return True, frozenset()
         c = i
         if self.flag(c, "once_each_turn") and top.controller in before.cards[c].done_by:
-            return False  # "Do this only once each turn": its controller already took the action this turn
+            return False, frozenset()  # "Do this only once each turn": its controller already took the action
         if self.flag(c, "optional") and action.decline:
-            return False  # 603.5: the "may" choice is made on resolution
+            return False, frozenset()  # 603.5: the "may" choice is made on resolution
         if self.kind[c] in ZONE_CHANGE_SELF_KINDS and not self._finds_its_object(before, c, top):
-            return False  # 603.6: it looks for the object in the zone it moved to
-        if self.kind[c] == ENCHANTED_LEAVES and before.cards[c].zone != GRAVEYARD:
-            return False  # 603.6e: the Aura card is found in its owner's graveyard, and only there
-        return True
+            return False, frozenset()  # 603.6: it looks for the object in the zone it moved to
+        if self.kind[c] == ENCHANTED_LEAVES:
+            # 603.6e: two objects, each found or not: the Aura card in its owner's graveyard; the new object the
+            # enchanted permanent's card became in the zone it moved to (the first zone it went to, 603.6c: not the
+            # battlefield, which it could be on again only after going somewhere else first), unless that zone is
+            # hidden from the ability's controller (603.6).
+            found = set()
+            if before.cards[c].zone == GRAVEYARD:
+                found.add(c)
+            if top.zone != BATTLEFIELD and self._finds_its_object(before, top.object, top):
+                found.add(top.object)
+            return bool(found), frozenset(found)
+        return True, frozenset()
 
     def _finds_its_object(self, before: Moment, c: int, top: StackObject) -> bool:
         card = before.cards[c]
@@ -886,6 +951,11 @@ class ReferenceGame:
             if not before.cards[c].eff_creature:
                 _fail(f"lethal card {c}: only a creature has toughness and lethal damage")
             after.cards[c].lethal = after.cards[c].since != after.t  # moved in this batch, it is a new object
+        for c in action.no_longer_lethal:
+            permanent(c, "no_longer_lethal")
+            if c in action.lethal:
+                _fail(f"no_longer_lethal card {c}: the same action gives it lethal damage")
+            after.cards[c].lethal = False
         for p in action.no_life:
             if not after.in_game[p]:
                 _fail(f"no_life player {p}: they have left the game")
@@ -1091,10 +1161,9 @@ class ReferenceGame:
             raise BeyondModelBounds(f"create_delayed {d}: an earlier instance of it is still waiting or on the stack")
         if ability.duration and after.turn != before.turn:
             _fail(f"create_delayed {d}: created as its turn ends")
-        obj = after.cards[ability.refers_to]
-        after.delayed[d] = replace(
-            state, registered=True, controller=controller, stamp=obj.since, zone=obj.zone
-        )  # 603.7c: it refers to this object, as it is now
+        # 603.7c: it refers to these objects, as they are now, where they are now (the zones they are expected in)
+        objects = {c: (after.cards[c].since, after.cards[c].zone) for c in ability.refers_to}
+        after.delayed[d] = replace(state, registered=True, controller=controller, objects=objects)
 
     def _delayed_abilities_used_up(self, after: Moment) -> None:
         for d, state in enumerate(after.delayed):
@@ -1172,7 +1241,8 @@ class ReferenceGame:
             # 603.7a: "this creature" is the object the ability was created for; once that object
             # has changed zones the card is a new object (400.7), and its event can't happen any more.
             if self.ability_kind(a) in ONE_OBJECT_KINDS:
-                return before.cards[self.subject(a)].since == before.delayed[i].stamp
+                x = self.subject(a)
+                return before.cards[x].since == before.delayed[i].objects[x][0]
             return True
         return after.delayed[i].registered
 
@@ -1373,17 +1443,24 @@ class ReferenceGame:
         waiting = list(before.waiting)
         for a, tr in enumerate(after.abilities):
             cls, i = self.ability_class(a)
-            zone = after.cards[i].zone if cls == "printed" else 0  # 603.6: where its object moved to
-            if tr.triggers:
-                after.last_triggered[a] = (after.t, tr.controller, zone)
-                if not after.priority and any(w.ability == a for w in before.waiting):
+            obj = self._object_looked_for(before, a)
+            zone = after.cards[obj].zone if cls == "printed" else 0  # 603.6: where its object moved to
+            earlier = [w for w in before.waiting if w.ability == a]
+            if tr.triggers and not earlier:
+                after.last_triggered[a] = (after.t, tr.controller, zone, obj)
+            if tr.triggers and earlier and not after.priority:
+                since = after.cards[i].since if cls == "printed" else 0
+                first = min(w.moment for w in earlier)
+                unlike = any(w.controller != tr.controller or w.zone != zone or w.object != obj for w in earlier)
+                if unlike or since > first:
                     raise BeyondModelBounds(
                         f"ability {a} triggers again while instances of it from an earlier batch still wait for "
-                        "priority: the model keeps the waiting instances of one ability from one batch"
+                        "priority, under another controller or from another object or zone: the model keeps the "
+                        "waiting instances of one ability alike"
                     )
             if cls == "printed" and self.flag(i, "mana_ability"):
                 continue  # 605.4a: a triggered mana ability resolves at once, without the stack
-            waiting += [WaitingAbility(a, tr.controller, after.t, zone)] * tr.triggers
+            waiting += [WaitingAbility(a, tr.controller, after.t, zone, obj)] * tr.triggers
         if not after.priority:
             after.waiting = waiting  # 603.3: they wait for the next time a player would receive priority
             self._check_counts(after)
@@ -1394,9 +1471,18 @@ class ReferenceGame:
             if self._no_legal_choice(w.ability, after):
                 after.abilities[w.ability].removed += 1  # 603.3c-d: simply removed from the stack
                 continue
-            after.stack.append(StackObject(self.ability_code(w.ability), w.controller, w.moment, w.zone))
+            after.stack.append(StackObject(self.ability_code(w.ability), w.controller, w.moment, w.zone, w.object))
             after.abilities[w.ability].placed += 1
         self._check_counts(after)
+
+    def _object_looked_for(self, before: Moment, a: int) -> int:
+        """The card whose zone change a printed ability triggering now looks for (603.6): its own; for an Aura's
+        "when enchanted permanent leaves", the permanent it was attached to before the event (603.6e)."""
+        cls, i = self.ability_class(a)
+        if cls != "printed":
+            return 0
+        host = before.cards[i].attached_to if before is not None else None
+        return host if self.kind[i] == ENCHANTED_LEAVES and host is not None else i
 
     def _part(self, a: int) -> int:
         return 2 if self.ability_kind(a) == ABILITY_TRIGGERS else 1
@@ -1432,7 +1518,7 @@ class ReferenceGame:
             "d_duration": [d.duration for d in s.delayed],
             "d_cause": list(self.d_cause),
             "d_source": [d.source for d in s.delayed],
-            "d_object": [d.refers_to for d in s.delayed],
+            "d_refers": [[c in d.refers_to for c in range(self.n_cards)] for d in s.delayed],
             "d_nth": [d.nth for d in s.delayed],
             "final_chapter": [card.final_chapter for card in s.cards],
             "token": [card.token for card in s.cards],
@@ -1490,9 +1576,10 @@ class ReferenceGame:
             "triggers": [tr.triggers for tr in abilities],
             "trigger_controller": [tr.controller for tr in abilities],
             "pending": [sum(w.ability == a for w in m.waiting) for a in range(self.n_abilities)],
-            "waiting_since": [m.last_triggered.get(a, (0, 0, 0))[0] for a in range(self.n_abilities)],
-            "waiting_controller": [m.last_triggered.get(a, (0, 0, 0))[1] for a in range(self.n_abilities)],
-            "waiting_zone": [m.last_triggered.get(a, (0, 0, 0))[2] for a in range(self.n_abilities)],
+            "waiting_since": [m.last_triggered.get(a, (0, 0, 0, 0))[0] for a in range(self.n_abilities)],
+            "waiting_controller": [m.last_triggered.get(a, (0, 0, 0, 0))[1] for a in range(self.n_abilities)],
+            "waiting_zone": [m.last_triggered.get(a, (0, 0, 0, 0))[2] for a in range(self.n_abilities)],
+            "waiting_object": [m.last_triggered.get(a, (0, 0, 0, 0))[3] for a in range(self.n_abilities)],
             "placed": [tr.placed for tr in abilities],
             "removed": [tr.removed for tr in abilities],
             "skipped": [0] * self.n_abilities,  # 603.5: optional abilities go on the stack regardless
@@ -1501,8 +1588,8 @@ class ReferenceGame:
             "is_leaves_ability": [k in LEAVES_THE_BATTLEFIELD_KINDS for k in self.kind],  # 603.6c
             "registered": [d.registered for d in m.delayed],
             "d_controller": [d.controller for d in m.delayed],
-            "d_stamp": [d.stamp for d in m.delayed],
-            "d_zone": [d.zone for d in m.delayed],
+            "d_stamp": [[d.objects.get(c, (0, LIBRARY))[0] for c in range(self.n_cards)] for d in m.delayed],
+            "d_zone": [[d.objects.get(c, (0, LIBRARY))[1] for c in range(self.n_cards)] for d in m.delayed],
             "resolutions": [c.resolutions for c in cards],
             "done_this_turn": [[p in c.done_by for p in range(self.n_players)] for c in cards],
             "stack_size": len(m.stack),
@@ -1510,6 +1597,7 @@ class ReferenceGame:
             "slot_controller": [obj.controller for obj in slots],
             "slot_moment": [obj.moment for obj in slots],
             "slot_zone": [obj.zone for obj in slots],
+            "slot_object": [obj.object for obj in slots],
             "extra_turn": m.extra_turn,
             "extra_step": m.extra_step,
             "lethal": [c.lethal for c in cards],
@@ -1517,9 +1605,11 @@ class ReferenceGame:
             "left_game": [not x for x in m.in_game],
             "countered_now": m.countered_now,
             "removed_now": m.removed_now,
+            "unfinished": m.unfinished,
             "targets_illegal": m.targets_illegal,
             "instruction_works": m.instruction_works,
             "acts": m.acts,
+            "affects": [c in m.affects for c in range(self.n_cards)],
         }
 
     def trace(self) -> Trace:

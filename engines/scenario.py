@@ -69,14 +69,26 @@ class Card:
 
 @dataclass(frozen=True)
 class DelayedAbility:
-    """A delayed triggered ability some spell, ability or static ability can create (603.7)."""
+    """A delayed triggered ability some spell, ability or static ability can create (603.7).
 
-    trigger: str  # its trigger condition, one of game.KINDS (``d_kind``); it speaks of ``source`` as "this"
+    ``refers_to`` is the cards whose objects it does something to when it resolves (``d_refers``, 603.7c): none
+    ("draw a card"), one ("exile it") or several ("return the exiled cards"); a single card number is read as
+    that one card.  A trigger condition that names an object ("when that creature leaves the battlefield") speaks
+    of the one card it refers to.
+    """
+
+    trigger: str  # its trigger condition, one of game.KINDS (``d_kind``)
     cause: str = "spell"  # what creates it: one of game.CAUSES (``d_cause``, 603.7a)
     source: int = 0  # the card whose spell, ability or static ability creates it (``d_source``)
-    refers_to: int = 0  # the card it does something to when it resolves (``d_object``, 603.7c)
+    refers_to: tuple[int, ...] = ()  # the cards it does something to when it resolves (``d_refers``, 603.7c)
     duration: bool = False  # it has a stated duration, "this turn" (``d_duration``, 603.7b)
     nth: bool = False  # created when its creating ability resolves for the second time in a turn (``d_nth``, 603.7h)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.refers_to, int) and not isinstance(self.refers_to, bool):
+            object.__setattr__(self, "refers_to", (self.refers_to,))
+        elif isinstance(self.refers_to, list):
+            object.__setattr__(self, "refers_to", tuple(self.refers_to))
 
 
 @dataclass(frozen=True)
@@ -101,6 +113,9 @@ class Action:
     extra_turn: int | None = None  # with next_turn: the turn is an extra turn an effect gave this player (500.7)
     extra_step: bool = False  # with step: an effect added that phase or step, so it may come back (500.8-500.10)
     priority: bool = True  # a player receives priority after this batch; False: another batch follows at once
+    #: the resolution (or turn-based action) of this batch goes on: the next action holds its next instruction's
+    #: events, with no priority and no state-based actions in between (608.2c, 704.4)
+    unfinished: bool = False
     # --- the stack --------------------------------------------------------------------
     cast: int | None = None  # this card is cast from its owner's hand (it goes on the stack)
     resolve: bool = False  # the top object of the stack resolves
@@ -143,6 +158,9 @@ class Action:
     lose: tuple[int, ...] = ()  # players who lose the game
     no_life: tuple[int, ...] = ()  # players whose life is now 0 or less: they lose as a state-based action (704.5a)
     lethal: tuple[int, ...] = ()  # creatures now with lethal damage marked, or toughness 0 or less (704.5f-g)
+    #: creatures whose lethal damage is gone before state-based actions see it: damage removed, or toughness raised
+    #: (a +1/+1 counter, cards drawn back into hand), later in the same resolution (704.4)
+    no_longer_lethal: tuple[int, ...] = ()
     keep: tuple[int, ...] = ()  # when the legend rule next applies, the legendary permanents their controllers keep
     # (704.5j; by default the one on the battlefield longest, unless it leaves anyway)
     cease_to_exist: tuple[int, ...] = ()  # tokens out of the battlefield that cease to exist: a state-based action
@@ -241,7 +259,18 @@ def check_scenario(s: Scenario) -> None:
         _one_of(f"{where}: trigger", ability.trigger, game.KINDS)
         _one_of(f"{where}: cause", ability.cause, game.CAUSES)
         _index(f"{where}: source", ability.source, n, "card")
-        _index(f"{where}: refers_to", ability.refers_to, n, "card")
+        if not isinstance(ability.refers_to, tuple):
+            _fail(f"{where}: refers_to", f"expected a list of card numbers, got {shown(ability.refers_to)}")
+        for c in ability.refers_to:
+            _index(f"{where}: refers_to", c, n, "card")
+        if len(set(ability.refers_to)) != len(ability.refers_to):
+            _fail(f"{where}: refers_to", "names the same card twice")
+        if game.KINDS.index(ability.trigger) in game.NAMES_AN_OBJECT and len(ability.refers_to) != 1:
+            _fail(
+                f"{where}: refers_to",
+                f"its trigger condition {ability.trigger!r} names an object: it refers to exactly that one"
+                f" (the model's bound), not {len(ability.refers_to)}",
+            )
         if ability.nth and ability.cause != "ability":
             _fail(where, "only an ability can wait for its own second resolution (603.7h): set cause = 'ability'")
     for r, ability in enumerate(s.reflexive):
@@ -323,6 +352,7 @@ CARD_LIST_FIELDS = (
     "dies_replaced",
     "damage",
     "lethal",
+    "no_longer_lethal",
     "create",
     "keep",
     "prevent_damage",

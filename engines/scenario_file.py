@@ -82,6 +82,7 @@ QUESTIONS = {
     "stack_order": ("ability", "other"),  # is X put on the stack before (below) Y
     "put_on_stack": ("ability",),  # is X put on the stack (and left there: not removed, 603.3c-d)
     "does_something": ("ability",),  # does X do what it says when it resolves
+    "affects": ("ability", "object"),  # does X, resolving, affect that object (603.6e, 603.7c: each on its own)
     "resolves": ("ability",),  # does X resolve (not countered, not removed from the stack: 603.4, 608.2b)
     "resolutions": ("ability",),  # how many times has X (a printed ability) resolved this turn, at ``at``
     "zone": ("object",),  # where is the object after the script (or at ``at``)
@@ -109,7 +110,7 @@ ONE_OBJECT = ("cast", "play_land")
 #: What a script decides besides its events: which objects are new (400.7) and which delayed
 #: abilities its effects create (the game model's SCENARIO_DECIDES, where it is explained).
 FIXED_BY_SCRIPT = game.SCENARIO_DECIDES
-FLAGS = ("next_turn", "extra_step", "resolve", "counter", "decline", "targets_illegal", "draw_game")
+FLAGS = ("next_turn", "extra_step", "resolve", "counter", "decline", "targets_illegal", "draw_game", "unfinished")
 
 
 @dataclass(frozen=True)
@@ -487,14 +488,32 @@ def _delayed(r: _Reader, i: int, d: dict[str, Any], objects: list[str]) -> Delay
     duration = d.get("duration", "none")
     r.one_of("delayed", i, "duration", duration, ("none", "this turn"))
     source = _ref(r, "delayed", i, "source", d.get("source"), objects, "object")
+    trigger = r.one_of("delayed", i, "trigger", d.get("trigger"), game.KINDS[1:])
+    names_one = game.KINDS.index(trigger) in game.NAMES_AN_OBJECT
     return DelayedAbility(
-        trigger=r.one_of("delayed", i, "trigger", d.get("trigger"), game.KINDS[1:]),
+        trigger=trigger,
         cause=r.one_of("delayed", i, "created_by", d.get("created_by", "spell"), game.CAUSES),
         source=source,
-        refers_to=_ref(r, "delayed", i, "refers_to", d.get("refers_to", objects[source]), objects, "object"),
+        refers_to=_refers_to(r, i, d.get("refers_to", [objects[source]] if names_one else []), objects, trigger),
         duration=duration == "this turn",
         nth=r.kind("delayed", i, "on_second_resolution", d.get("on_second_resolution", False), bool),
     )
+
+
+def _refers_to(r: _Reader, i: int, value: Any, objects: list[str], trigger: str) -> tuple[int, ...]:
+    """The objects a delayed ability refers to (603.7c): one name, a list of names, or an empty list for none."""
+    items = value if isinstance(value, list) else [value]
+    cards = tuple(_ref(r, "delayed", i, "refers_to", x, objects, "object") for x in items)
+    if len(set(cards)) != len(cards):
+        r.fail("delayed", i, "refers_to", "names the same object twice")
+    if game.KINDS.index(trigger) in game.NAMES_AN_OBJECT and len(cards) != 1:
+        r.fail(
+            "delayed",
+            i,
+            "refers_to",
+            f"trigger {trigger!r} names an object ('this'): the ability refers to exactly that one, not {len(cards)}",
+        )
+    return cards
 
 
 def _reflexive(r: _Reader, i: int, x: dict[str, Any], objects: list[str]) -> ReflexiveAbility:
@@ -680,6 +699,11 @@ def _term(loaded: ScenarioFile, played, q: Question):
         text = f"Does {names[a]} do what it says when it resolves{where}?"
         ts = [q.at] if q.at is not None else list(range(1, n))
         return (lambda g: g.Or(*[g.And(game.resolving_ability(g, t, a), g.acts(t)) for t in ts])), True, text
+    if q.ask == "affects":
+        c = q.object
+        text = f"Does {names[a]} affect {loaded.objects[c]} when it resolves{where}?"
+        ts = [q.at] if q.at is not None else list(range(1, n))
+        return (lambda g: g.Or(*[g.And(game.resolving_ability(g, t, a), g.affects(t, c)) for t in ts])), True, text
     if q.ask == "resolves":
         text = f"Does {names[a]} resolve (rather than being countered or removed from the stack){where}?"
         ts = [q.at] if q.at is not None else list(range(1, n))

@@ -165,11 +165,15 @@ def delayed_abilities(draw, n_cards: int, focus: str | None = None) -> DelayedAb
     if focus is not None and draw(st.booleans()):
         trigger = focus
     source = draw(st.integers(0, n_cards - 1))
+    if game.KINDS.index(trigger) in game.NAMES_AN_OBJECT:  # "this": the one object it refers to
+        refers_to: tuple[int, ...] = (source if draw(st.booleans()) else draw(st.integers(0, n_cards - 1)),)
+    else:  # 603.7c: no object ("draw a card"), one, or several ("return the exiled cards")
+        refers_to = tuple(sorted(draw(st.sets(st.integers(0, n_cards - 1), max_size=n_cards))))
     return DelayedAbility(
         trigger=trigger,
         cause=cause,
         source=source,
-        refers_to=source if draw(st.booleans()) else draw(st.integers(0, n_cards - 1)),
+        refers_to=refers_to,
         duration=draw(st.booleans()),
         nth=cause == "ability" and _one_in(draw, 3),
     )
@@ -373,6 +377,8 @@ def _next_action(draw, played: ReferenceGame) -> Action:
     m = played.now
     if m.step == UNTAP:  # the untap step lasts one batch: a step begins
         return Action(step=draw(st.sampled_from(("upkeep", "upkeep", "draw", "precombat_main", "end"))))
+    if m.unfinished:
+        return _next_instruction(draw, played)
     idle = not m.stack and not m.waiting
     top_is_delayed = m.stack and played.n_cards < m.stack[-1].code <= played.n_cards + played.n_delayed
     if top_is_delayed and m.priority and _one_in(draw, 3):
@@ -615,7 +621,26 @@ def _resolution(draw, played: ReferenceGame) -> Action:
         extra["put_onto_battlefield"] = _some(draw, library, 2)
     elif effect == 3:
         extra["create"] = _some(draw, _creatable(played), 2)  # "create a 1/1 ... token" (111.1)
+    # Its instructions may be followed in order, each a batch of its own (608.2c): the resolution goes on.
+    if _one_in(draw, 6):
+        extra["unfinished"] = True
     return Action(resolve=True, **extra)  # type: ignore[arg-type]
+
+
+#: What a resolution's later instruction may do (608.2c): events, not what a player does with priority.
+INSTRUCTION_KINDS = ("provoke", "destroy", "exile", "bounce", "flicker", "discard", "draw", "damage", "tap", "untap")
+
+
+def _next_instruction(draw, played: ReferenceGame) -> Action:
+    """The next events of an unfinished resolution; it may go on again, and may undo lethal damage (704.4)."""
+    m = played.now
+    action = _fit(draw, played, draw(st.sampled_from(INSTRUCTION_KINDS)))
+    if action.step is not None or action.cast is not None or action.resolve or action.counter:
+        action = Action()
+    lethal = [c for c, card in enumerate(m.cards) if card.lethal and c not in action.lethal]
+    if lethal and draw(st.booleans()):
+        action = replace(action, no_longer_lethal=_some(draw, lethal, 2))
+    return replace(action, unfinished=_one_in(draw, 3), priority=True)
 
 
 def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger condition
@@ -761,7 +786,15 @@ def _meddle(draw, played: ReferenceGame) -> Action:
     cls, i = played.ability_class(a)
     if cls == "printed" and played.flag(i, "has_if") and m.cards[i].cond and draw(st.booleans()):
         return Action(condition_false=(i,))  # 603.4: the condition no longer holds as it resolves
-    x = played.scenario.delayed[i].refers_to if cls == "delayed" else i
+    if cls == "delayed":  # 603.7c: one of the objects it refers to, each judged on its own
+        refers = played.scenario.delayed[i].refers_to
+        if not refers:
+            return Action()
+        x = draw(st.sampled_from(refers))
+    elif played.kind[i] == game.ENCHANTED_LEAVES:  # 603.6e: the enchanted permanent's card, or the Aura card
+        x = m.stack[-1].object if draw(st.booleans()) else i
+    else:
+        x = i
     zone = m.cards[x].zone
     if zone == BATTLEFIELD and not m.cards[x].phased_out:
         verb = draw(st.sampled_from(("destroy", "exile", "bounce", "flicker")))

@@ -137,18 +137,21 @@ def priority_moments(g, t: int) -> Iterator[Rule]:
         return
     # ... unless state-based actions are due first (704.3): then another batch, performing them, follows.
     sba = m.state_based_actions_due(g, t)
-    yield R(g.And(g.Not(g.priority(t - 1)), g.step(t) != UNTAP, g.step(t) != CLEANUP, g.Not(sba)), g.priority(t))
+    # ... or a resolution goes on (608.2c: its next instruction's events are the next batch).
+    going_on_resolving = g.unfinished(t)
+    outside = g.And(g.step(t) != UNTAP, g.step(t) != CLEANUP)
+    yield R(g.And(g.Not(g.priority(t - 1)), outside, g.Not(sba), g.Not(going_on_resolving)), g.priority(t))
     # 514.3a: in the cleanup step players receive priority only once abilities have triggered there or
     # state-based actions were performed, and then they do.  The abilities trigger (or the state-based actions
     # fall due) in a batch without priority; the next batch is the one in which the active player receives it.
     in_cleanup = g.step(t) == CLEANUP
     waiting = g.Or(*[g.pending(t - 1, a) >= 1 for a in m.abilities(g)])
-    performed = m.state_based_actions_due(g, t - 1)
+    performed = g.And(m.state_based_actions_due(g, t - 1), m.state_based_actions_performed(g, t))
     # Once they have it, they keep it while they act; all passing with the stack empty is another cleanup step,
     # a moment without priority again.
     going_on = g.And(g.priority(t - 1), g.step(t - 1) == CLEANUP)
     yield R(g.And(in_cleanup, g.priority(t)), g.Or(waiting, performed, m.stack_size(g, t - 1) >= 1, going_on))
-    yield R(g.And(in_cleanup, g.Or(waiting, performed), g.Not(sba)), g.priority(t))
+    yield R(g.And(in_cleanup, g.Or(waiting, performed), g.Not(sba), g.Not(going_on_resolving)), g.priority(t))
 
 
 @_axiom(
@@ -177,7 +180,7 @@ def lethal_damage(g, t: int) -> Iterator[Rule]:
         # Model bound: nothing regenerates and nothing is indestructible; a replacement effect may still send it
         # elsewhere (dies_replaced).
         destroyed = g.And(m.left_battlefield(g, t, c), g.Or(g.zone(t, c) == GRAVEYARD, g.dies_replaced(t, c)))
-        yield R(m.lethal_damage_due(g, t - 1, c), destroyed, f"card {c}")
+        yield R(g.And(m.lethal_damage_due(g, t - 1, c), m.state_based_actions_performed(g, t)), destroyed, f"card {c}")
 
 
 @_axiom("704.5a", "a player with 0 or less life loses the game")
@@ -185,7 +188,7 @@ def no_life_left(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
     for p in m.players(g):
-        yield R(g.no_life(t - 1, p), g.leaves_game(t, p), f"player {p}")
+        yield R(g.And(g.no_life(t - 1, p), m.state_based_actions_performed(g, t)), g.leaves_game(t, p), f"player {p}")
 
 
 @_axiom("704.5m", "an Aura attached to nothing goes to its owner's graveyard")
@@ -194,7 +197,7 @@ def unattached_auras(g, t: int) -> Iterator[Rule]:
         return
     for c in m.cards(g):
         gone = g.And(m.left_battlefield(g, t, c), g.zone(t, c) == GRAVEYARD)
-        yield R(m.aura_unattached_due(g, t - 1, c), gone, f"card {c}")
+        yield R(g.And(m.aura_unattached_due(g, t - 1, c), m.state_based_actions_performed(g, t)), gone, f"card {c}")
 
 
 @_axiom("704.5d", "a token in a zone other than the battlefield ceases to exist (111.7)")
@@ -204,14 +207,11 @@ def tokens_cease_to_exist(g, t: int) -> Iterator[Rule]:
     for c in m.cards(g):
         # 111.7: it has left the battlefield (and triggered what it triggered there, 603.6c, 603.10a); the next
         # state-based actions take it out of the game, where it no longer exists ("outside").
-        yield R(m.token_ceases_due(g, t - 1, c), g.zone(t, c) == OUTSIDE, f"card {c}")
+        ceases = g.And(m.token_ceases_due(g, t - 1, c), m.state_based_actions_performed(g, t))
+        yield R(ceases, g.zone(t, c) == OUTSIDE, f"card {c}")
         # A token leaves the game only so, or with its owner (800.4a).
         arrives = g.And(g.zone(t, c) == OUTSIDE, g.zone(t - 1, c) != OUTSIDE)
-        yield R(
-            g.And(g.token(c), arrives),
-            g.Or(m.token_ceases_due(g, t - 1, c), _owner_leaves(g, t, c)),
-            f"card {c}",
-        )
+        yield R(g.And(g.token(c), arrives), g.Or(ceases, _owner_leaves(g, t, c)), f"card {c}")
 
 
 @_axiom(
@@ -237,7 +237,7 @@ def legend_rule(g, t: int) -> Iterator[Rule]:
             for x in m.cards(g)
         ]
         kept = g.count(g.And(member, g.Not(away)) for member, away in zip(members, put_away, strict=True))
-        yield R(m.legend_rule_due(g, t - 1, c), kept <= 1, f"card {c}")
+        yield R(g.And(m.legend_rule_due(g, t - 1, c), m.state_based_actions_performed(g, t)), kept <= 1, f"card {c}")
 
 
 @_axiom("111.1", "a token enters the game only by being created: on the battlefield, under its owner's control (111.2)")
@@ -408,7 +408,9 @@ def stack(g, t: int) -> Iterator[Rule]:
     last_code = m.spell_code(g, g.size("card") - 1)
     for s in m.slots(g):
         yield R(True, g.And((g.slot_src(t, s) == 0) == (size <= s), g.slot_src(t, s) <= last_code), f"slot {s}")
-        empty = g.And(g.slot_controller(t, s) == 0, g.slot_moment(t, s) == 0, g.slot_zone(t, s) == 0)
+        empty = g.And(
+            g.slot_controller(t, s) == 0, g.slot_moment(t, s) == 0, g.slot_zone(t, s) == 0, g.slot_object(t, s) == 0
+        )
         yield R(g.slot_src(t, s) == 0, empty, f"slot {s}")
     for c in m.cards(g):
         code = m.spell_code(g, c)
@@ -433,7 +435,7 @@ def stack(g, t: int) -> Iterator[Rule]:
         same = g.And(
             *[
                 g.var(name, t, s) == g.var(name, t - 1, s)
-                for name in ("slot_src", "slot_controller", "slot_moment", "slot_zone")
+                for name in ("slot_src", "slot_controller", "slot_moment", "slot_zone", "slot_object")
             ]
         )
         yield R(s < kept, same, f"slot {s}")
@@ -461,12 +463,14 @@ def stack(g, t: int) -> Iterator[Rule]:
                 origin == t,
                 g.slot_controller(t, s) == g.trigger_controller(t, a),
                 g.slot_zone(t, s) == _source_zone(g, t, a),
+                g.slot_object(t, s) == _source_object(g, t, a),
             )
             waited = g.And(
-                origin == g.waiting_since(t - 1, a),
+                origin >= g.waiting_since(t - 1, a),
                 origin < t,
                 g.slot_controller(t, s) == g.waiting_controller(t - 1, a),
                 g.slot_zone(t, s) == g.waiting_zone(t - 1, a),
+                g.slot_object(t, s) == g.waiting_object(t - 1, a),
             )
             yield R(g.And(new, src == m.ability_code(a)), g.Or(now, waited), f"slot {s}, ability {a}")
     # A spell cast in this batch was cast before the abilities that go on the stack as a player
@@ -544,7 +548,7 @@ def illegal_targets(g, t: int) -> Iterator[Rule]:
     yield R(_all_targets_illegal(g, t), g.removed_now(t))
 
 
-def _already_done(g, t: int):
+def _already_done(g, t: int, *_object: int):
     """The resolving ability says "Do this only once each turn" and its controller took the action earlier
     this turn (603.2i's record, ``done_this_turn``, as it stood before this resolution)."""
     if t == 0:
@@ -564,13 +568,26 @@ def _already_done(g, t: int):
 
 @_axiom(
     "608.2c",
-    "the ability's instructions are followed as written: 'Do this only once each turn' is not done twice",
+    "the instructions are followed in the order written, as written: 'Do this only once each turn' is not done"
+    " twice; a resolution's later events are later batches, with no priority in between",
     overrides={"608.2": _already_done},
 )
 def instructions_followed(g, t: int) -> Iterator[Rule]:
     # Several instances that triggered together each resolve (603.2i asks only as they trigger), but
     # only the first to resolve takes the action.
     yield R(_already_done(g, t), g.Not(g.acts(t)))
+    # Each instruction's events happen in order, each a batch in which abilities trigger (603.2), so a
+    # resolution whose events are in order spans batches: the one in which the object leaves the stack, then
+    # one per later instruction.  A turn-based action (703.4) may span batches the same way.  Nobody receives
+    # priority until it is finished (117.3's rule then resumes), so nothing is cast, nothing resolves, no step
+    # begins and nothing goes on the stack in between (603.3: what triggered waits).
+    if t == 0:
+        yield R(True, g.Not(g.unfinished(t)))
+        return
+    resolves_now = g.And(g.leave(t) == RESOLVE, g.Not(g.removed_now(t)), m.stack_size(g, t - 1) >= 1)
+    yield R(g.unfinished(t), g.Or(resolves_now, g.unfinished(t - 1), m.begins(g, t)))
+    yield R(g.unfinished(t), g.Not(g.priority(t)))
+    yield R(g.unfinished(t - 1), g.And(g.Not(m.begins(g, t)), g.turn(t) == g.turn(t - 1)))
 
 
 @_axiom("608.2", "a resolving ability does what its effect says")
@@ -578,6 +595,15 @@ def resolution(g, t: int) -> Iterator[Rule]:
     resolving_any = g.Or(*[m.resolving_ability(g, t, a) for a in m.abilities(g)])
     yield R(g.Not(resolving_any), g.Not(g.acts(t)))
     yield R(g.And(resolving_any, g.Not(exempt(g, "608.2", t))), g.acts(t))
+    # What it does to objects, object by object: each object its effect names is affected, unless a rule says
+    # that one can't be (603.6e, 603.7c: ``exempt`` with the card), or the whole ability does nothing (603.4, 603.5,
+    # 603.6, 608.2c); nothing else is.  An ability whose effect is what it does to its objects does something only
+    # if it affects one of them ("return the exiled cards" with none left in exile does nothing).
+    for c in m.cards(g):
+        named = m.names_object(g, t, c)
+        yield R(g.And(named, g.Not(exempt(g, "608.2", t, c))), g.affects(t, c), f"card {c}")
+        yield R(g.affects(t, c), g.And(named, g.acts(t)), f"card {c}")
+    yield R(g.And(m.names_objects(g, t), g.acts(t)), g.Or(*[g.affects(t, c) for c in m.cards(g)]))
     # The instructed action (e.g. "you may sacrifice a creature") is part of the effect: an ability that
     # does nothing takes it no times (``m.actions_taken``).  ``actions_by_effect`` is how many times the
     # effect would take it, a choice made whatever the rules then decide ``acts`` to be; tied to ``acts``
@@ -599,6 +625,7 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
                     g.waiting_since(t, a) == 0,
                     g.waiting_controller(t, a) == 0,
                     g.waiting_zone(t, a) == 0,
+                    g.waiting_object(t, a) == 0,
                     g.triggers(t, a) == 0,
                     g.pending(t, a) == 0,
                     g.placed(t, a) == 0,
@@ -616,19 +643,30 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
         )
         # What its waiting instances remember of the batch they triggered in (405.1 labels them with it), carried
         # moment to moment so that no definition looks back over every earlier moment.
-        fresh = g.triggers(t, a) >= 1
+        # Instances that trigger while earlier ones wait join them (a resolution's events in order, state-based
+        # actions performed meanwhile): the ability remembers the first batch of those that wait.
+        fresh = g.And(g.triggers(t, a) >= 1, g.pending(t - 1, a) == 0)
         yield R(
             True,
             g.And(
                 g.waiting_since(t, a) == g.If(fresh, t, g.waiting_since(t - 1, a)),
                 g.waiting_controller(t, a) == g.If(fresh, g.trigger_controller(t, a), g.waiting_controller(t - 1, a)),
                 g.waiting_zone(t, a) == g.If(fresh, _source_zone(g, t, a), g.waiting_zone(t - 1, a)),
+                g.waiting_object(t, a) == g.If(fresh, _source_object(g, t, a), g.waiting_object(t - 1, a)),
             ),
             f"ability {a}",
         )
-        # Model bound: the instances of one ability that wait at once triggered in one batch (an ability that
-        # triggers again while earlier instances of it wait out state-based actions is beyond the model).
-        yield R(g.And(g.pending(t - 1, a) >= 1, g.Not(g.priority(t))), g.triggers(t, a) == 0, f"ability {a}")
+        # Model bound: the instances of one ability that wait at once have one controller and one zone of their
+        # source, which stayed the same object (an ability whose source moves or changes control between two
+        # batches in which it triggers, with no priority between them, is beyond the model); each waiting
+        # instance is labelled with a batch since the first of them (405.1).  Marked as room: the audit sets it
+        # aside to tell the model's limits from the rules'.
+        yield R(
+            g.And(g.pending(t - 1, a) >= 1, g.Not(g.priority(t)), g.triggers(t, a) >= 1),
+            _joins_the_waiting(g, t, a),
+            f"ability {a}",
+            room=True,
+        )
         # Only a printed optional ability could be left off the stack; 603.5 says whether it is.
         optional = g.optional(m.source_card(g, a)) if m.ability_class(g, a)[0] == "printed" else False
         yield R(g.Not(optional), g.skipped(t, a) == 0, f"ability {a}")
@@ -657,24 +695,46 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
         created = m.delayed_created(g, t, d)
         # Model bound: a delayed-ability slot is reused only once its earlier instances are gone.
         yield R(created, m.outstanding(g, t - 1, m.delayed(g, d)) == 0, f"delayed {d}")
-        # What a delayed ability refers to is fixed when it is created, and stays with its instances.
-        yield R(
-            g.Not(created),
-            g.And(
-                g.d_controller(t, d) == g.d_controller(t - 1, d),
-                g.d_stamp(t, d) == g.d_stamp(t - 1, d),
-                g.d_zone(t, d) == g.d_zone(t - 1, d),
-            ),
-            f"delayed {d}",
-        )
-        obj = g.d_object(d)
-        yield R(
-            created,
-            g.And(
-                g.d_stamp(t, d) == m.card_value(g, "since", t, obj), g.d_zone(t, d) == m.card_value(g, "zone", t, obj)
-            ),
-            f"delayed {d}",
-        )
+        # What a delayed ability refers to is fixed when it is created, and stays with its instances: each object
+        # it refers to, as it is then (400.7), and where it is then, the zone it is expected to be in (603.7c).
+        yield R(g.Not(created), g.d_controller(t, d) == g.d_controller(t - 1, d), f"delayed {d}")
+        for c in m.cards(g):
+            kept = g.And(g.d_stamp(t, d, c) == g.d_stamp(t - 1, d, c), g.d_zone(t, d, c) == g.d_zone(t - 1, d, c))
+            now = g.If(
+                g.d_refers(d, c),
+                g.And(g.d_stamp(t, d, c) == g.since(t, c), g.d_zone(t, d, c) == g.zone(t, c)),
+                g.And(g.d_stamp(t, d, c) == 0, g.d_zone(t, d, c) == LIBRARY),
+            )
+            yield R(True, g.If(created, now, kept), f"delayed {d}, card {c}")
+
+
+@_axiom(
+    "model.delayed",
+    "a delayed ability whose trigger condition names an object ('when that creature leaves the battlefield') refers"
+    " to that one object",
+)
+def delayed_subject(g, t: int) -> Iterator[Rule]:
+    # Model bound: the trigger condition's "this" is the object the ability refers to (``m.subject``); an ability
+    # that watches one object and does something to others ("when that creature leaves, return the exiled card")
+    # is beyond the model.
+    if t > 0:
+        return
+    for d in g.range("delayed"):
+        names_one = m.is_kind(g, m.delayed(g, d), m.NAMES_AN_OBJECT)
+        yield R(names_one, g.count(g.d_refers(d, c) for c in m.cards(g)) == 1, f"delayed {d}")
+
+
+def _joins_the_waiting(g, t: int, a: int):
+    """Instances of ``a`` triggering at ``t`` are like those that wait: same controller, same object in the
+    same zone (603.3a, 603.6)."""
+    same = [
+        g.trigger_controller(t, a) == g.waiting_controller(t - 1, a),
+        _source_zone(g, t, a) == g.waiting_zone(t - 1, a),
+        _source_object(g, t, a) == g.waiting_object(t - 1, a),
+    ]
+    if m.ability_class(g, a)[0] == "printed":
+        same.append(g.since(t, m.source_card(g, a)) <= g.waiting_since(t - 1, a))
+    return g.And(*same)
 
 
 def _mana_ability(g, a: int):
@@ -836,11 +896,24 @@ PLAIN_KINDS = (
 )
 
 
+def _source_object(g, u: int, a: int):
+    """The card whose zone change ability ``a``, triggering in batch ``u``, looks for (603.6): its own card; for an
+    Aura's "when enchanted permanent leaves", the card of the permanent it was attached to before the batch (603.6e).
+    0 for a delayed or reflexive ability."""
+    cls, x = m.ability_class(g, a)
+    if cls != "printed":
+        return 0
+    if u == 0:
+        return x
+    host = g.attached_to(u - 1, x)
+    return g.If(g.And(g.kind(x) == m.ENCHANTED_LEAVES, host < g.size("card")), host, x)
+
+
 def _source_zone(g, u: int, a: int):
-    """Zone the ability's source card was in at moment ``u``, as it triggered (603.6: where it moved to)."""
+    """Zone the ability's object was in at moment ``u``, as it triggered (603.6: where it moved to)."""
     if m.ability_class(g, a)[0] != "printed":
         return 0
-    return g.zone(u, m.source_card(g, a))
+    return m.card_value(g, "zone", u, _source_object(g, u, a))
 
 
 def in_view(g, t: int, a: int, fn):

@@ -139,6 +139,10 @@ SUBJECT_KINDS = (
     UNATTACHED,
     ENCHANTED_LEAVES,
 )
+#: Trigger conditions that speak of one object (``subject``): those above, "when this enters", "whenever enchanted
+#: land is tapped for mana" and a Saga's chapters.  A delayed ability with one of them refers to exactly that object
+#: (the model's bound, ``model.delayed``).
+NAMES_AN_OBJECT = (*SUBJECT_KINDS, ENTERS_SELF, ENCHANTED_TAPPED_FOR_MANA, CHAPTER)
 #: Zone-change abilities that try to do something to the object that moved (603.6).
 ZONE_CHANGE_SELF_KINDS = (ENTERS_SELF, LEAVES_SELF)
 
@@ -281,7 +285,12 @@ VARIABLES: tuple[VarSpec, ...] = (
         kind="int",
         max_dim="card",
     ),
-    _const("d_object", ("delayed",), "the card the delayed ability refers to (603.7c)", kind="int", max_dim="card"),
+    _const(
+        "d_refers",
+        ("delayed", "card"),
+        "the delayed ability refers to this card's object (603.7c): none ('draw a card'), one ('exile it') or several"
+        " ('return the exiled cards'); its trigger condition's 'this', if it names one, is the one card it refers to",
+    ),
     _const("d_nth", ("delayed",), "created when the creating ability has resolved twice this turn (603.7h)"),
     # --- the turn ------------------------------------------------------------------
     _env("turn", (), "turn number", kind="int", max=31),
@@ -294,6 +303,12 @@ VARIABLES: tuple[VarSpec, ...] = (
         (),
         "the step that begins at this moment is out of the turn's usual order: an effect added phases or steps"
         " (500.8-500.10), or the turn resumes its order after them",
+    ),
+    _env(
+        "unfinished",
+        (),
+        "the resolution (or turn-based action) of this batch goes on: its next instruction's events are the next"
+        " batch, with no priority and no state-based actions in between (608.2c, 704.4)",
     ),
     # --- objects -------------------------------------------------------------------
     _env("zone", ("card",), "zone of the card", kind="enum", values=ZONES),
@@ -419,9 +434,16 @@ VARIABLES: tuple[VarSpec, ...] = (
     _rule(
         "waiting_zone",
         ("ability",),
-        "the zone its source was in as it last triggered (603.6: where it moved to)",
+        "the zone its object was in as it last triggered (603.6: where it moved to)",
         kind="enum",
         values=ZONES,
+    ),
+    _rule(
+        "waiting_object",
+        ("ability",),
+        "the card whose zone change it looks for, as it last triggered (603.6, 603.6e: see slot_object)",
+        kind="int",
+        max_dim="card",
     ),
     _rule("placed", ("ability",), "instances put on the stack at this moment", kind="int", max=MAX_COUNT),
     _rule(
@@ -441,12 +463,20 @@ VARIABLES: tuple[VarSpec, ...] = (
     _rule("d_controller", ("delayed",), "controller of the delayed triggered ability", kind="int", max_dim="player"),
     _rule(
         "d_stamp",
-        ("delayed",),
-        "since-stamp of the object the delayed ability refers to, at creation",
+        ("delayed", "card"),
+        "since-stamp of each object the delayed ability refers to, at its creation (400.7); 0 for a card it doesn't"
+        " refer to",
         kind="int",
         max=31,
     ),
-    _rule("d_zone", ("delayed",), "zone the referred object was in at creation", kind="enum", values=ZONES),
+    _rule(
+        "d_zone",
+        ("delayed", "card"),
+        "zone each object it refers to was in at its creation: where it is expected to be (603.7c); library for a"
+        " card it doesn't refer to",
+        kind="enum",
+        values=ZONES,
+    ),
     _rule("resolutions", ("card",), "resolutions of the card's ability this turn", kind="int", max=7),
     _rule(
         "done_this_turn",
@@ -467,9 +497,18 @@ VARIABLES: tuple[VarSpec, ...] = (
     _rule(
         "slot_zone",
         ("slot",),
-        "zone the ability's object moved to (zone-change triggers, 603.6)",
+        "zone the ability's object moved to (zone-change triggers, 603.6; for an Aura's 'enchanted permanent leaves',"
+        " where the enchanted permanent's card went, 603.6e)",
         kind="enum",
         values=ZONES,
+    ),
+    _rule(
+        "slot_object",
+        ("slot",),
+        "the card whose zone change the ability looks for (603.6): its own card, or the card of the permanent an Aura"
+        " enchanted (603.6e); 0 for a spell or another ability",
+        kind="int",
+        max_dim="card",
     ),
     _rule("countered_now", (), "the top object was countered in this batch"),
     _rule(
@@ -478,7 +517,13 @@ VARIABLES: tuple[VarSpec, ...] = (
         "the top ability tried to resolve but was removed from the stack instead, doing nothing (603.4, 608.2b)",
     ),
     _rule("instruction_works", (), "the top ability's 'can't be countered' instruction functions (603.1a)"),
-    _rule("acts", (), "the resolving object did what its effect says to its object"),
+    _rule("acts", (), "the resolving object did what its effect says (to one or more of its objects, if it has any)"),
+    _rule(
+        "affects",
+        ("card",),
+        "the resolving ability affected the card's object: one a delayed ability refers to (603.7c), or an Aura's"
+        " 'enchanted permanent leaves' ability's Aura card or enchanted permanent's card (603.6e)",
+    ),
 )
 
 
@@ -498,21 +543,32 @@ CAPACITY_VARIABLES = (
 )
 
 
-def waiting_bookkeeping(states: list[dict], n_cards: int, no_zone: object = 0) -> None:
-    """Fill in ``waiting_since``, ``waiting_controller`` and ``waiting_zone`` (the model's bookkeeping an engine
-    doesn't keep) from each state's ``triggers``, ``trigger_controller`` and ``zone``, as ``model.pending``
-    defines them: what an ability remembers of the batch it last triggered in.  A delayed or reflexive ability's
-    zone is ``no_zone`` (``ZONES[0]`` in the trace's words, 0 as a code)."""
+def waiting_bookkeeping(
+    states: list[dict], n_cards: int, no_zone: object = 0, enchanted_leaves: list[bool] | None = None
+) -> None:
+    """Fill in ``waiting_since``, ``waiting_controller``, ``waiting_zone`` and ``waiting_object`` (the model's
+    bookkeeping an engine doesn't keep) from each state's ``triggers``, ``pending``, ``trigger_controller``,
+    ``zone`` and ``attached_to``, as ``model.pending`` defines them: what an ability remembers of the batch it
+    triggered in, the first of those whose instances wait together.  ``enchanted_leaves[c]`` says card ``c``'s
+    ability is an Aura's "when enchanted permanent leaves": its object is the card it was attached to before that
+    batch (603.6e).  A delayed or reflexive ability's zone is
+    ``no_zone`` (``ZONES[0]`` in the trace's words, 0 as a code) and its object 0."""
     last: dict[int, tuple] = {}
     for t, state in enumerate(states):
         for a, count in enumerate(state["triggers"]):
-            if count:
-                zone = state["zone"][a] if a < n_cards else no_zone
-                last[a] = (t, state["trigger_controller"][a], zone)
+            if count and (t == 0 or not states[t - 1]["pending"][a]):
+                obj = a if a < n_cards else 0
+                if a < n_cards and enchanted_leaves and enchanted_leaves[a] and t > 0:
+                    host = states[t - 1]["attached_to"][a]
+                    obj = host if isinstance(host, int) and 0 <= host < n_cards else a
+                zone = state["zone"][obj] if a < n_cards else no_zone
+                last[a] = (t, state["trigger_controller"][a], zone, obj)
         n = len(state["triggers"])
-        state["waiting_since"] = [last.get(a, (0, 0, no_zone))[0] for a in range(n)]
-        state["waiting_controller"] = [last.get(a, (0, 0, no_zone))[1] for a in range(n)]
-        state["waiting_zone"] = [last.get(a, (0, 0, no_zone))[2] for a in range(n)]
+        remembered = [last.get(a, (0, 0, no_zone, 0)) for a in range(n)]
+        state["waiting_since"] = [x[0] for x in remembered]
+        state["waiting_controller"] = [x[1] for x in remembered]
+        state["waiting_zone"] = [x[2] for x in remembered]
+        state["waiting_object"] = [x[3] for x in remembered]
 
 
 def roomy_variables(room: int) -> tuple[VarSpec, ...]:
@@ -670,15 +726,24 @@ def can_trigger(g, t: int, view: int, a: int):
     return exists(g, view, a)
 
 
+def refers_to(g, d: int, c: int):
+    """Delayed ability ``d`` refers to card ``c``'s object (603.7c)."""
+    return g.d_refers(d, c)
+
+
 def subject(g, a: int):
-    """The card a trigger condition calls "this": the ability's own card; the card a delayed
-    ability refers to ("When this creature leaves the battlefield", 603.7a's example); the card
+    """The card a trigger condition calls "this": the ability's own card; the one card a delayed
+    ability refers to ("When this creature leaves the battlefield", 603.7a's example: a delayed
+    ability whose condition names an object refers to that object alone, ``model.delayed``); the card
     whose ability created a reflexive one."""
     cls, i = ability_class(g, a)
     if cls == "printed":
         return i
     if cls == "delayed":
-        return g.d_object(i)
+        out = 0
+        for c in range(g.size("card") - 1, -1, -1):  # the first card it refers to (the only one, for a subject)
+            out = g.If(g.d_refers(i, c), c, out)
+        return out
     return g.reflexive_from(i)
 
 
@@ -693,7 +758,7 @@ def still_its_subject(g, t: int, a: int):
     cls, d = ability_class(g, a)
     if cls != "delayed" or t == 0:
         return True
-    same_object = card_value(g, "since", t - 1, g.d_object(d)) == g.d_stamp(t - 1, d)
+    same_object = g.And(*[g.Implies(g.d_refers(d, c), g.since(t - 1, c) == g.d_stamp(t - 1, d, c)) for c in cards(g)])
     return g.Or(g.Not(is_kind(g, a, SUBJECT_KINDS)), g.Not(g.registered(t - 1, d)), same_object)
 
 
@@ -815,6 +880,30 @@ def actions_taken(g, t: int):
     return g.If(g.acts(t), g.actions_by_effect(t), 0)
 
 
+def aura_leaves_resolving(g, t: int, x: int):
+    """Aura ``x``'s "when enchanted permanent leaves the battlefield" ability resolves in batch ``t`` (603.6e)."""
+    return g.And(g.kind(x) == ENCHANTED_LEAVES, resolving_ability(g, t, printed(g, x)))
+
+
+def names_object(g, t: int, c: int):
+    """The ability resolving in batch ``t`` does something to card ``c``'s object, as its effect says: an object
+    a delayed ability refers to (603.7c); the Aura card and the enchanted permanent's card, for an Aura's "when
+    enchanted permanent leaves" ability (603.6e).  The model follows the objects of no other ability."""
+    if t == 0:
+        return False
+    named = [g.And(resolving_ability(g, t, delayed(g, d)), g.d_refers(d, c)) for d in g.range("delayed")]
+    for x in cards(g):
+        mine = True if x == c else top(g, t - 1, "slot_object") == c
+        named.append(g.And(aura_leaves_resolving(g, t, x), mine))
+    return g.Or(*named)
+
+
+def names_objects(g, t: int):
+    """The ability resolving in batch ``t`` does something to objects (``names_object``): what it does is what it
+    does to them."""
+    return g.Or(*[names_object(g, t, c) for c in cards(g)])
+
+
 def new_slot(g, t: int, s: int):
     """Slot ``s`` holds an object put on the stack during batch ``t``."""
     if t == 0:
@@ -879,6 +968,14 @@ def legend_rule_due(g, t: int, c: int):
     """704.5j: ``c`` is one of two or more legendary permanents with the same name controlled by the same player
     at moment ``t`` (that player keeps one of them; the rest go to their owners' graveyards)."""
     return g.Or(*[same_legend(g, t, c, x) for x in cards(g) if x != c])
+
+
+def state_based_actions_performed(g, t: int):
+    """Batch ``t`` performs the state-based actions due at ``t - 1``: the game checks them as a player would
+    receive priority (704.3), never between the events of one resolution (704.4, ``unfinished``)."""
+    if t == 0:
+        return False
+    return g.Not(g.unfinished(t - 1))
 
 
 def state_based_actions_due(g, t: int):
@@ -1024,7 +1121,7 @@ def observables(
     for t in range(moments):
         out += _stack_seen(g, t, name, player_order)
     for t in range(1, moments):
-        out.append(_resolution_seen(g, t))
+        out += _resolution_seen(g, t)
     return out
 
 
@@ -1042,7 +1139,7 @@ def moment_observables(g, t: int, name=lambda a: f"ability {a}") -> list[tuple[s
             out.append(("who controls it", what, g.count(_placed(g, t, a, p))))
     out += _stack_seen(g, t, name, True)
     if t >= 1:
-        out.append(_resolution_seen(g, t))
+        out += _resolution_seen(g, t)
     return out
 
 
@@ -1066,9 +1163,12 @@ def _stack_seen(g, t: int, name, player_order: bool) -> list[tuple[str, str, obj
     return out
 
 
-def _resolution_seen(g, t: int) -> tuple[str, str, object]:
+def _resolution_seen(g, t: int) -> list[tuple[str, str, object]]:
     term = g.And(g.leave(t) == RESOLVE, g.acts(t))
-    return ("does anything on resolution", f"what resolves in batch {t} does its effect", term)
+    out = [("does anything on resolution", f"what resolves in batch {t} does its effect", term)]
+    for c in cards(g):
+        out.append(("does anything on resolution", f"what resolves in batch {t} affects c{c}", g.affects(t, c)))
+    return out
 
 
 # ---------------------------------------------------------------------------------
@@ -1156,6 +1256,9 @@ def describe(g, t: int) -> dict[str, str]:
             + (" (all its targets illegal)" if g.targets_illegal(t) else "")
             + (" (does its effect)" if g.acts(t) else "")
         )
+        affected = [f"c{c}" for c in cards(g) if g.affects(t, c)]
+        if affected:
+            events.append(f"it affects {', '.join(affected)}")
     for d in g.range("delayed"):
         if delayed_created(g, t, d):
             changes.append(f"d{d} created [P{g.d_controller(t, d)}]")
@@ -1172,7 +1275,7 @@ def describe(g, t: int) -> dict[str, str]:
     ]
     stack = [stack_entry(g, t, s) for s in slots(g) if g.slot_src(t, s)]
     return {
-        "moment": f"{t}{'' if g.priority(t) else ' (no priority)'}",
+        "moment": f"{t}{'' if g.priority(t) else ' (resolution goes on)' if g.unfinished(t) else ' (no priority)'}",
         "step": f"T{g.turn(t)} {STEPS[g.step(t)]}",
         "events": "; ".join(events),
         "state changes": "; ".join(changes),
@@ -1198,6 +1301,7 @@ def describe_setup(g) -> list[str]:
         if any(g.registered(t, d) for t in range(g.moments)):
             lines.append(
                 f"d{d}: {KINDS[g.d_kind(d)]}{' this turn' if g.d_duration(d) else ''}, created by "
-                f"{CAUSES[g.d_cause(d)]} of c{g.d_source(d)}, refers to c{g.d_object(d)}"
+                f"{CAUSES[g.d_cause(d)]} of c{g.d_source(d)}, refers to "
+                + (", ".join(f"c{c}" for c in cards(g) if g.d_refers(d, c)) or "no object")
             )
     return lines

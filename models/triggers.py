@@ -134,18 +134,26 @@ def just_created(g, t, a):
     return g.Not(g.registered(t - 1, d))
 
 
-def delayed_object_found(g, t, d):
-    """As delayed ability ``d`` resolves in batch ``t``, the object it refers to is still that object, where it was."""
-    obj = g.d_object(d)
-    return g.And(
-        m.card_value(g, "since", t - 1, obj) == g.d_stamp(t - 1, d),
-        m.card_value(g, "zone", t - 1, obj) == g.d_zone(t - 1, d),
-    )
+def delayed_object_found(g, t, d, c):
+    """As delayed ability ``d`` resolves in batch ``t``, card ``c``'s object it refers to is still that object, in
+    the zone it was in when the ability was created: the zone it is expected to be in (603.7c, 400.7)."""
+    return g.And(g.since(t - 1, c) == g.d_stamp(t - 1, d, c), g.zone(t - 1, c) == g.d_zone(t - 1, d, c))
 
 
-def delayed_object_gone(g, t):
+def delayed_object_gone(g, t, *key):
+    """In batch ``t`` a delayed ability resolves that can't affect an object it refers to: with ``key`` (a card),
+    that card's object is no longer where it was expected to be; without, none of the objects it refers to is
+    (so it does nothing), and it refers to at least one (one that refers to none does its effect, 608.2)."""
     if t == 0:
         return False
-    return g.Or(
-        *[g.And(m.resolving_ability(g, t, a), g.Not(delayed_object_found(g, t, d))) for d, a in delayed_abilities(g)]
-    )
+    out = []
+    for d, a in delayed_abilities(g):
+        res = m.resolving_ability(g, t, a)
+        if key:
+            (c,) = key
+            out.append(g.And(res, g.d_refers(d, c), g.Not(delayed_object_found(g, t, d, c))))
+            continue
+        refs = [g.d_refers(d, c) for c in m.cards(g)]
+        found = [g.And(g.d_refers(d, c), delayed_object_found(g, t, d, c)) for c in m.cards(g)]
+        out.append(g.And(res, g.Or(*refs), g.Not(g.Or(*found))))
+    return g.Or(*out)

@@ -127,20 +127,25 @@ def delayed_waits(g, t):
 
 @prop("delayed-object-changed-zones", clauses=["603.7c"])
 def delayed_object_changed_zones(g, t):
-    """A delayed ability does nothing to its object once that object has changed zones, even if it came back."""
+    """A delayed ability affects each object it refers to that hasn't changed zones since it was created, and none
+    that has, even if it came back; once every one of them has, it does nothing."""
     if t == 0:
         return True
     claims = []
     for d in g.range("delayed"):
         a = m.delayed(g, d)
-        obj = g.d_object(d)
         # The resolving instance comes from the latest creation (a slot is reused only when empty).
         latest = [
             g.And(m.delayed_created(g, u, d), *[g.Not(m.delayed_created(g, w, d)) for w in range(u + 1, t)])
             for u in range(t)
         ]
-        moved_after_creation = g.Or(*[g.And(latest[u], m.card_value(g, "since", t - 1, obj) > u) for u in range(t)])
-        claims.append(g.Implies(g.And(m.resolving_ability(g, t, a), moved_after_creation), g.Not(g.acts(t))))
+        resolves = m.resolving_ability(g, t, a)
+        moved = {c: g.Or(*[g.And(latest[u], g.since(t - 1, c) > u) for u in range(t)]) for c in m.cards(g)}
+        for c in m.cards(g):
+            claims.append(g.Implies(g.And(resolves, g.d_refers(d, c)), g.affects(t, c) == g.Not(moved[c])))
+        refers = g.Or(*[g.d_refers(d, c) for c in m.cards(g)])
+        all_moved = g.And(*[g.Implies(g.d_refers(d, c), moved[c]) for c in m.cards(g)])
+        claims.append(g.Implies(g.And(resolves, refers, all_moved), g.Not(g.acts(t))))
     return g.And(*claims)
 
 
@@ -439,10 +444,12 @@ def additional_trigger_skips_delayed(g, t):
 @prop("upkeep-trigger-each-upkeep", clauses=["603.2", "603.2b"])
 def upkeep_trigger(g, t):
     """'At the beginning of your upkeep' triggers exactly once (once per instance, 113.2c) as each of its
-    controller's upkeeps begins, and at no other time."""
+    controller's upkeeps begins, if it was there as the upkeep began (not arriving in that batch, 513.2), and at
+    no other time."""
     claims = []
     for c in m.cards(g):
-        upkeep = g.And(m.begins(g, t), g.step(t) == UPKEEP, g.active(t) == g.controller(t, c), present(g, t, c))
+        there = g.And(present(g, t - 1, c), present(g, t, c)) if t > 0 else False
+        upkeep = g.And(m.begins(g, t), g.step(t) == UPKEEP, g.active(t) == g.controller(t, c), there)
         claims.append(
             g.Implies(
                 g.And(g.kind(c) == YOUR_UPKEEP, unhindered(g, t, c), g.Not(g.from_hand(c))),
@@ -594,19 +601,26 @@ def from_anywhere(g, t):
 @prop("aura-trigger-finds-aura", clauses=["603.6e"])
 def aura_finds_aura(g, t):
     """An Aura's 'enchanted permanent leaves' ability affects the Aura card only where it can find it, in the
-    graveyard; there, a plain (not optional, no 'if', not 'only once each turn') ability does act on it."""
+    graveyard (there, a plain -- not optional, no 'if', not 'only once each turn' -- ability does affect it), and
+    the enchanted permanent's card only as the new object it became in the zone it moved to."""
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
-        resolves = g.And(g.kind(c) == ENCHANTED_LEAVES, m.resolving_ability(g, t, m.printed(g, c)))
-        in_graveyard = g.zone(t - 1, c) == GRAVEYARD
-        plain = g.And(g.Not(g.optional(c)), g.Not(g.has_if(c)), g.Not(g.once_each_turn(c)))
-        claims.append(
-            g.Implies(
-                resolves, g.And(g.Implies(g.acts(t), in_graveyard), g.Implies(g.And(in_graveyard, plain), g.acts(t)))
-            )
-        )
+    for x in m.cards(g):
+        resolves = m.aura_leaves_resolving(g, t, x)
+        in_graveyard = g.zone(t - 1, x) == GRAVEYARD
+        plain = g.And(g.Not(g.optional(x)), g.Not(g.has_if(x)), g.Not(g.once_each_turn(x)))
+        aura = g.And(g.Implies(g.affects(t, x), in_graveyard), g.Implies(g.And(in_graveyard, plain), g.affects(t, x)))
+        claims.append(g.Implies(resolves, aura))
+        for c in m.cards(g):
+            if c != x:
+                where_it_went = g.And(
+                    m.top(g, t - 1, "slot_object") == c,
+                    g.since(t - 1, c) == m.top(g, t - 1, "slot_moment"),
+                    g.zone(t - 1, c) == m.top(g, t - 1, "slot_zone"),
+                    g.zone(t - 1, c) != BATTLEFIELD,
+                )
+                claims.append(g.Implies(g.And(resolves, g.affects(t, c)), where_it_went))
     return g.And(*claims)
 
 

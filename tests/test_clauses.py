@@ -229,7 +229,7 @@ def case_603_3b(bad: bool) -> TraceBuilder:
         triggered(b, 1, c).at(1, "placed", 1, c)
     b.from_(0, "controller", 1, 1).at(1, "trigger_controller", 1, 1)
     order = (1, 0) if bad else (0, 1)
-    return b.stack(1, *[b.ability(c) for c in order], controller=order, moment=1, zone="battlefield")
+    return b.stack(1, *[b.ability(c) for c in order], controller=order, moment=1, zone="battlefield", obj=order)
 
 
 @case("603.3c", moment=1, about="card 0")
@@ -331,18 +331,19 @@ def case_603_6d(bad: bool) -> TraceBuilder:
     return b.from_(1, "tapped", not bad, 0)
 
 
-@case("603.6e", moment=2, about="resolving Aura ability")
+@case("603.6e", moment=2, about="card 0")
 def case_603_6e(bad: bool) -> TraceBuilder:
-    # An Aura with "when enchanted permanent leaves the battlefield, return this card to its
-    # owner's hand": the creature dies and the ability goes on the stack. The Aura card can be
-    # found in the graveyard; here it was exiled instead, so the ability can't act on it.
+    # An Aura with "when enchanted creature dies, return that card to the battlefield; return this
+    # card to its owner's hand": the creature dies and the ability goes on the stack. The creature
+    # card is found in the graveyard it went to, and is returned; the Aura card can be found in the
+    # graveyard, but it was exiled instead, so the ability can't affect it.
     b = TraceBuilder(moments=3)
     b.const("kind", "enchanted_leaves", 0).move(0, 0, "battlefield").at(0, "attached_to", 1, 0)
     b.const("creature_card", True, 1).move(0, 1, "battlefield")
     b.move(1, 0, "exile").move(1, 1, "graveyard")
     b.from_(1, "look_back", True, 0)
-    triggered(b, 1, 0).at(1, "placed", 1, 0).stack(1, b.ability(0), moment=1, zone="exile")
-    return b.at(2, "leave", "resolve").at(2, "acts", bad)
+    triggered(b, 1, 0).at(1, "placed", 1, 0).stack(1, b.ability(0), moment=1, zone="graveyard", obj=1)
+    return b.at(2, "leave", "resolve").at(2, "acts", True).at(2, "affects", True, 1).at(2, "affects", bad, 0)
 
 
 # --- 603.7 ---------------------------------------------------------------------------
@@ -383,18 +384,21 @@ def case_603_7b(bad: bool) -> TraceBuilder:
     return b.stack(2, b.ability(d), moment=2)
 
 
-@case("603.7c", moment=2, about="delayed 0")
+@case("603.7c", moment=2, about="delayed 0, card 0")
 def case_603_7c(bad: bool) -> TraceBuilder:
-    # "Exile this creature at the beginning of the next end step", but the creature was
-    # flickered (a new object) before the delayed ability resolves: it does nothing.
+    # "Exile these creatures at the beginning of the next end step", but the first creature was
+    # flickered (a new object) before the delayed ability resolves: it affects only the second.
     b = TraceBuilder(moments=3)
     d = b.delayed(0)
     b.const("creature_card", True, 0).move(0, 0, "battlefield")
-    b.const("d_kind", "end_step", 0).const("d_object", 0, 0).from_(0, "registered", True, 0)
-    b.from_(0, "d_stamp", 0, 0).from_(0, "d_zone", "battlefield", 0)
+    b.const("creature_card", True, 1).move(0, 1, "battlefield")
+    b.const("d_kind", "end_step", 0).const("d_refers", True, 0, 0).const("d_refers", True, 0, 1)
+    b.from_(0, "registered", True, 0)
+    for c in (0, 1):
+        b.from_(0, "d_stamp", 0, 0, c).from_(0, "d_zone", "battlefield", 0, c)
     b.move(1, 0, "battlefield")
     b.resolves(2, b.ability(d))
-    return b.at(2, "acts", bad)
+    return b.at(2, "acts", True).at(2, "affects", True, 1).at(2, "affects", bad, 0)
 
 
 @case("603.7d", moment=1, about="delayed 0")
@@ -606,14 +610,16 @@ def test_pair_differs_minimally(number: str):
 
 
 #: Bookkeeping the trace builder derives from the triggers (game.waiting_bookkeeping): not part of a story.
-DERIVED = ("waiting_since", "waiting_controller", "waiting_zone")
+DERIVED = ("waiting_since", "waiting_controller", "waiting_zone", "waiting_object")
 
 
 def _differences(a, b) -> list[tuple]:
     out = [("const", name) for name in a.params if a.params[name] != b.params[name]]
     for t, (sa, sb) in enumerate(zip(a.states, b.states, strict=True)):
         names = [name for name in sa if name not in DERIVED]
-        out += [(t, name, i) for name in names for i, (x, y) in enumerate(_leaves(sa[name], sb[name])) if x != y]
+        found = [(t, name, i) for name in names for i, (x, y) in enumerate(_leaves(sa[name], sb[name])) if x != y]
+        # An object on the stack is one thing: what it is, who controls it, what it looks for move with it.
+        out += sorted({(t, "slot", i) if name.startswith("slot_") else (t, name, i) for t, name, i in found})
     return out
 
 

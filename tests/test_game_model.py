@@ -158,6 +158,62 @@ def test_a_player_at_no_life_loses_before_anyone_gets_priority():
     assert (2, "704.5a") in broken(changed(trace, 2, "leaves_game", False, 1))
 
 
+# --- a resolution's events in order (608.2c, 704.4) --------------------------------------------------
+
+
+def test_a_resolution_in_order_keeps_maro_and_the_empty_hand_ability_waits_for_the_end_of_it():
+    trace = played("704.4-maro-discard-then-draw.toml")
+    assert broken(trace) == set()
+    assert trace.states[2]["unfinished"] and not trace.states[2]["priority"]
+    assert trace.states[3]["zone"][0] == game.BATTLEFIELD  # no state-based action between the instructions
+    assert trace.states[2]["triggers"][1] == 1 and trace.states[3]["slot_src"][0] == 1 + 1
+    # An engine that asks whether abilities triggered only once the resolution is over misses the empty hand.
+    wrong = changed(changed(trace, 2, "triggers", 0, 1), 2, "base_triggers", 0, 1)
+    wrong = changed(changed(wrong, 2, "pending", 0, 1), 2, "matches", 0, 1)
+    assert {clause for t, clause in broken(wrong) if t == 2} & {"603.2", "603.8"}
+
+
+def test_state_based_actions_in_the_middle_of_a_resolution_are_rejected_by_the_engine_and_the_model():
+    maro = load(str(SCENARIOS / "704.4-maro-discard-then-draw.toml"))
+    # The model: with the resolution unfinished, nothing forces Maro into the graveyard ...
+    trace = play(maro)
+    assert broken(changed(trace, 2, "unfinished", False)) >= {(3, "704.5g")}  # ... but without it, 704.5g does
+    # ... and priority in the middle of a resolution is rejected.
+    assert (2, "608.2c") in broken(changed(trace, 2, "priority", True))
+
+
+def test_only_a_resolution_goes_on_and_nothing_is_cast_in_the_middle_of_one():
+    card = Card(zone="battlefield", trigger="creature_dies", flags=CREATURE)
+    with pytest.raises(InvalidArgument, match="unfinished: only a resolution"):
+        run(Scenario(cards=(card,), actions=(Action(unfinished=True),)))
+    spell = Card(zone="hand", permanent=False)
+    with pytest.raises(InvalidArgument, match="cast: the previous action's resolution is unfinished"):
+        script = (Action(cast=0), Action(resolve=True, unfinished=True), Action(cast=1))
+        run(Scenario(cards=(spell, spell), actions=script))
+
+
+def test_an_ability_that_triggers_on_two_events_of_one_resolution_puts_both_on_the_stack():
+    # "Destroy target creature, then destroy target creature, then draw a card" (in order): "whenever a creature
+    # dies" triggers on each death, and both instances wait for the end of the resolution (603.3), then go on
+    # the stack together, each labelled with the batch it triggered in.
+    watcher = Card(zone="battlefield", trigger="creature_dies")
+    bear = Card(zone="battlefield", flags=CREATURE)
+    spell = Card(zone="hand", permanent=False)
+    script = (
+        Action(cast=3),
+        Action(resolve=True, destroy=(1,), unfinished=True),
+        Action(destroy=(2,), unfinished=True),
+        Action(draw=(4,)),
+    )
+    trace = run(Scenario(cards=(watcher, bear, bear, spell, Card()), actions=script))
+    assert [s["triggers"][0] for s in trace.states] == [0, 0, 1, 1, 0]
+    assert trace.states[3]["pending"][0] == 2 and trace.states[3]["waiting_since"][0] == 2
+    assert trace.states[4]["placed"][0] == 2 and sorted(trace.states[4]["slot_moment"][:2]) == [2, 3]
+    assert broken(trace) == set()
+    # An engine that loses the first instance (it keeps only the last event's triggers) is rejected.
+    assert (3, "model.pending") in broken(changed(trace, 3, "pending", 1, 0))
+
+
 # --- the turn ------------------------------------------------------------------------------------------
 
 
@@ -322,6 +378,112 @@ def test_targets_illegal_names_what_it_needs():
                 scenario, actions=(Action(cast=0), Action(resolve=True), Action(resolve=True, targets_illegal=True))
             )
         )
+
+
+# --- delayed abilities and their objects (603.7c), an Aura's two objects (603.6e) ---------------------------------
+
+
+def _resolution_of(trace, a: int) -> int:
+    """The moment ability ``a`` (a printed ability is its card's number) resolves."""
+    return next(
+        t
+        for t in range(1, trace.length)
+        if trace.states[t]["leave"] == game.RESOLVE
+        and trace.states[t - 1]["slot_src"][trace.states[t - 1]["stack_size"] - 1] == 1 + a
+    )
+
+
+def test_a_delayed_ability_affects_each_object_still_where_it_was_expected():
+    trace = played("603.7c-eerie-interlude-one-left.toml")  # cards: Bears 0, Elves 1, Ghostform 2, Interlude 3
+    assert broken(trace) == set()
+    assert trace.params["d_refers"] == [[True, True, False, False]]
+    t = _resolution_of(trace, 4)  # the delayed ability (abilities: 4 cards, then the delayed one)
+    assert trace.states[t]["acts"] and trace.states[t]["affects"] == [False, True, False, False]
+    # The engine returns nothing because one of the two objects left exile (all or nothing) ...
+    nothing = changed(changed(trace, t, "affects", False, 1), t, "acts", False)
+    assert (t, "603.7c") in broken(nothing)
+    # ... or returns the Bears too, though Kaya's Ghostform already returned them (a new object, 400.7).
+    assert (t, "603.7c") in broken(changed(trace, t, "affects", True, 0))
+
+
+def test_a_delayed_ability_that_refers_to_no_object_does_its_effect():
+    trace = played("603.7c-pact-no-object.toml")
+    assert broken(trace) == set()
+    assert trace.params["d_refers"] == [[False]]
+    t = _resolution_of(trace, 1)
+    assert trace.states[t]["acts"] and not any(trace.states[t]["affects"])
+    assert (t, "608.2") in broken(changed(trace, t, "acts", False))
+
+
+def test_an_aura_finds_the_enchanted_cards_new_object_where_it_went_and_not_once_it_left():
+    trace = played("603.6e-kayas-ghostform.toml")  # Bears 0, Kaya's Ghostform 1, Elves 2, Second Ghostform 3
+    assert broken(trace) == set()
+    first, second = _resolution_of(trace, 1), _resolution_of(trace, 3)
+    top = trace.states[second - 1]["stack_size"] - 1
+    # Each instance recorded the card it looks for and the zone that card went to (603.6e).
+    assert trace.states[second - 1]["slot_object"][top] == 2
+    assert trace.states[second - 1]["slot_zone"][top] == game.GRAVEYARD
+    assert trace.states[first]["affects"][0] and not trace.states[second]["affects"][2]
+    # The engine returns the Elves from exile, where they went after leaving the graveyard ...
+    assert (second, "603.6e") in broken(changed(trace, second, "affects", True, 2))
+    # ... or doesn't return the Bears, though they are in the graveyard they went to.
+    assert (first, "608.2") in broken(changed(trace, first, "affects", False, 0))
+
+
+def test_an_aura_does_not_find_a_permanent_that_was_exiled_and_returned_at_once():
+    # Kaya's Ghostform ruling (2019-05-03): "If an effect exiles the enchanted permanent and immediately returns it
+    # to the battlefield, the last ability of Kaya's Ghostform triggers but will have no effect."
+    scenario = Scenario(
+        cards=(
+            Card(zone="battlefield", flags=CREATURE),
+            Card(zone="battlefield", trigger="enchanted_leaves", flags=("aura",), attached_to=0),
+        ),
+        actions=(Action(flicker=(0,)), Action(resolve=True)),
+    )
+    trace = run(scenario)
+    assert broken(trace) == set()
+    t = _resolution_of(trace, 1)
+    assert not trace.states[t]["affects"][0]
+    assert (t, "603.6e") in broken(changed(trace, t, "affects", True, 0))
+
+
+def test_the_all_or_nothing_mutant_is_caught_by_603_7c():
+    from rule603.engines.mutants import MUTANTS
+
+    loaded = load(str(SCENARIOS / "603.7c-eerie-interlude-one-left.toml"))
+    mutant = next(m for m in MUTANTS if m.id == "delayed-all-or-nothing")
+    trace = mutant.run(loaded.scenario)
+    t = _resolution_of(trace, 4)
+    assert not trace.states[t]["acts"]
+    found = broken(trace)
+    assert (t, "603.7c") in found and min(moment for moment, _ in found) == t
+
+
+def test_a_condition_that_names_an_object_refers_to_exactly_one():
+    from rule603.engines.scenario import DelayedAbility
+
+    two = Scenario(
+        cards=(Card(zone="battlefield", flags=CREATURE), Card(zone="battlefield", flags=CREATURE)),
+        delayed=(DelayedAbility(trigger="leaves_self", source=0, refers_to=(0, 1)),),
+    )
+    with pytest.raises(InvalidArgument, match="names an object: it refers to exactly that one"):
+        run(two)
+    # An engine's trace that says so anyway is rejected as the model's bound, at moment 0.
+    trace = run(dataclasses.replace(two, delayed=(DelayedAbility(trigger="leaves_self", source=0, refers_to=0),)))
+    assert broken(trace) == set()
+    wrong = dataclasses.replace(trace, params={**trace.params, "d_refers": [[True, True]]})
+    assert (0, "model.delayed") in broken(wrong)
+
+
+def test_a_version_3_delayed_ability_refers_to_its_one_object():
+    fixtures = Path(__file__).parent / "fixtures"
+    old = json.loads((fixtures / "delayed-fires-twice-v3.json").read_text(encoding="utf-8"))
+    new = migrate(old)
+    obj = old["constants"]["d_object"][0]
+    assert "d_object" not in new["constants"]
+    assert new["constants"]["d_refers"] == [[c == obj for c in range(old["#meta"]["universe"]["card"])]]
+    for before, after in zip(old["states"], new["states"], strict=True):
+        assert after["d_stamp"][0][obj] == before["d_stamp"][0] and after["d_zone"][0][obj] == before["d_zone"][0]
 
 
 # --- tokens (111.1, 111.7-111.8, 704.5d) and the legend rule (704.5j) ------------------------------------------------

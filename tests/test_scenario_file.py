@@ -184,3 +184,61 @@ def test_committed_scenarios_load_and_play(path: Path):
         and played.states[t - 1]["step"] != game.CLEANUP
     )
     assert extra <= sba
+
+
+DELAYED = BASE.replace(
+    '[[actions]]\ndestroy = ["Blood Artist"]',
+    '[[delayed]]\nname = "Later"\ntrigger = "end_step"\nsource = "Blood Artist"\nREFERS\n\n'
+    '[[actions]]\ndestroy = ["Blood Artist"]',
+)
+
+
+@pytest.mark.parametrize(
+    ("refers", "expected"),
+    [
+        ("", ()),  # an "at the beginning of" condition names no object: by default it refers to none
+        ("refers_to = []", ()),
+        ('refers_to = "Grizzly Bears"', (1,)),
+        ('refers_to = ["Grizzly Bears", "Blood Artist"]', (1, 0)),
+        ('trigger = "leaves_self"', (0,)),  # "When this creature leaves": its source, by default
+    ],
+)
+def test_a_delayed_ability_refers_to_no_object_one_or_several(tmp_path: Path, refers: str, expected: tuple):
+    text = DELAYED.replace("REFERS", refers)
+    if refers.startswith("trigger"):
+        text = text.replace('trigger = "end_step"\n', "")
+    (delayed,) = load(_write(tmp_path, text)).scenario.delayed
+    assert delayed.refers_to == expected
+
+
+@pytest.mark.parametrize(
+    ("refers", "expected"),
+    [
+        ('refers_to = ["Grizzly Bear"]', "delayed[0].refers_to: no object named 'Grizzly Bear'"),
+        ('refers_to = ["Grizzly Bears", "Grizzly Bears"]', "delayed[0].refers_to: names the same object twice"),
+        ("refers_to = 3", "delayed[0].refers_to: expected str, got 3"),
+        (
+            'trigger = "leaves_self"\nrefers_to = ["Grizzly Bears", "Blood Artist"]',
+            "delayed[0].refers_to: trigger 'leaves_self' names an object ('this'): the ability refers to exactly "
+            "that one, not 2",
+        ),
+        ('trigger = "becomes_tapped"\nrefers_to = []', "refers to exactly that one, not 0"),
+    ],
+)
+def test_a_bad_refers_to_is_one_line(tmp_path: Path, refers: str, expected: str):
+    text = DELAYED.replace("REFERS", refers)
+    if refers.startswith("trigger"):
+        text = text.replace('trigger = "end_step"\n', "")
+    with pytest.raises(ScenarioFileError) as caught:
+        load(_write(tmp_path, text))
+    message = str(caught.value)
+    assert "\n" not in message and expected in message, message
+
+
+def test_a_bad_refers_to_exits_2_with_one_line(tmp_path: Path, capsys):
+    from rule603.cli import main
+
+    path = _write(tmp_path, DELAYED.replace("REFERS", 'refers_to = ["Nobody"]'))
+    assert main(["rule", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "refers_to: no object named 'Nobody'" in err

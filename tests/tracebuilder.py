@@ -108,11 +108,13 @@ class TraceBuilder:
         controller: int | Sequence[int] = 0,
         moment: int | Sequence[int] = 0,
         zone: str | int | Sequence[str | int] = "library",
+        obj: int | Sequence[int] = 0,
     ) -> TraceBuilder:
         """The stack at moment ``t`` holds ``codes``, bottom first (see :meth:`ability`, :meth:`spell`).
 
-        ``controller``, ``moment`` and ``zone`` give ``slot_controller``, ``slot_moment`` and
-        ``slot_zone``: one value for every object, or one per object.  Slots above are emptied.
+        ``controller``, ``moment``, ``zone`` and ``obj`` give ``slot_controller``, ``slot_moment``,
+        ``slot_zone`` and ``slot_object``: one value for every object, or one per object.  Slots above are
+        emptied.
         """
         if len(codes) > self.size("slot"):
             raise ValueError(f"{len(codes)} objects do not fit in {self.size('slot')} stack slots")
@@ -124,14 +126,15 @@ class TraceBuilder:
                 return list(value)
             return [value] * len(codes)
 
-        filled = list(zip(codes, per_slot(controller), per_slot(moment), per_slot(zone), strict=True))
+        filled = list(zip(codes, per_slot(controller), per_slot(moment), per_slot(zone), per_slot(obj), strict=True))
         self.at(t, "stack_size", len(codes))
         for s in range(self.size("slot")):
-            src, ctrl, when, where = filled[s] if s < len(filled) else (0, 0, 0, 0)
+            src, ctrl, when, where, what = filled[s] if s < len(filled) else (0, 0, 0, 0, 0)
             self.at(t, "slot_src", src, s)
             self.at(t, "slot_controller", ctrl, s)
             self.at(t, "slot_moment", when, s)
             self.at(t, "slot_zone", where, s)
+            self.at(t, "slot_object", what, s)
         return self
 
     def resolves(self, t: int, code: int, controller: int = 0) -> TraceBuilder:
@@ -162,8 +165,9 @@ class TraceBuilder:
                 target[index[-1]] = code
         # What waiting instances remember (model.pending) follows from the triggers, unless a case says otherwise.
         said = {name for _, _, name, _, _ in self._ops}
-        if not said & {"waiting_since", "waiting_controller", "waiting_zone"}:
-            game.waiting_bookkeeping(states, self.universe.size("card"))
+        if not said & {"waiting_since", "waiting_controller", "waiting_zone", "waiting_object"}:
+            auras = [k == game.ENCHANTED_LEAVES for k in params["kind"]]
+            game.waiting_bookkeeping(states, self.universe.size("card"), enchanted_leaves=auras)
         return Trace("current", self.universe, params, tuple(states), {})
 
     # --- internals -----------------------------------------------------------------

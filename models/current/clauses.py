@@ -27,7 +27,6 @@ from ..game import (
     BEGINNING_KINDS,
     COUNTERED_SELF,
     CREATURE_ENTERS,
-    ENCHANTED_LEAVES,
     ENTERS_SELF,
     GRAVEYARD,
     GRAVEYARD_FROM_ANYWHERE,
@@ -441,7 +440,7 @@ def intervening_if(g, t: int) -> Iterator[Rule]:
 # --- 603.5 -------------------------------------------------------------------------
 
 
-def _option_declined(g, t):
+def _option_declined(g, t, *_object):
     if t == 0:
         return False
     return g.Or(
@@ -466,23 +465,44 @@ def optional_abilities(g, t: int) -> Iterator[Rule]:
 # --- 603.6 -------------------------------------------------------------------------
 
 
-def _object_lost(g, t):
-    """A resolving zone-change ability can't find its object where it moved to."""
+def _hidden_from(g, t, c, player):
+    """Card ``c`` is, before batch ``t``, in a zone hidden from ``player``: a library, or another player's hand."""
+    return g.Or(g.zone(t - 1, c) == LIBRARY, g.And(g.zone(t - 1, c) == HAND, g.owner(c) != player))
+
+
+def _enchanted_card_hidden(g, t, c):
+    """An Aura's "enchanted permanent leaves" ability resolves in batch ``t`` and card ``c``, the card of the
+    permanent it enchanted, is in a zone hidden from the ability's controller."""
+    controller = top_before(g, t, "slot_controller")
+    return g.Or(
+        *[
+            g.And(
+                m.aura_leaves_resolving(g, t, x),
+                top_before(g, t, "slot_object") == c,
+                _hidden_from(g, t, c, controller),
+            )
+            for x in m.cards(g)
+            if x != c
+        ]
+    )
+
+
+def _object_lost(g, t, *key):
+    """A resolving zone-change ability can't find its object where it moved to; with ``key`` (a card), also an
+    Aura's ability can't find the enchanted permanent's card, which is in a hidden zone."""
     if t == 0:
         return False
     lost = []
     for c, a in printed_abilities(g):
         res = g.And(m.resolving_ability(g, t, a), m.is_kind(g, a, ZONE_CHANGE_SELF_KINDS))
-        hidden = g.Or(
-            g.zone(t - 1, c) == LIBRARY,
-            g.And(g.zone(t - 1, c) == HAND, g.owner(c) != top_before(g, t, "slot_controller")),  # an opponent's hand
-        )
         found = g.And(
             g.zone(t - 1, c) == top_before(g, t, "slot_zone"),
             g.since(t - 1, c) == top_before(g, t, "slot_moment"),
-            g.Not(hidden),
+            g.Not(_hidden_from(g, t, c, top_before(g, t, "slot_controller"))),
         )
         lost.append(g.And(res, g.Not(found)))
+    if key:
+        lost.append(_enchanted_card_hidden(g, t, key[0]))
     return g.Or(*lost)
 
 
@@ -491,10 +511,16 @@ def _object_lost(g, t):
     "zone-change abilities look for the object in the zone it moved to, and fail if it isn't there",
     text_hash="5f03460303b7",
     overrides={"608.2": _object_lost},
+    scope="'this' enters or leaves, and the enchanted permanent's card an Aura's ability looks for (hidden zones)",
 )
 def zone_change_object(g, t: int) -> Iterator[Rule]:
     lost = _object_lost(g, t)
     yield R(lost, g.Not(g.acts(t)), "resolving ability")
+    if t == 0:
+        return
+    for c in m.cards(g):
+        hidden = _enchanted_card_hidden(g, t, c)
+        yield R(hidden, g.Not(g.affects(t, c)), f"card {c}")
 
 
 def _enters_self(g, t, a):
@@ -559,29 +585,65 @@ def enters_tapped(g, t: int) -> Iterator[Rule]:
         yield R(arriving, g.tapped(t, c), f"card {c}")
 
 
-def _aura_not_found(g, t):
+def _enchanted_card_found(g, t):
+    """As an Aura's "enchanted permanent leaves" ability resolves in batch ``t``, the card of the permanent it
+    enchanted is the new object it became in the zone it moved to (603.6e): the same object since the ability
+    triggered (400.7), in the zone its instance recorded.  Never on the battlefield: a permanent that left it and
+    is there again went through another zone first (a flicker), and has left the zone it moved to."""
+    y = top_before(g, t, "slot_object")
+    return g.And(
+        m.card_value(g, "since", t - 1, y) == top_before(g, t, "slot_moment"),
+        m.card_value(g, "zone", t - 1, y) == top_before(g, t, "slot_zone"),
+        top_before(g, t, "slot_zone") != BATTLEFIELD,
+    )
+
+
+def _aura_card_found(g, t, x):
+    """... and the Aura card ``x`` is the new object it became in its owner's graveyard (603.6e)."""
+    return g.zone(t - 1, x) == GRAVEYARD
+
+
+def _aura_not_found(g, t, *key):
+    """An Aura's "enchanted permanent leaves" ability resolves and can't find, with ``key`` (a card), that card's
+    object; without, either of its two objects (so it does nothing)."""
     if t == 0:
         return False
-    return g.Or(
-        *[
-            g.And(m.resolving_ability(g, t, a), g.kind(c) == ENCHANTED_LEAVES, g.zone(t - 1, c) != GRAVEYARD)
-            for c, a in printed_abilities(g)
-        ]
-    )
+    out = []
+    for x in m.cards(g):
+        res = m.aura_leaves_resolving(g, t, x)
+        if key:
+            (c,) = key
+            aura_lost = g.Not(_aura_card_found(g, t, x)) if c == x else False
+            card_lost = g.And(top_before(g, t, "slot_object") == c, g.Not(_enchanted_card_found(g, t)))
+            out.append(g.And(res, g.Or(aura_lost, card_lost)))
+        else:
+            out.append(g.And(res, g.Not(_aura_card_found(g, t, x)), g.Not(_enchanted_card_found(g, t))))
+    return g.Or(*out)
 
 
 @clause(
     "603.6e",
-    "an Aura's trigger on its permanent leaving can find the Aura card in the graveyard after SBAs",
+    "an Aura's trigger on its permanent leaving can find that permanent's card where it went and the Aura card "
+    "in the graveyard",
     text_hash="f84690b70ff2",
     overrides={"608.2": _aura_not_found},
-    scope="the Aura card part: found in its owner's graveyard, and only there",
+    scope="both objects, each found or not on its own: the enchanted permanent's card as the new object in the "
+    "zone it moved to, the Aura card in its owner's graveyard; found nowhere else",
 )
 def aura_leaves(g, t: int) -> Iterator[Rule]:
-    # "Can find" is a permission: where the Aura card is in the graveyard, the general
-    # resolution rule (and 603.4 / 603.5) decide; elsewhere the card can't be found.
-    not_found = _aura_not_found(g, t)
-    yield R(not_found, g.Not(g.acts(t)), "resolving Aura ability")
+    # "Can find" is a permission: where an object is found, the general resolution rule (and 603.4 / 603.5 / 603.6)
+    # decide whether the ability affects it; elsewhere that object can't be found, and isn't affected.
+    if t == 0:
+        return
+    found = _enchanted_card_found(g, t)
+    for x in m.cards(g):
+        res = m.aura_leaves_resolving(g, t, x)
+        aura_lost = g.And(res, g.Not(_aura_card_found(g, t, x)))
+        yield R(aura_lost, g.Not(g.affects(t, x)), f"card {x}")
+        for c in m.cards(g):
+            if c != x:
+                card_lost = g.And(res, top_before(g, t, "slot_object") == c, g.Not(found))
+                yield R(card_lost, g.Not(g.affects(t, c)), f"card {x}, enchanted card {c}")
 
 
 # --- 603.7 -------------------------------------------------------------------------
@@ -681,17 +743,23 @@ def delayed_once(g, t: int) -> Iterator[Rule]:
 
 @clause(
     "603.7c",
-    "a delayed ability still affects its object after it changes characteristics, not after it changes zones",
+    "a delayed ability affects each object it refers to that is still where it was expected, changed or not; no other",
     text_hash="b2935175f163",
     overrides={"608.2": delayed_object_gone},
 )
 def delayed_object(g, t: int) -> Iterator[Rule]:
+    # Object by object: one that changed characteristics is still affected; one that is no longer in the zone it
+    # was in when the ability was created -- or left and came back, a new object (400.7) -- is not.  An ability
+    # that refers to no object is left to 608.2; one none of whose objects is found does nothing (608.2 is set
+    # aside: ``delayed_object_gone``).
     if t == 0:
         return
     for d, a in delayed_abilities(g):
-        found = delayed_object_found(g, t, d)
         res = m.resolving_ability(g, t, a)
-        yield R(res, g.acts(t) == found, f"delayed {d}", witness=g.And(res, g.Not(found)))
+        for c in m.cards(g):
+            found = delayed_object_found(g, t, d, c)
+            refers = g.And(res, g.d_refers(d, c))
+            yield R(refers, g.affects(t, c) == found, f"delayed {d}, card {c}", witness=g.And(refers, g.Not(found)))
 
 
 def _controller_rule(cause, who):

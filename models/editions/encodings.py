@@ -123,7 +123,7 @@ def triggering_2008(g, t: int) -> Iterator[Rule]:
 # --- the intervening 'if' -----------------------------------------------------------------
 
 
-def _if_false_resolving(g, t):
+def _if_false_resolving(g, t, *_object):
     if t == 0:
         return False
     return g.Or(
@@ -331,13 +331,14 @@ def delayed_creation_on_resolution(g, t: int) -> Iterator[Rule]:
     text_hash="b6c0add15dd7",
 )
 def delayed_despite_characteristics(g, t: int) -> Iterator[Rule]:
-    # The model's delayed ability refers to a card in a zone, never to its characteristics: where
-    # the object is still that object, the ability affects it.
+    # The model's delayed ability refers to cards in zones, never to their characteristics: where an object it
+    # refers to is still that object, the ability affects it.
     if t == 0:
         return
     for d, a in delayed_abilities(g):
-        found = g.And(m.resolving_ability(g, t, a), delayed_object_found(g, t, d))
-        yield R(found, g.acts(t), f"delayed {d}")
+        for c in m.cards(g):
+            found = g.And(m.resolving_ability(g, t, a), g.d_refers(d, c), delayed_object_found(g, t, d, c))
+            yield R(found, g.affects(t, c), f"delayed {d}, card {c}")
 
 
 @clause(
@@ -348,7 +349,14 @@ def delayed_despite_characteristics(g, t: int) -> Iterator[Rule]:
     overrides={"608.2": delayed_object_gone},
 )
 def delayed_object_left(g, t: int) -> Iterator[Rule]:
-    yield R(delayed_object_gone(g, t), g.Not(g.acts(t)), "resolving delayed ability")
+    # "Will fail" for that permanent: an ability that refers to several fails for each one that left (the rule
+    # speaks of "a particular permanent"), and does nothing once all have (608.2 set aside: delayed_object_gone).
+    if t == 0:
+        return
+    for d, a in delayed_abilities(g):
+        for c in m.cards(g):
+            lost = g.And(m.resolving_ability(g, t, a), g.d_refers(d, c), g.Not(delayed_object_found(g, t, d, c)))
+            yield R(lost, g.Not(g.affects(t, c)), f"delayed {d}, card {c}")
 
 
 @clause(
