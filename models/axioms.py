@@ -465,9 +465,11 @@ def stack(g, t: int) -> Iterator[Rule]:
                 g.slot_zone(t, s) == _source_zone(g, t, a),
                 g.slot_object(t, s) == _source_object(g, t, a),
             )
+            # ... a batch since the first of those that wait in which it did trigger (405.1's label is exact).
+            triggered_then = g.Or(*[g.And(origin == u, g.triggers(u, a) >= 1) for u in range(t)])
             waited = g.And(
                 origin >= g.waiting_since(t - 1, a),
-                origin < t,
+                triggered_then,
                 g.slot_controller(t, s) == g.waiting_controller(t - 1, a),
                 g.slot_zone(t, s) == g.waiting_zone(t - 1, a),
                 g.slot_object(t, s) == g.waiting_object(t - 1, a),
