@@ -217,6 +217,23 @@ def _one_legend_each(chosen: list[Card]) -> list[Card]:
     return out
 
 
+def _set_aside(card, zone: str):
+    """``card`` as it starts in ``zone`` off the battlefield (a token: outside the game, where it never starts)."""
+    return replace(
+        card,
+        zone="outside" if card.token else zone,
+        controller=None,
+        tapped=False,
+        attached_to=None,
+        instances=1,
+        lore=0,
+    )
+
+
+def _detached(cards: list, gone: set[int]) -> list:
+    return [replace(card, attached_to=None) if card.attached_to in gone else card for card in cards]
+
+
 def _starting_game(scenario: Scenario) -> tuple[Scenario, ReferenceGame]:
     """The game at moment 0.  A state trigger must not trigger before the game begins: if one would, the
     state-trigger cards where they would function start in the library instead."""
@@ -224,33 +241,17 @@ def _starting_game(scenario: Scenario) -> tuple[Scenario, ReferenceGame]:
         return scenario, ReferenceGame(scenario)
     except InvalidArgument:
         fixed = [
-            replace(
-                card,
-                zone="outside" if card.token else "library",
-                controller=None,
-                tapped=False,
-                attached_to=None,
-                instances=1,
-                lore=0,
-            )
+            _set_aside(card, "library")
             if card.trigger == "no_cards_in_hand" and card.zone in ("battlefield", "hand")
             else card
             for card in scenario.cards
         ]
-        moved = {c for c, card in enumerate(fixed) if card.zone in ("library", "outside")}
-        fixed = [replace(card, attached_to=None) if card.attached_to in moved else card for card in fixed]
+        fixed = _detached(fixed, {c for c, card in enumerate(fixed) if card.zone in ("library", "outside")})
         # An Aura attached to nothing would go to the graveyard before the game begins (704.5m): it starts there
         # (a token: it doesn't start at all); what was attached to it is then attached to nothing, and so on.
         while True:
             fixed = [
-                replace(
-                    card,
-                    zone="outside" if card.token else "graveyard",
-                    controller=None,
-                    tapped=False,
-                    instances=1,
-                    lore=0,
-                )
+                _set_aside(card, "graveyard")
                 if "aura" in card.flags and card.zone == "battlefield" and card.attached_to is None
                 else card
                 for card in fixed
@@ -258,7 +259,7 @@ def _starting_game(scenario: Scenario) -> tuple[Scenario, ReferenceGame]:
             gone = {c for c, card in enumerate(fixed) if card.zone != "battlefield"}
             if not any(card.attached_to in gone for card in fixed):
                 break
-            fixed = [replace(card, attached_to=None) if card.attached_to in gone else card for card in fixed]
+            fixed = _detached(fixed, gone)
         scenario = replace(scenario, cards=tuple(fixed))
         return scenario, ReferenceGame(scenario)
 
@@ -295,7 +296,7 @@ def scenarios(
             chosen[ability.source] = replace(  # (a card: a token is never a spell)
                 source, zone="hand", controller=None, tapped=False, attached_to=None, instances=1, lore=0, token=False
             )
-            chosen = [replace(c, attached_to=None) if c.attached_to == ability.source else c for c in chosen]
+            chosen = _detached(chosen, {ability.source})
     setup = Scenario(
         cards=tuple(_one_legend_each(chosen)),
         players=n_players,

@@ -136,8 +136,13 @@ def just_created(g, t, a):
 
 def delayed_object_found(g, t, d, c):
     """As delayed ability ``d`` resolves in batch ``t``, card ``c``'s object it refers to is still that object, in
-    the zone it was in when the ability was created: the zone it is expected to be in (603.7c, 400.7)."""
-    return g.And(g.since(t - 1, c) == g.d_stamp(t - 1, d, c), g.zone(t - 1, c) == g.d_zone(t - 1, d, c))
+    the zone it was in when the ability was created: the zone it is expected to be in (603.7c, 400.7).  A phased-out
+    permanent is treated as though it doesn't exist (702.26b): it is not found."""
+    return g.And(
+        g.since(t - 1, c) == g.d_stamp(t - 1, d, c),
+        g.zone(t - 1, c) == g.d_zone(t - 1, d, c),
+        g.Not(g.phased_out(t - 1, c)),
+    )
 
 
 def delayed_object_gone(g, t, *key):

@@ -187,6 +187,7 @@ def test_an_audit_in_a_worker_process_finds_what_it_finds_here():
     assert here == there
 
 
+@pytest.mark.exhaustive  # over a minute: a contradiction search of 400 rounds
 def test_a_deadlock_more_room_might_end_is_not_named_a_contradiction(monkeypatch):
     # With no more room to judge a deadlock again than the model's own (3 stack slots), the search meets at
     # moment 2 a batch with more instances than the stack holds.  The larger universe has the deadlock too, but it

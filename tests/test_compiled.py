@@ -179,3 +179,27 @@ def test_every_clause_and_game_rule_compiles_once_for_all_moments():
     key = tuple(sorted(trace.universe.sizes.items()))
     generic = checker._cache[(key, "generic")]
     assert generic.run is not None and generic.first == 1
+
+
+def _died_by_earlier(g, t):
+    """A card in a graveyard whose zone just before it got there was the battlefield: `g.earlier` reads the
+    moment a value of the trace names, with no loop over the earlier moments."""
+    from rule603 import Rule
+    from rule603.models import game
+
+    for c in game.cards(g):
+        before = g.earlier(g.since(t, c) - 1, t, "zone", c, default=game.LIBRARY)
+        yield Rule(g.zone(t, c) == game.GRAVEYARD, before != game.BATTLEFIELD, f"card {c} died")
+
+
+def test_a_value_at_a_moment_the_trace_names_compiles_once_and_agrees():
+    from rule603.engines.reference import sample_traces
+
+    edition, number = _edition_with(_died_by_earlier)
+    checker = CompiledChecker(edition, (number,), include_axioms=False)
+    traces = [t for t in sample_traces(60) if t.length >= 6]
+    for trace in traces:
+        expected = [(v.moment, v.clause, v.about) for v in violations(edition, trace, [number], include_axioms=False)]
+        assert _compiled(checker, trace) == expected
+    assert any(_compiled(checker, trace) for trace in traces)  # some card did die
+    assert all(check.run is not None for (_, kind), check in checker._cache.items() if kind == "generic")

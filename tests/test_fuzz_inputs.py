@@ -258,7 +258,7 @@ def scenario_text(draw) -> bytes:
     return text
 
 
-@fuzz(120)
+@fuzz(70)
 @given(text=scenario_text(), fmt=st.sampled_from(["md", "json", "html"]))
 def test_rule_malformed_scenario_files(sandbox, text, fmt):
     case, path = sandbox.file("scenario.toml", text)
@@ -466,7 +466,7 @@ def property_file(draw) -> str:
     return "\n".join(lines)
 
 
-@fuzz(100)
+@fuzz(60)
 @given(text=property_file(), command=st.sampled_from(["verify", "verify", "properties"]))
 def test_property_files(sandbox, text, command):
     case, path = sandbox.file("props.py", text)
@@ -548,7 +548,7 @@ def path_value(data, case: Path) -> str:
     }[kind]
 
 
-@fuzz(400)
+@fuzz(250)
 @given(command=st.sampled_from(sorted(OPTIONS)), data=st.data())
 def test_option_values(sandbox, command, data):
     base, options = OPTIONS[command]
@@ -560,7 +560,7 @@ def test_option_values(sandbox, command, data):
     run_checked(sandbox, case, [*base, option, *values], allowed=CHECK_DOCUMENTED if command == "check" else DOCUMENTED)
 
 
-@fuzz(100)
+@fuzz(60)
 @given(command=st.sampled_from(sorted(PATH_OPTIONS)), data=st.data())
 def test_path_values(sandbox, command, data):
     base, _ = OPTIONS[command]

@@ -499,6 +499,7 @@ def _object_lost(g, t, *key):
             g.zone(t - 1, c) == top_before(g, t, "slot_zone"),
             g.since(t - 1, c) == top_before(g, t, "slot_moment"),
             g.Not(_hidden_from(g, t, c, top_before(g, t, "slot_controller"))),
+            g.Not(g.phased_out(t - 1, c)),  # treated as though it doesn't exist (702.26b)
         )
         lost.append(g.And(res, g.Not(found)))
     if key:

@@ -200,6 +200,18 @@ class _Recorder(Backend):
     def var(self, slot: tuple, kind: str) -> _Node:
         return self.node("var", (slot,), kind)
 
+    def at_moment(self, when: Any, now: Any, value: Any, default: Any) -> Any:
+        if not isinstance(when, _Node) and not isinstance(now, _Moment):
+            return value(when) if 0 <= when < now else default
+        if isinstance(now, int) and not isinstance(now, _Moment) and now <= 0:
+            return default
+        # The value at one moment before ``now`` says where the variable sits in a moment's block; the code
+        # steps from there to moment ``when`` (checked to lie in 0..now-1 as it runs).
+        ref = value(now - 1)
+        if not isinstance(ref, _Node) or ref.op != "var":
+            raise _NotGeneric("at_moment of something other than a variable")
+        return self.node("at", (when, now, ref.args[0], default), ref.kind)
+
     def compare(self, op: str, a: Any, b: Any) -> Any:
         if not isinstance(a, _Node) and not isinstance(b, _Node):
             return _FOLD[op](a, b)
@@ -377,6 +389,11 @@ class _Emitter:
             return f"({self.operand(args[1])} if {self.operand(args[0])} else {self.operand(args[2])})"
         if op == "sum":
             return " + ".join(self.operand(a) for a in args)
+        if op == "at":
+            when, now, tag, default = (self.operand(args[0]), self.operand(args[1]), args[2], self.operand(args[3]))
+            # ``tag`` is the value at moment now - 1: step back (now - 1 - when) blocks from it.
+            base = f"{tag[1]}" if tag[0] == "abs" else f"B + {tag[1] * self.block + tag[2]}"
+            return f"(v[{base} - ({now} - 1 - {when}) * {self.block}] if 0 <= {when} < {now} else {default})"
         raise AssertionError(op)
 
 

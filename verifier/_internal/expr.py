@@ -14,7 +14,7 @@ cannot overload (``and``/``or``/``not``/``if``) go through the backend.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 Expr = Any  # a Python bool/int (concrete) or a z3 term (symbolic)
@@ -53,6 +53,13 @@ class Backend:
     def Distinct(self, xs: Sequence[Expr]) -> Expr:  # noqa: N802
         return self.And(*[xs[i] != xs[j] for i in range(len(xs)) for j in range(i + 1, len(xs))])
 
+    def at_moment(self, when: Expr, now: int, value: Callable[[int], Expr], default: Expr) -> Expr:
+        """``value(when)`` for a moment ``when`` (itself a value) among ``0..now-1``, else ``default``."""
+        out = default
+        for u in range(now):
+            out = self.If(when == u, value(u), out)
+        return out
+
 
 class ConcreteBackend(Backend):
     """Evaluates definitions on concrete values: the engine-trace checker."""
@@ -90,6 +97,9 @@ class ConcreteBackend(Backend):
 
     def Sum(self, xs: Iterable[Expr]) -> int:  # noqa: N802
         return sum(int(x) for x in xs)
+
+    def at_moment(self, when: Expr, now: int, value: Callable[[int], Expr], default: Expr) -> Expr:
+        return value(when) if 0 <= when < now else default
 
 
 def _flat(xs: Iterable[Expr]) -> list[Expr]:

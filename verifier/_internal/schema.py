@@ -176,6 +176,14 @@ class Game:
     def var(self, name: str, *index: int) -> Expr:
         return self._lookup(name, tuple(index))
 
+    def earlier(self, when: Expr, now: int, name: str, *index: int, default: Expr = 0) -> Expr:
+        """The per-moment variable ``name`` at the moment ``when`` (a value of the trace, such as an instance's
+        label), one of the moments before ``now``; ``default`` when ``when`` is not one of them.
+
+        The definition stays the same at every moment (no loop over the earlier ones), so compiled checking
+        keeps one piece of code for all of them."""
+        return self.b.at_moment(when, now, lambda u: self._lookup(name, (u, *index)), default)
+
     def __getattr__(self, name: str) -> Callable[..., Expr]:
         if name.startswith("_"):
             raise AttributeError(name)
