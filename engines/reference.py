@@ -798,8 +798,11 @@ class ReferenceGame:
             d, state = self.scenario.delayed[i], before.delayed[i]
             if not d.refers_to:
                 return True, frozenset()
+            # A phased-out permanent is treated as though it doesn't exist (702.26b): it can't be affected.
             found = frozenset(
-                c for c in d.refers_to if (before.cards[c].since, before.cards[c].zone) == state.objects[c]
+                c
+                for c in d.refers_to
+                if (before.cards[c].since, before.cards[c].zone) == state.objects[c] and not before.cards[c].phased_out
             )
             return bool(found), found
         if cls == "reflexive":
@@ -827,8 +830,9 @@ class ReferenceGame:
     def _finds_its_object(self, before: Moment, c: int, top: StackObject) -> bool:
         card = before.cards[c]
         hidden = card.zone == LIBRARY or (card.zone == HAND and self.scenario.cards[c].owner != top.controller)
-        # The same object (it entered that zone when the ability triggered, 400.7), in that zone, not hidden.
-        return card.zone == top.zone and card.since == top.moment and not hidden
+        # The same object (it entered that zone when the ability triggered, 400.7), in that zone, not hidden, and
+        # not phased out (treated as though it doesn't exist, 702.26b).
+        return card.zone == top.zone and card.since == top.moment and not hidden and not card.phased_out
 
     # 4. zone changes -------------------------------------------------------------------------
     def remembers_resolutions(self, c: int) -> bool:

@@ -589,3 +589,19 @@ def test_a_version_3_trace_has_no_tokens_and_no_legends():
     new = migrate(json.loads((fixtures / "board-wipe-v3.json").read_text(encoding="utf-8")))
     cards = new["#meta"]["universe"]["card"]
     assert new["constants"]["token"] == [False] * cards and new["constants"]["legend_name"] == [0] * cards
+
+
+# --- phasing: a phased-out permanent can't be found or affected (702.26b) -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "clause"),
+    [("603.7c-phased-out-not-affected.toml", "603.7c"), ("603.6-phased-out-not-found.toml", "603.6")],
+)
+def test_an_ability_that_acts_on_a_phased_out_permanent_is_rejected(name: str, clause: str):
+    trace = played(name)
+    assert broken(trace) == set()
+    last = trace.length - 1  # the ability resolves in the last batch, with card 0 phased out
+    assert trace.states[last - 1]["phased_out"][0] and not trace.states[last]["acts"]
+    wrong = changed(changed(trace, last, "acts", True), last, "affects", True, 0)
+    assert (last, clause) in broken(wrong)
