@@ -127,8 +127,9 @@ def delayed_waits(g, t):
 
 @prop("delayed-object-changed-zones", clauses=["603.7c"])
 def delayed_object_changed_zones(g, t):
-    """A delayed ability affects each object it refers to that hasn't changed zones since it was created, and none
-    that has, even if it came back; once every one of them has, it does nothing."""
+    """A delayed ability affects each object it refers to that hasn't changed zones since it was created and isn't
+    phased out (treated as though it doesn't exist, 702.26b), and none that has changed zones, even if it came back;
+    once every one of them has, it does nothing."""
     if t == 0:
         return True
     claims = []
@@ -142,7 +143,8 @@ def delayed_object_changed_zones(g, t):
         resolves = m.resolving_ability(g, t, a)
         moved = {c: g.Or(*[g.And(latest[u], g.since(t - 1, c) > u) for u in range(t)]) for c in m.cards(g)}
         for c in m.cards(g):
-            claims.append(g.Implies(g.And(resolves, g.d_refers(d, c)), g.affects(t, c) == g.Not(moved[c])))
+            there = g.And(g.Not(moved[c]), g.Not(g.phased_out(t - 1, c)))
+            claims.append(g.Implies(g.And(resolves, g.d_refers(d, c)), g.affects(t, c) == there))
         refers = g.Or(*[g.d_refers(d, c) for c in m.cards(g)])
         all_moved = g.And(*[g.Implies(g.d_refers(d, c), moved[c]) for c in m.cards(g)])
         claims.append(g.Implies(g.And(resolves, refers, all_moved), g.Not(g.acts(t))))
