@@ -200,8 +200,8 @@ ASSUMPTIONS: dict[str, str] = {
     "lands_are_creatures, creatures_lose_abilities, grant_ability, eff_creature, eff_ability": "No continuous "
     "effect changes a tracked card (no window covers a moment where the engine holds one that could): "
     "eff_creature is the printed type, eff_ability is true.",
-    "counts_additional, is_leaves_ability": "The model's own reading of the card text (113.3, 603.6c): abilities "
-    "that trigger on a creature entering, while on the battlefield; abilities of the leaves kinds.",
+    "counts_additional, is_leaves_ability": "The model's own reading of the card text (113.3, 603.6c): false, as "
+    "no card in the decks makes an ability trigger an additional time; abilities of the leaves kinds.",
     "delayed and reflexive abilities": "None: one of each in the universe, never created (python-mtg has delayed "
     "triggers only for the Pact cycle and reflexive ones only as 'if you do').",
     "countered_now, removed_now, targets_illegal, instruction_works": "False: nothing is countered or removed "
@@ -1073,12 +1073,8 @@ class _WindowTrace:
             "removed": [0] * self.abilities,
             "skipped": [0] * self.abilities,
             "prohibition_applies": [False] * self.abilities,
-            # 113.3: 'triggers an additional time' refers to abilities that trigger on a creature entering.
-            "counts_additional": [
-                zone[j] == "battlefield" and (k == "creature_enters" or (k == "enters_self" and self.cards[j].creature))
-                for j, k in enumerate(kinds)
-            ]
-            + [False, False],
+            # 113.3: no 'triggers an additional time' effect in the decks refers to any ability.
+            "counts_additional": [False] * self.abilities,
             "is_leaves_ability": [k in LEAVES_KINDS for k in kinds],
             "registered": [False],
             "d_controller": [0],

@@ -799,11 +799,17 @@ class ReferenceGame:
             if not d.refers_to:
                 return True, frozenset()
             # A phased-out permanent is treated as though it doesn't exist (702.26b): it can't be affected.
-            found = frozenset(
-                c
-                for c in d.refers_to
-                if (before.cards[c].since, before.cards[c].zone) == state.objects[c] and not before.cards[c].phased_out
-            )
+            if d.trigger in ("enters_self", "leaves_self"):
+                # A zone-change trigger ("when that creature dies this turn, return that card"): the zone it is
+                # expected to be in is the one it moved to, where it looks for it (603.6).
+                found = frozenset(c for c in d.refers_to if self._is_where_it_moved(before, c, top))
+            else:
+                found = frozenset(
+                    c
+                    for c in d.refers_to
+                    if (before.cards[c].since, before.cards[c].zone) == state.objects[c]
+                    and not before.cards[c].phased_out
+                )
             return bool(found), found
         if cls == "reflexive":
             return True, frozenset()
@@ -828,11 +834,16 @@ class ReferenceGame:
         return True, frozenset()
 
     def _finds_its_object(self, before: Moment, c: int, top: StackObject) -> bool:
+        # ... in the zone its instance recorded as it triggered.
+        return before.cards[c].zone == top.zone and self._is_where_it_moved(before, c, top)
+
+    def _is_where_it_moved(self, before: Moment, c: int, top: StackObject) -> bool:
+        """Card ``c`` is the object it became by the zone change the ability triggered on (it entered its zone at
+        that moment, 400.7), not hidden from the ability's controller (603.6: a library, another player's hand) and
+        not phased out (treated as though it doesn't exist, 702.26b)."""
         card = before.cards[c]
         hidden = card.zone == LIBRARY or (card.zone == HAND and self.scenario.cards[c].owner != top.controller)
-        # The same object (it entered that zone when the ability triggered, 400.7), in that zone, not hidden, and
-        # not phased out (treated as though it doesn't exist, 702.26b).
-        return card.zone == top.zone and card.since == top.moment and not hidden and not card.phased_out
+        return card.since == top.moment and not hidden and not card.phased_out
 
     # 4. zone changes -------------------------------------------------------------------------
     def remembers_resolutions(self, c: int) -> bool:
@@ -1425,9 +1436,10 @@ class ReferenceGame:
 
     def _counts_additional(self, a: int, after: Moment) -> bool:
         """Does "a creature entering makes an ability of a permanent you control trigger an additional time"
-        refer to this ability?  Only to abilities a permanent has (603.2e), triggered by a creature entering."""
+        refer to this ability?  Only where such an effect applies to it, and only to abilities a permanent has
+        (603.2e), triggered by a creature entering."""
         cls, c = self.ability_class(a)
-        if cls != "printed" or after.cards[c].zone != BATTLEFIELD:
+        if cls != "printed" or after.cards[c].zone != BATTLEFIELD or not self._additional_times(a, after):
             return False
         return self.kind[c] == CREATURE_ENTERS or (self.kind[c] == ENTERS_SELF and after.cards[c].eff_creature)
 

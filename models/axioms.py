@@ -852,17 +852,17 @@ def trigger_conditions(g, t: int) -> Iterator[Rule]:
             )
         if m.ability_class(g, a)[0] != "reflexive":  # reflexive triggers are defined by 603.12
             yield R(m.ability_kind(g, a) == m.NONE, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0), f"ability {a}")
-        # The additional-trigger effect's own text: it refers to the abilities a permanent has,
-        # when a creature entering makes them trigger.  Whether it also refers to delayed
-        # abilities is the question 603.2e answers.
+        # The additional-trigger effect's own text: where such an effect applies (a permanent with it, under
+        # the ability's controller), it refers to the abilities a permanent has, when a creature entering makes
+        # them trigger.  Without one, no effect refers to anything, and 603.2d has nothing to say.  Whether it
+        # also refers to delayed abilities is the question 603.2e answers.
         if m.ability_class(g, a)[0] == "printed":
             c = m.source_card(g, a)
             creature_entering = g.Or(
                 g.kind(c) == m.CREATURE_ENTERS, g.And(g.kind(c) == m.ENTERS_SELF, g.eff_creature(t, c))
             )
-            yield R(
-                True, g.counts_additional(t, a) == g.And(creature_entering, m.on_battlefield(g, t, c)), f"ability {a}"
-            )
+            refers = g.And(creature_entering, m.on_battlefield(g, t, c), additional_times(g, t, a) >= 1)
+            yield R(True, g.counts_additional(t, a) == refers, f"ability {a}")
     for c in m.cards(g):
         # 603.6c says what a leaves-the-battlefield ability is; for 'from anywhere' it answers no.
         yield R(
@@ -919,6 +919,21 @@ def _source_zone(g, u: int, a: int):
     if m.ability_class(g, a)[0] != "printed":
         return 0
     return m.card_value(g, "zone", u, _source_object(g, u, a))
+
+
+def additional_times(g, t: int, a: int):
+    """How many 'triggers an additional time' effects apply to ``a``'s triggering at ``t``."""
+    you = m.source_controller(g, t, a)
+    return g.count(
+        g.And(
+            g.doubler(x),
+            m.on_battlefield(g, t, x),
+            g.Not(g.phased_out(t, x)),  # a phased-out permanent is treated as though it does not exist (702.26b)
+            g.eff_ability(t, x),
+            g.controller(t, x) == you,
+        )
+        for x in m.cards(g)
+    )
 
 
 def in_view(g, t: int, a: int, fn):

@@ -13,7 +13,16 @@ from rule603 import Rule
 
 from . import game as m
 from .axioms import in_view
-from .game import CREATURE_DIES, GRAVEYARD_FROM_ANYWHERE, LAND_TO_GRAVEYARD, LEAVES_KINDS, LEAVES_SELF
+from .game import (
+    CREATURE_DIES,
+    GRAVEYARD_FROM_ANYWHERE,
+    HAND,
+    LAND_TO_GRAVEYARD,
+    LEAVES_KINDS,
+    LEAVES_SELF,
+    LIBRARY,
+    ZONE_CHANGE_SELF_KINDS,
+)
 
 R = Rule
 
@@ -134,15 +143,25 @@ def just_created(g, t, a):
     return g.Not(g.registered(t - 1, d))
 
 
+def hidden_from(g, t, c, player):
+    """Card ``c`` is, before batch ``t``, in a zone hidden from ``player``: a library, or another player's hand."""
+    return g.Or(g.zone(t - 1, c) == LIBRARY, g.And(g.zone(t - 1, c) == HAND, g.owner(c) != player))
+
+
 def delayed_object_found(g, t, d, c):
-    """As delayed ability ``d`` resolves in batch ``t``, card ``c``'s object it refers to is still that object, in
-    the zone it was in when the ability was created: the zone it is expected to be in (603.7c, 400.7).  A phased-out
-    permanent is treated as though it doesn't exist (702.26b): it is not found."""
-    return g.And(
-        g.since(t - 1, c) == g.d_stamp(t - 1, d, c),
-        g.zone(t - 1, c) == g.d_zone(t - 1, d, c),
-        g.Not(g.phased_out(t - 1, c)),
+    """As delayed ability ``d`` resolves in batch ``t``, card ``c``'s object it refers to is where it is expected to
+    be (603.7c).  For most, that is the object it was created for, in the zone it was in then (400.7).  For one
+    whose trigger is that object's own zone change ("when that creature dies this turn, return that card"), it is
+    the new object that card became in the zone it moved to as the ability triggered, not hidden from the
+    ability's controller: a zone-change trigger (603.6).  A phased-out permanent is treated as though it doesn't
+    exist (702.26b): it is not found."""
+    created_for = g.And(g.since(t - 1, c) == g.d_stamp(t - 1, d, c), g.zone(t - 1, c) == g.d_zone(t - 1, d, c))
+    moved_to = g.And(
+        g.since(t - 1, c) == top_before(g, t, "slot_moment"),
+        g.Not(hidden_from(g, t, c, top_before(g, t, "slot_controller"))),
     )
+    zone_change = g.Or(*[g.d_kind(d) == k for k in ZONE_CHANGE_SELF_KINDS])
+    return g.And(g.If(zone_change, moved_to, created_for), g.Not(g.phased_out(t - 1, c)))
 
 
 def delayed_object_gone(g, t, *key):

@@ -30,6 +30,9 @@ from rule603.models.game import (
     ENTERS_SELF,
     GRAVEYARD,
     GRAVEYARD_FROM_ANYWHERE,
+    HAND,
+    LEAVES_SELF,
+    LIBRARY,
     LOSE_CONTROL,
     NO_CARDS_IN_HAND,
     PHASES_OUT,
@@ -129,25 +132,39 @@ def delayed_waits(g, t):
 def delayed_object_changed_zones(g, t):
     """A delayed ability affects each object it refers to that hasn't changed zones since it was created and isn't
     phased out (treated as though it doesn't exist, 702.26b), and none that has changed zones, even if it came back;
-    once every one of them has, it does nothing."""
+    once every one of them has, it does nothing.  One whose trigger is that object's own zone change ("when that
+    creature dies this turn, return that card") looks instead for the object it became by the change its instance
+    triggered on (the moment it is labelled with, 405.1): affected unless it changed zones again or is in a zone
+    hidden from the ability's controller."""
     if t == 0:
         return True
     claims = []
     for d in g.range("delayed"):
         a = m.delayed(g, d)
-        # The resolving instance comes from the latest creation (a slot is reused only when empty).
+        # The resolving instance comes from the latest creation (a slot is reused only when empty); it triggered
+        # at a moment at which the ability did trigger (its label, 405.1: several instances may wait).
         latest = [
             g.And(m.delayed_created(g, u, d), *[g.Not(m.delayed_created(g, w, d)) for w in range(u + 1, t)])
             for u in range(t)
         ]
+        label = m.top(g, t - 1, "slot_moment")
+        triggered = [g.And(g.triggers(u, a) >= 1, label == u) for u in range(1, t)]
+        zone_change = g.Or(g.d_kind(d) == ENTERS_SELF, g.d_kind(d) == LEAVES_SELF)
         resolves = m.resolving_ability(g, t, a)
-        moved = {c: g.Or(*[g.And(latest[u], g.since(t - 1, c) > u) for u in range(t)]) for c in m.cards(g)}
+        there = {}
         for c in m.cards(g):
-            there = g.And(g.Not(moved[c]), g.Not(g.phased_out(t - 1, c)))
-            claims.append(g.Implies(g.And(resolves, g.d_refers(d, c)), g.affects(t, c) == there))
+            since_created = g.Or(*[g.And(latest[u], g.since(t - 1, c) > u) for u in range(t)])
+            since_triggered = g.Not(g.Or(*[g.And(triggered[u - 1], g.since(t - 1, c) == u) for u in range(1, t)]))
+            hidden = g.Or(
+                g.zone(t - 1, c) == LIBRARY,
+                g.And(g.zone(t - 1, c) == HAND, g.owner(c) != g.d_controller(t - 1, d)),
+            )
+            gone = g.If(zone_change, g.Or(since_triggered, hidden), since_created)
+            there[c] = g.And(g.Not(gone), g.Not(g.phased_out(t - 1, c)))
+            claims.append(g.Implies(g.And(resolves, g.d_refers(d, c)), g.affects(t, c) == there[c]))
         refers = g.Or(*[g.d_refers(d, c) for c in m.cards(g)])
-        all_moved = g.And(*[g.Implies(g.d_refers(d, c), moved[c]) for c in m.cards(g)])
-        claims.append(g.Implies(g.And(resolves, refers, all_moved), g.Not(g.acts(t))))
+        none_there = g.And(*[g.Implies(g.d_refers(d, c), g.Not(there[c])) for c in m.cards(g)])
+        claims.append(g.Implies(g.And(resolves, refers, none_there), g.Not(g.acts(t))))
     return g.And(*claims)
 
 

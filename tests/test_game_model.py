@@ -605,3 +605,32 @@ def test_an_ability_that_acts_on_a_phased_out_permanent_is_rejected(name: str, c
     assert trace.states[last - 1]["phased_out"][0] and not trace.states[last]["acts"]
     wrong = changed(changed(trace, last, "acts", True), last, "affects", True, 0)
     assert (last, clause) in broken(wrong)
+
+
+# --- a delayed zone-change ability looks where its object moved (603.6 with 603.7c) ----------------------------
+
+
+def test_a_delayed_dies_ability_returns_the_card_from_the_graveyard_it_went_to():
+    trace = played("603.7c-valkyrie-returns-that-card.toml")  # Valkyrie's Gift 0, Grizzly Bears 1
+    assert broken(trace) == set()
+    t = _resolution_of(trace, 2)  # the delayed ability (abilities: 2 cards, then the delayed one)
+    assert trace.states[t - 1]["zone"][1] == game.GRAVEYARD
+    assert trace.states[t]["acts"] and trace.states[t]["affects"] == [False, True]
+    # An engine that looks for the creature on the battlefield, where it was when the ability was created, returns
+    # nothing: rejected.
+    nothing = changed(changed(trace, t, "affects", False, 1), t, "acts", False)
+    assert (t, "603.7c") in broken(nothing)
+
+
+def test_a_delayed_dies_ability_does_not_find_a_card_that_left_the_graveyard_again():
+    scenario = load(str(SCENARIOS / "603.7c-valkyrie-returns-that-card.toml")).scenario
+    actions = list(scenario.actions)
+    # In response, the Bears card is exiled from the graveyard: a new object (400.7), not returned.
+    actions.insert(3, Action(exile=(1,)))
+    trace = run(dataclasses.replace(scenario, actions=tuple(actions)))
+    assert broken(trace) == set()
+    t = _resolution_of(trace, 2)
+    assert trace.states[t - 1]["zone"][1] == game.EXILE
+    assert not trace.states[t]["acts"] and not any(trace.states[t]["affects"])
+    wrong = changed(changed(trace, t, "acts", True), t, "affects", True, 1)
+    assert (t, "603.7c") in broken(wrong)

@@ -17,7 +17,6 @@ GAPS = sorted((Path(__file__).parent / "fixtures" / "known-gaps").glob("*.toml")
 
 WHY = {
     "mulldrifter-evoke": "603.6: the whole effect fails, not only the part that acts on the object",
-    "valkyrie-dies-returns": "603.6 with 603.7c: a delayed zone-change ability looks where its object was at creation",
     "aura-card-new-object": "603.6e: the Aura card is found in the graveyard whatever object it now is",
 }
 

@@ -129,7 +129,9 @@ def test_a_delayed_leaves_ability_fires_once():
     d = 2  # ability number of delayed ability 0, after the two printed ones
     assert [s["registered"][0] for s in trace.states] == [False, False, True, False, False, False, False]
     assert [s["base_triggers"][d] for s in trace.states] == [0, 0, 0, 1, 0, 0, 0]
-    assert trace.states[4]["acts"] is False  # 603.7c: the creature it refers to has left the battlefield
+    # 603.7c with 603.6: a zone-change trigger looks for the card in the zone it moved to, the graveyard.
+    assert trace.states[3]["zone"][0] == game.GRAVEYARD
+    assert trace.states[4]["acts"] is True and trace.states[4]["affects"][0] is True
     assert conformance_violations(trace) == []
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from rule603 import Rule, clause, exempt
 
 from .. import game as m
-from ..axioms import effective_characteristics, in_view, printed_characteristics
+from ..axioms import additional_times, effective_characteristics, in_view, printed_characteristics
 from ..game import (
     ABILITY_CAUSE,
     ABILITY_TRIGGERS,
@@ -30,9 +30,7 @@ from ..game import (
     ENTERS_SELF,
     GRAVEYARD,
     GRAVEYARD_FROM_ANYWHERE,
-    HAND,
     LEAVES_KINDS,
-    LIBRARY,
     LOSE_CONTROL,
     NO_CARDS_IN_HAND,
     PHASES_OUT,
@@ -47,6 +45,7 @@ from ..triggers import (
     delayed_abilities,
     delayed_object_found,
     delayed_object_gone,
+    hidden_from,
     just_created,
     leaves_from_anywhere,
     leaves_matches,
@@ -142,21 +141,6 @@ def once_per_occurrence(g, t: int) -> Iterator[Rule]:
             f"ability {a}",
             witness=g.matches(t, a) >= 2,
         )
-
-
-def additional_times(g, t: int, a: int):
-    """How many 'triggers an additional time' effects apply to ``a``'s triggering at ``t``."""
-    you = m.source_controller(g, t, a)
-    return g.count(
-        g.And(
-            g.doubler(x),
-            m.on_battlefield(g, t, x),
-            g.Not(g.phased_out(t, x)),  # a phased-out permanent is treated as though it does not exist (702.26b)
-            g.eff_ability(t, x),
-            g.controller(t, x) == you,
-        )
-        for x in m.cards(g)
-    )
 
 
 @clause(
@@ -465,11 +449,6 @@ def optional_abilities(g, t: int) -> Iterator[Rule]:
 # --- 603.6 -------------------------------------------------------------------------
 
 
-def _hidden_from(g, t, c, player):
-    """Card ``c`` is, before batch ``t``, in a zone hidden from ``player``: a library, or another player's hand."""
-    return g.Or(g.zone(t - 1, c) == LIBRARY, g.And(g.zone(t - 1, c) == HAND, g.owner(c) != player))
-
-
 def _enchanted_card_hidden(g, t, c):
     """An Aura's "enchanted permanent leaves" ability resolves in batch ``t`` and card ``c``, the card of the
     permanent it enchanted, is in a zone hidden from the ability's controller."""
@@ -479,7 +458,7 @@ def _enchanted_card_hidden(g, t, c):
             g.And(
                 m.aura_leaves_resolving(g, t, x),
                 top_before(g, t, "slot_object") == c,
-                _hidden_from(g, t, c, controller),
+                hidden_from(g, t, c, controller),
             )
             for x in m.cards(g)
             if x != c
@@ -498,7 +477,7 @@ def _object_lost(g, t, *key):
         found = g.And(
             g.zone(t - 1, c) == top_before(g, t, "slot_zone"),
             g.since(t - 1, c) == top_before(g, t, "slot_moment"),
-            g.Not(_hidden_from(g, t, c, top_before(g, t, "slot_controller"))),
+            g.Not(hidden_from(g, t, c, top_before(g, t, "slot_controller"))),
             g.Not(g.phased_out(t - 1, c)),  # treated as though it doesn't exist (702.26b)
         )
         lost.append(g.And(res, g.Not(found)))
