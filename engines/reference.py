@@ -819,7 +819,9 @@ class ReferenceGame:
         if self.flag(c, "optional") and action.decline:
             return False, frozenset()  # 603.5: the "may" choice is made on resolution
         if self.kind[c] in ZONE_CHANGE_SELF_KINDS and not self._finds_its_object(before, c, top):
-            return False, frozenset()  # 603.6: it looks for the object in the zone it moved to
+            # 603.6: it looks for the object in the zone it moved to; not found, the part of the ability that does
+            # something to it does nothing -- all of it, unless it also does something else ("draw two cards").
+            return self.flag(c, "other_effect"), frozenset()
         if self.kind[c] == ENCHANTED_LEAVES:
             # 603.6e: two objects, each found or not: the Aura card in its owner's graveyard; the new object the
             # enchanted permanent's card became in the zone it moved to (the first zone it went to, 603.6c: not the

@@ -101,6 +101,7 @@ ABILITY_FLAGS = {
     "cant_be_countered": "uncounterable",
     "granted_by_effect": "granted",
     "mana_ability": "mana_ability",
+    "other_effect": "other_effect",
 }
 #: Static abilities, in the file's words.
 STATIC_FLAGS = {"enters_tapped": "enters_tapped", "triggers_additional_time": "doubler"}

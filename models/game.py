@@ -209,6 +209,7 @@ CARD_FLAGS = (
     "granted",
     "mana_ability",
     "aura",
+    "other_effect",
 )
 
 MAX_COUNT = 6  # the most instances one ability can put on the stack in one batch
@@ -228,6 +229,14 @@ VARIABLES: tuple[VarSpec, ...] = (
     _const("targeted", ("card",), "the ability targets (603.3d)"),
     _const("once_each_turn", ("card",), "the ability says 'Do this only once each turn' (603.2i)"),
     _const("from_hand", ("card",), "the ability functions while the card is in its owner's hand"),
+    _const(
+        "other_effect",
+        ("card",),
+        "the zone-change ability's effect does something that is not done to the object that changed zones"
+        " (Mulldrifter's 'draw two cards'): where that object can't be found, only the part acting on it fails"
+        " (603.6). False: its effect is what it does to that object ('return it to its owner's hand')",
+        absent_means=False,
+    ),
     _const("enters_tapped", ("card",), "static ability 'This permanent enters tapped' (603.6d)"),
     _const(
         "doubler",

@@ -585,14 +585,17 @@ def newcomers_see_each_other(g, t):
 
 @prop("zone-change-loses-object", clauses=["603.6"])
 def zone_change_loses_object(g, t):
-    """An enters ability does nothing to its permanent if that permanent left the battlefield before it resolved."""
+    """An enters ability whose effect is what it does to its permanent (not one that also does something else,
+    other_effect: Mulldrifter's "draw two cards") does nothing if that permanent left the battlefield before it
+    resolved."""
     if t == 0:
         return True
     claims = []
     for c in m.cards(g):
         a = m.printed(g, c)
         still_there = g.And(m.on_battlefield(g, t - 1, c), g.since(t - 1, c) == m.top(g, t - 1, "slot_moment"))
-        claims.append(g.Implies(g.And(g.kind(c) == ENTERS_SELF, m.resolving_ability(g, t, a), g.acts(t)), still_there))
+        acting = g.And(g.kind(c) == ENTERS_SELF, g.Not(g.other_effect(c)), m.resolving_ability(g, t, a), g.acts(t))
+        claims.append(g.Implies(acting, still_there))
     return g.And(*claims)
 
 

@@ -634,3 +634,18 @@ def test_a_delayed_dies_ability_does_not_find_a_card_that_left_the_graveyard_aga
     assert not trace.states[t]["acts"] and not any(trace.states[t]["affects"])
     wrong = changed(changed(trace, t, "acts", True), t, "affects", True, 1)
     assert (t, "603.7c") in broken(wrong)
+
+
+# --- 603.6 fails only the part acting on the object (Mulldrifter) -----------------------------------------------
+
+
+def test_an_enters_ability_that_draws_still_draws_after_its_creature_is_gone():
+    trace = played("603.6-mulldrifter-evoke.toml")  # Mulldrifter 0
+    assert broken(trace) == set()
+    last = trace.length - 1  # "draw two cards" resolves, Mulldrifter already sacrificed
+    assert trace.states[last - 1]["zone"][0] == game.GRAVEYARD and trace.states[last]["acts"]
+    assert (last, "608.2") in broken(changed(trace, last, "acts", False))
+    # Without other_effect ("return it to its owner's hand") the same game is wrong: the effect is all about
+    # the object, which is gone (603.6).
+    plain = dataclasses.replace(trace, params={**trace.params, "other_effect": [False]})
+    assert (last, "603.6") in broken(plain)

@@ -16,7 +16,6 @@ from rule603.cli import main
 GAPS = sorted((Path(__file__).parent / "fixtures" / "known-gaps").glob("*.toml"))
 
 WHY = {
-    "mulldrifter-evoke": "603.6: the whole effect fails, not only the part that acts on the object",
     "aura-card-new-object": "603.6e: the Aura card is found in the graveyard whatever object it now is",
 }
 

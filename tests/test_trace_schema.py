@@ -129,7 +129,8 @@ def test_schema_describes_every_variable() -> None:
     schema = json_schema(SCHEMA)
     constants = schema["properties"]["constants"]
     state = schema["properties"]["states"]["items"]
-    assert constants["required"] == [s.name for s in SCHEMA.specs if not s.per_moment]
+    assert constants["required"] == [s.name for s in SCHEMA.specs if not s.per_moment and s.absent_means is None]
+    assert "other_effect" not in constants["required"]  # added within version 4: absent means false
     assert state["required"] == ["#meta", *(s.name for s in SCHEMA.specs if s.per_moment)]
     for spec in SCHEMA.specs:
         node = (state if spec.per_moment else constants)["properties"][spec.name]
@@ -325,3 +326,15 @@ if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).parent))
     regenerate()
     print(f"wrote {SCHEMA_PATH.relative_to(ROOT)} and the generated parts of {DOC_PATH.relative_to(ROOT)}")
+
+
+def test_a_constant_added_within_the_version_may_be_absent_and_means_what_older_documents_meant() -> None:
+    """A version 4 document written before ``other_effect`` existed is read with it false for every card (what
+    it meant then); any other missing constant is still named."""
+    data = json.loads((ROOT / "examples" / "traces" / "board-wipe.json").read_text(encoding="utf-8"))
+    del data["constants"]["other_effect"]
+    trace = from_json(data, SCHEMA, "old.json")
+    assert trace.params["other_effect"] == [False] * trace.universe.size("card")
+    del data["constants"]["enters_tapped"]
+    with pytest.raises(TraceFormatError, match="/constants/enters_tapped"):
+        from_json(data, SCHEMA, "old.json")

@@ -467,8 +467,9 @@ def _enchanted_card_hidden(g, t, c):
 
 
 def _object_lost(g, t, *key):
-    """A resolving zone-change ability can't find its object where it moved to; with ``key`` (a card), also an
-    Aura's ability can't find the enchanted permanent's card, which is in a hidden zone."""
+    """A resolving zone-change ability can't find its object where it moved to, and its effect is what it does to
+    that object (without ``other_effect``: the part that fails is all of it); with ``key`` (a card), also an Aura's
+    ability can't find the enchanted permanent's card, which is in a hidden zone."""
     if t == 0:
         return False
     lost = []
@@ -480,7 +481,7 @@ def _object_lost(g, t, *key):
             g.Not(hidden_from(g, t, c, top_before(g, t, "slot_controller"))),
             g.Not(g.phased_out(t - 1, c)),  # treated as though it doesn't exist (702.26b)
         )
-        lost.append(g.And(res, g.Not(found)))
+        lost.append(g.And(res, g.Not(found), g.Not(g.other_effect(c))))
     if key:
         lost.append(_enchanted_card_hidden(g, t, key[0]))
     return g.Or(*lost)
@@ -491,7 +492,8 @@ def _object_lost(g, t, *key):
     "zone-change abilities look for the object in the zone it moved to, and fail if it isn't there",
     text_hash="5f03460303b7",
     overrides={"608.2": _object_lost},
-    scope="'this' enters or leaves, and the enchanted permanent's card an Aura's ability looks for (hidden zones)",
+    scope="'this' enters or leaves, and the enchanted permanent's card an Aura's ability looks for (hidden zones);"
+    " the part acting on the object is all of an effect or none of it (other_effect: Mulldrifter's 'draw two cards')",
 )
 def zone_change_object(g, t: int) -> Iterator[Rule]:
     lost = _object_lost(g, t)

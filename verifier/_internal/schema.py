@@ -35,6 +35,9 @@ class VarSpec:
     per_moment: bool = True
     role: str = ENV
     doc: str = ""
+    # A constant added to a trace version after its first release: its value (in every entry) in a document that
+    # doesn't have it, which is what every document written before it meant.  None: the document must have it.
+    absent_means: bool | int | str | None = None
 
     def codes(self) -> dict[str, int]:
         """Enum name to code."""
@@ -47,6 +50,8 @@ class VarSpec:
             raise InvalidDefinition(f"VarSpec {self.name!r}: role={self.role!r} is not one of {ROLES}.")
         if self.kind == "enum" and not self.values:
             raise InvalidDefinition(f"VarSpec {self.name!r}: an enum needs values=(...).")
+        if self.absent_means is not None and self.per_moment:
+            raise InvalidDefinition(f"VarSpec {self.name!r}: only a constant may be absent from a document.")
 
 
 @dataclass(frozen=True)

@@ -177,6 +177,14 @@ def to_json(trace: Trace, schema: Schema, extra_meta: Mapping[str, Any] | None =
     }
 
 
+def _absent(spec: VarSpec, universe: Universe) -> Any:
+    """The JSON value of a constant a document doesn't have (``VarSpec.absent_means``), in every entry."""
+    value: Any = spec.absent_means
+    for dim in reversed(spec.dims):
+        value = [value] * universe.size(dim)
+    return value
+
+
 def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
     """Read a JSON trace; a problem names the JSON pointer where it is."""
     if not isinstance(data, dict):
@@ -209,11 +217,11 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
     for spec in schema.specs:
         if spec.per_moment:
             continue
-        if spec.name not in constants:
+        if spec.name not in constants and spec.absent_means is None:
             raise TraceFormatError(source, f"/constants/{spec.name}", "missing")
         params[spec.name] = _decode_value(
             spec,
-            constants[spec.name],
+            constants[spec.name] if spec.name in constants else _absent(spec, universe),
             universe,
             spec.dims,
             f"/constants/{spec.name}",

@@ -79,7 +79,10 @@ def _describe(spec: VarSpec) -> str:
         if spec.dims
         else "a single value"
     )
-    return f"{spec.doc}. Role: {_ROLE_TEXT[spec.role]}. {when}; {shape}; values: {value_range(spec)}."
+    absent = ""
+    if spec.absent_means is not None:
+        absent = f" May be absent (added within this version): then {json.dumps(spec.absent_means)} in every entry."
+    return f"{spec.doc}. Role: {_ROLE_TEXT[spec.role]}. {when}; {shape}; values: {value_range(spec)}.{absent}"
 
 
 def _variable(spec: VarSpec) -> dict[str, Any]:
@@ -162,7 +165,7 @@ def json_schema(schema: Schema) -> dict[str, Any]:
             "constants": {
                 "type": "object",
                 "description": "The values constant over the trace (the cards' text, the delayed abilities).",
-                "required": [s.name for s in constants],
+                "required": [s.name for s in constants if s.absent_means is None],
                 "properties": {s.name: _variable(s) for s in constants},
             },
             "states": {
