@@ -113,6 +113,8 @@ DECKS: dict[str, tuple[DeckCard, ...]] = {
         DeckCard("Shock", "none"),
     ),
 }
+#: The decks' zone-change abilities whose effect is not done to the object that changed zones (``other_effect``).
+ACTS_ELSEWHERE = frozenset({"Clockwork Fox", "Venerable Monk"})
 LANDS: dict[str, dict[str, int]] = {"alice": {"Plains": 9, "Swamp": 8}, "bob": {"Mountain": 9, "Plains": 8}}
 PLAYERS = tuple(DECKS)
 
@@ -933,6 +935,9 @@ class _WindowTrace:
             "from_hand": [False] * n,
             "enters_tapped": [c.enters_tapped for c in cards],
             "doubler": [False] * n,
+            # 603.6: both zone-change abilities in the decks do nothing to the creature that moved ("When this
+            # creature leaves the battlefield, you draw two cards ..."; "When this creature enters, you gain 2 life").
+            "other_effect": [c.name in ACTS_ELSEWHERE for c in cards],
             "granted": [False] * n,
             "uncounterable": [False] * n,
             "mana_ability": [False] * n,
