@@ -20,6 +20,7 @@ from rule603.models.game import (
     BECOMES_TAPPED,
     CREATURE_ENTERS,
     DEALT_DAMAGE,
+    ZONE_CHANGE_SELF_KINDS,
 )
 
 from .reference import Moment, ReferenceGame, Triggering
@@ -217,6 +218,27 @@ class DelayedFindsReturned(ReferenceGame):
         return bool(found), found
 
 
+class WholeEffectFails(ReferenceGame):
+    def _does_what_it_says(self, before: Moment, top, action: Action):
+        acts, affects = super()._does_what_it_says(before, top, action)
+        cls, c = self.ability_class(top.code - 1)
+        zone_change = cls == "printed" and self.kind[c] in ZONE_CHANGE_SELF_KINDS
+        lost = zone_change and not self._finds_its_object(before, c, top)
+        return (False, frozenset()) if lost else (acts, affects)  # "draw two cards" fails with the creature gone
+
+
+class DelayedLooksWhereCreated(ReferenceGame):
+    def _does_what_it_says(self, before: Moment, top, action: Action):
+        cls, i = self.ability_class(top.code - 1)
+        d = self.scenario.delayed[i] if cls == "delayed" else None
+        if d is None or d.trigger not in ("enters_self", "leaves_self") or not d.refers_to:
+            return super()._does_what_it_says(before, top, action)
+        # "When that creature dies, return that card": looked for on the battlefield, where it was at creation.
+        objects = before.delayed[i].objects
+        found = frozenset(c for c in d.refers_to if (before.cards[c].since, before.cards[c].zone) == objects[c])
+        return bool(found), found
+
+
 # --- the catalogue -------------------------------------------------------------------------------
 
 
@@ -343,6 +365,20 @@ MUTANTS: tuple[Mutant, ...] = (
         DoublerAppliesToItself,
     ),
     Mutant("once-each-turn-ignored", "'do this only once each turn' ignored", ("603.2i",), OnceEachTurnIgnored),
+    Mutant(
+        "whole-effect-fails",
+        "an enters or leaves ability whose object is gone does nothing at all, also what it does elsewhere"
+        " (Mulldrifter evoked draws nothing)",
+        ("608.2",),
+        WholeEffectFails,
+    ),
+    Mutant(
+        "delayed-looks-where-created",
+        "a delayed 'when that creature dies, return that card' looks for the card where the creature was when the"
+        " ability was created",
+        ("603.7c",),
+        DelayedLooksWhereCreated,
+    ),
     Mutant(
         "once-each-instance",
         "every instance that triggered together takes the 'only once each turn' action",

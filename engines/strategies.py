@@ -287,6 +287,12 @@ def scenarios(
     for ability in delayed:  # a spell that creates a delayed ability is best found in a hand, to be cast
         if ability.nth and ability.cause == "ability":  # one instance keeps count of its resolutions (603.7h)
             chosen[ability.source] = replace(chosen[ability.source], instances=1)
+        watched = ability.refers_to[0] if ability.refers_to else ability.source
+        if ability.trigger == "leaves_self" and watched != ability.source and _one_in(draw, 2):
+            # "When that creature leaves the battlefield, return that card": one on the battlefield, so that it can
+            # leave after the ability exists, and be looked for where it went (603.6, 603.7c)
+            if chosen[watched].zone != "battlefield" and not chosen[watched].token:
+                chosen[watched] = replace(chosen[watched], zone="battlefield", revealed=False)
         source = chosen[ability.source]
         if ability.cause in ("replacement", "action") and source.zone != "battlefield" and draw(st.booleans()):
             # ... and a static ability that does, on the battlefield, where it works
