@@ -113,6 +113,8 @@ DECKS: dict[str, tuple[DeckCard, ...]] = {
         DeckCard("Shock", "none"),
     ),
 }
+#: The decks' artifacts (Oracle type line "Artifact Creature — Fox").
+ARTIFACTS = frozenset({"Clockwork Fox"})
 #: The decks' zone-change abilities whose effect is not done to the object that changed zones (``other_effect``).
 ACTS_ELSEWHERE = frozenset({"Clockwork Fox", "Venerable Monk"})
 LANDS: dict[str, dict[str, int]] = {"alice": {"Plains": 9, "Swamp": 8}, "bob": {"Mountain": 9, "Plains": 8}}
@@ -927,6 +929,7 @@ class _WindowTrace:
             "kind": [c.kind for c in cards],
             "creature_card": [c.creature for c in cards],
             "land_card": [c.land for c in cards],
+            "artifact_card": [c.name in ARTIFACTS for c in cards],
             "has_if": [c.has_if for c in cards],
             "optional": [c.optional for c in cards],
             "modal": [c.modal for c in cards],

@@ -1437,13 +1437,15 @@ class ReferenceGame:
         return waiting + len(on_stack) - int(left_now) >= 1
 
     def _counts_additional(self, a: int, after: Moment) -> bool:
-        """Does "a creature entering makes an ability of a permanent you control trigger an additional time"
-        refer to this ability?  Only where such an effect applies to it, and only to abilities a permanent has
-        (603.2e), triggered by a creature entering."""
+        """Does "an artifact or creature entering makes an ability of a permanent you control trigger an additional
+        time" refer to this ability?  Only where such an effect applies to it, and only to abilities a permanent
+        has (603.2e), triggered by an artifact or creature entering."""
         cls, c = self.ability_class(a)
         if cls != "printed" or after.cards[c].zone != BATTLEFIELD or not self._additional_times(a, after):
             return False
-        return self.kind[c] == CREATURE_ENTERS or (self.kind[c] == ENTERS_SELF and after.cards[c].eff_creature)
+        # Panharmonicon: "If an artifact or creature entering the battlefield causes a triggered ability ..."
+        entering_self = after.cards[c].eff_creature or self.flag(c, "artifact_card")
+        return self.kind[c] == CREATURE_ENTERS or (self.kind[c] == ENTERS_SELF and entering_self)
 
     def _additional_times(self, a: int, after: Moment) -> int:
         you = after.cards[self.subject(a)].controller

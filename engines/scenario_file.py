@@ -437,6 +437,7 @@ def _card(
     for t in types:
         r.one_of("objects", i, "types", t, TYPES)
     flags = ["creature_card"] * ("creature" in types) + ["land_card"] * ("land" in types) + ["aura"] * ("aura" in types)
+    flags += ["artifact_card"] * ("artifact" in types)
     ability = r.kind("objects", i, "ability", o.get("ability", {}), dict)
     r.only("objects.ability", i, ability, tuple(ABILITY_FLAGS))
     # "may" and "unless" are one flag in the model (603.5 treats them alike): list it once.

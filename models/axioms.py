@@ -853,15 +853,16 @@ def trigger_conditions(g, t: int) -> Iterator[Rule]:
         if m.ability_class(g, a)[0] != "reflexive":  # reflexive triggers are defined by 603.12
             yield R(m.ability_kind(g, a) == m.NONE, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0), f"ability {a}")
         # The additional-trigger effect's own text: where such an effect applies (a permanent with it, under
-        # the ability's controller), it refers to the abilities a permanent has, when a creature entering makes
-        # them trigger.  Without one, no effect refers to anything, and 603.2d has nothing to say.  Whether it
-        # also refers to delayed abilities is the question 603.2e answers.
+        # the ability's controller), it refers to the abilities a permanent has, when an artifact or a creature
+        # entering makes them trigger.  Without one, no effect refers to anything, and 603.2d has nothing to
+        # say.  Whether it also refers to delayed abilities is the question 603.2e answers.
         if m.ability_class(g, a)[0] == "printed":
             c = m.source_card(g, a)
-            creature_entering = g.Or(
-                g.kind(c) == m.CREATURE_ENTERS, g.And(g.kind(c) == m.ENTERS_SELF, g.eff_creature(t, c))
+            entering = g.Or(
+                g.kind(c) == m.CREATURE_ENTERS,
+                g.And(g.kind(c) == m.ENTERS_SELF, g.Or(g.eff_creature(t, c), g.artifact_card(c))),
             )
-            refers = g.And(creature_entering, m.on_battlefield(g, t, c), additional_times(g, t, a) >= 1)
+            refers = g.And(entering, m.on_battlefield(g, t, c), additional_times(g, t, a) >= 1)
             yield R(True, g.counts_additional(t, a) == refers, f"ability {a}")
     for c in m.cards(g):
         # 603.6c says what a leaves-the-battlefield ability is; for 'from anywhere' it answers no.

@@ -197,6 +197,7 @@ def _rule(name: str, dims: tuple[str, ...], doc: str, **kw: object) -> VarSpec:
 CARD_FLAGS = (
     "creature_card",
     "land_card",
+    "artifact_card",
     "has_if",
     "optional",
     "modal",
@@ -223,6 +224,7 @@ VARIABLES: tuple[VarSpec, ...] = (
     _const("kind", ("card",), "trigger condition of the card's printed triggered ability", kind="enum", values=KINDS),
     _const("creature_card", ("card",), "printed card type includes creature"),
     _const("land_card", ("card",), "printed card type includes land"),
+    _const("artifact_card", ("card",), "printed card type includes artifact", absent_means=False),
     _const("has_if", ("card",), "the ability has an intervening 'if' clause (603.4)"),
     _const("optional", ("card",), "the ability's effect is optional ('may'); the choice is made on resolution (603.5)"),
     _const("modal", ("card",), "the ability is modal (603.3c)"),
@@ -241,7 +243,8 @@ VARIABLES: tuple[VarSpec, ...] = (
     _const(
         "doubler",
         ("card",),
-        "static: 'a creature entering makes an ability of a permanent you control trigger an additional time'",
+        "static: 'an artifact or creature entering makes an ability of a permanent you control trigger an additional"
+        " time' (Panharmonicon)",
     ),
     _const(
         "granted",

@@ -414,8 +414,8 @@ def once_each_turn(g, t):
 
 @prop("additional-trigger-counts-once", clauses=["603.2", "603.2d", "603.6a", "603.10"])
 def additional_trigger_counts_once(g, t):
-    """With N 'triggers an additional time' effects, a creature's enters ability triggers exactly 1+N times (for
-    each instance of the ability, 113.2c), never more."""
+    """With N 'triggers an additional time' effects, an artifact's or creature's enters ability triggers exactly
+    1+N times (for each instance of the ability, 113.2c), never more."""
     if t == 0:
         return True
     claims = []
@@ -423,7 +423,7 @@ def additional_trigger_counts_once(g, t):
         enters = g.And(
             g.kind(c) == ENTERS_SELF,
             m.entered_battlefield(g, t, c),
-            g.eff_creature(t, c),
+            g.Or(g.eff_creature(t, c), g.artifact_card(c)),
             g.eff_ability(t, c),
             unhindered(g, t, c),
             g.Not(g.phased_out(t, c)),

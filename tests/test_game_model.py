@@ -649,3 +649,13 @@ def test_an_enters_ability_that_draws_still_draws_after_its_creature_is_gone():
     # the object, which is gone (603.6).
     plain = dataclasses.replace(trace, params={**trace.params, "other_effect": [False]})
     assert (last, "603.6") in broken(plain)
+
+
+def test_panharmonicon_doubles_an_artifacts_enters_ability():
+    trace = played("603.2d-panharmonicon-artifact.toml")  # Panharmonicon 0, Ichor Wellspring 1
+    assert broken(trace) == set()
+    t = next(t for t, s in enumerate(trace.states) if s["triggers"][1])
+    assert trace.states[t]["triggers"][1] == 2 and trace.states[t]["counts_additional"][1]
+    # An engine that doubles only creatures' abilities: once.
+    once = changed(changed(trace, t, "triggers", 1, 1), t, "counts_additional", False, 1)
+    assert {clause for moment, clause in broken(once) if moment == t} & {"603.2d", "113.3"}

@@ -17,7 +17,6 @@ GAPS = sorted((Path(__file__).parent / "fixtures" / "known-gaps").glob("*.toml")
 
 WHY = {
     "aura-card-new-object": "603.6e: the Aura card is found in the graveyard whatever object it now is",
-    "panharmonicon-artifact": "603.2d: 'triggers an additional time' is modelled for a creature entering only",
 }
 
 

@@ -147,7 +147,8 @@ def once_per_occurrence(g, t: int) -> Iterator[Rule]:
     "603.2d",
     "an ability told to trigger additional times triggers that many times; the effect doesn't repeat itself",
     text_hash="d7af7dbf8c7e",
-    scope="'triggers an additional time' effects are modelled as one kind: a creature entering",
+    scope="'triggers an additional time' effects are modelled as one kind: an artifact or creature entering"
+    " (Panharmonicon)",
 )
 def additional_triggers(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
