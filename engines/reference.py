@@ -170,6 +170,7 @@ class StackObject:
     moment: int = 0  # for an ability: the moment it triggered
     zone: int = 0  # for a printed ability: the zone its object was in when it triggered (603.6)
     object: int = 0  # for a printed ability: the card whose zone change it looks for (603.6, 603.6e)
+    put_on_stack: int = 0  # the moment it was put on the stack (not in the trace: the engine's own record)
 
 
 @dataclass(frozen=True)
@@ -828,7 +829,9 @@ class ReferenceGame:
             # battlefield, which it could be on again only after going somewhere else first), unless that zone is
             # hidden from the ability's controller (603.6).
             found = set()
-            if before.cards[c].zone == GRAVEYARD:
+            # The Aura card: the object it became in its owner's graveyard "after state-based actions have been
+            # checked", before the ability went on the stack -- not a newer one that got there since (400.7).
+            if before.cards[c].zone == GRAVEYARD and before.cards[c].since <= top.put_on_stack:
                 found.add(c)
             if top.zone != BATTLEFIELD and self._finds_its_object(before, top.object, top):
                 found.add(top.object)
@@ -1491,7 +1494,9 @@ class ReferenceGame:
             if self._no_legal_choice(w.ability, after):
                 after.abilities[w.ability].removed += 1  # 603.3c-d: simply removed from the stack
                 continue
-            after.stack.append(StackObject(self.ability_code(w.ability), w.controller, w.moment, w.zone, w.object))
+            after.stack.append(
+                StackObject(self.ability_code(w.ability), w.controller, w.moment, w.zone, w.object, after.t)
+            )
             after.abilities[w.ability].placed += 1
         self._check_counts(after)
 

@@ -659,3 +659,12 @@ def test_panharmonicon_doubles_an_artifacts_enters_ability():
     # An engine that doubles only creatures' abilities: once.
     once = changed(changed(trace, t, "triggers", 1, 1), t, "counts_additional", False, 1)
     assert {clause for moment, clause in broken(once) if moment == t} & {"603.2d", "113.3"}
+
+
+def test_an_aura_does_not_find_its_card_once_it_is_a_newer_object_in_the_graveyard():
+    trace = played("603.6e-aura-card-newer-object.toml")  # Grizzly Bears 0, Journey to Eternity 1
+    assert broken(trace) == set()
+    last = trace.length - 1  # the Aura's ability resolves; its card came back to the graveyard meanwhile
+    assert trace.states[last - 1]["zone"][1] == game.GRAVEYARD and not trace.states[last]["affects"][1]
+    wrong = changed(changed(trace, last, "affects", True, 1), last, "acts", True)
+    assert (last, "603.6e") in broken(wrong)

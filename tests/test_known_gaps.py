@@ -15,9 +15,9 @@ from rule603.cli import main
 
 GAPS = sorted((Path(__file__).parent / "fixtures" / "known-gaps").glob("*.toml"))
 
-WHY = {
-    "aura-card-new-object": "603.6e: the Aura card is found in the graveyard whatever object it now is",
-}
+#: file stem -> why the model answers otherwise (none left: every finding of the reviews is fixed or stated as a
+#: limit in docs/model.md; the reviews' texts stay beside them)
+WHY: dict[str, str] = {}
 
 
 @pytest.mark.exhaustive
@@ -31,4 +31,5 @@ def test_a_known_gap_still_answers_otherwise_than_the_ruling(path: Path, capsys)
 
 
 def test_every_known_gap_says_why():
-    assert GAPS and {p.stem for p in GAPS} == set(WHY)
+    assert {p.stem for p in GAPS} == set(WHY)
+    assert (GAPS[0].parent if GAPS else Path(__file__).parent / "fixtures" / "known-gaps").is_dir()

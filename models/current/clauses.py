@@ -582,8 +582,23 @@ def _enchanted_card_found(g, t):
 
 
 def _aura_card_found(g, t, x):
-    """... and the Aura card ``x`` is the new object it became in its owner's graveyard (603.6e)."""
-    return g.zone(t - 1, x) == GRAVEYARD
+    """... and the Aura card ``x`` is the new object it became in its owner's graveyard "after state-based actions
+    have been checked" (603.6e): in the graveyard since before the ability was put on the stack, not a newer object
+    that got there while the ability was on the stack (400.7).  The ability was on the stack already if, in the
+    state before the batch in which the card arrived, its slot held it (the same ability, the same label)."""
+    before_arrival = g.since(t - 1, x) - 1
+    waiting_on_stack = g.Or(
+        *[
+            g.And(
+                m.stack_size(g, t - 1) - 1 == s,
+                g.earlier(before_arrival, t, "stack_size", default=0) > s,
+                g.earlier(before_arrival, t, "slot_src", s, default=0) == top_before(g, t, "slot_src"),
+                g.earlier(before_arrival, t, "slot_moment", s, default=0) == top_before(g, t, "slot_moment"),
+            )
+            for s in m.slots(g)
+        ]
+    )
+    return g.And(g.zone(t - 1, x) == GRAVEYARD, g.Not(waiting_on_stack))
 
 
 def _aura_not_found(g, t, *key):
