@@ -227,18 +227,6 @@ class WholeEffectFails(ReferenceGame):
         return (False, frozenset()) if lost else (acts, affects)  # "draw two cards" fails with the creature gone
 
 
-class DelayedLooksWhereCreated(ReferenceGame):
-    def _does_what_it_says(self, before: Moment, top, action: Action):
-        cls, i = self.ability_class(top.code - 1)
-        d = self.scenario.delayed[i] if cls == "delayed" else None
-        if d is None or d.trigger not in ("enters_self", "leaves_self") or not d.refers_to:
-            return super()._does_what_it_says(before, top, action)
-        # "When that creature dies, return that card": looked for on the battlefield, where it was at creation.
-        objects = before.delayed[i].objects
-        found = frozenset(c for c in d.refers_to if (before.cards[c].since, before.cards[c].zone) == objects[c])
-        return bool(found), found
-
-
 # --- the catalogue -------------------------------------------------------------------------------
 
 
@@ -371,13 +359,6 @@ MUTANTS: tuple[Mutant, ...] = (
         " (Mulldrifter evoked draws nothing)",
         ("608.2",),
         WholeEffectFails,
-    ),
-    Mutant(
-        "delayed-looks-where-created",
-        "a delayed 'when that creature dies, return that card' looks for the card where the creature was when the"
-        " ability was created",
-        ("603.7c",),
-        DelayedLooksWhereCreated,
     ),
     Mutant(
         "once-each-instance",
