@@ -623,14 +623,27 @@ def from_anywhere(g, t):
 @prop("aura-trigger-finds-aura", clauses=["603.6e"])
 def aura_finds_aura(g, t):
     """An Aura's 'enchanted permanent leaves' ability affects the Aura card only where it can find it, in the
-    graveyard (there, a plain -- not optional, no 'if', not 'only once each turn' -- ability does affect it), and
-    the enchanted permanent's card only as the new object it became in the zone it moved to."""
+    graveyard as the object it became there by the time the ability was put on the stack, after state-based actions
+    (there, a plain -- not optional, no 'if', not 'only once each turn' -- ability does affect it), and the
+    enchanted permanent's card only as the new object it became in the zone it moved to."""
     if t == 0:
         return True
     claims = []
+    top_slot = m.stack_size(g, t - 1) - 1
+    # The moment the resolving ability was put on the stack: the last moment its slot was filled.
+    put_on_stack = [
+        g.Or(
+            *[
+                g.And(top_slot == s, m.new_slot(g, u, s), *[g.Not(m.new_slot(g, w, s)) for w in range(u + 1, t)])
+                for s in m.slots(g)
+            ]
+        )
+        for u in range(t)
+    ]
     for x in m.cards(g):
         resolves = m.aura_leaves_resolving(g, t, x)
-        in_graveyard = g.zone(t - 1, x) == GRAVEYARD
+        arrived_in_time = g.Or(*[g.And(put_on_stack[u], g.since(t - 1, x) <= u) for u in range(t)])
+        in_graveyard = g.And(g.zone(t - 1, x) == GRAVEYARD, arrived_in_time)
         plain = g.And(g.Not(g.optional(x)), g.Not(g.has_if(x)), g.Not(g.once_each_turn(x)))
         aura = g.And(g.Implies(g.affects(t, x), in_graveyard), g.Implies(g.And(in_graveyard, plain), g.affects(t, x)))
         claims.append(g.Implies(resolves, aura))
