@@ -32,4 +32,3 @@ def test_a_known_gap_still_answers_otherwise_than_the_ruling(path: Path, capsys)
 
 def test_every_known_gap_says_why():
     assert {p.stem for p in GAPS} == set(WHY)
-    assert (GAPS[0].parent if GAPS else Path(__file__).parent / "fixtures" / "known-gaps").is_dir()
