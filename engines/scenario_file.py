@@ -663,9 +663,12 @@ def asks(loaded: ScenarioFile, played) -> list:
             message = f"moment {shown(q.at)}: the game has moments 0 to {played.length - 1}"
             raise ScenarioFileError(loaded.path, q.line, where, message)
         value, boolean, text = _term(loaded, played, q)
-        labels = {"controller": loaded.players, "zone": game.ZONES}.get(q.ask, ())
+        labels = {"controller": (*loaded.players, NO_INSTANCE), "zone": game.ZONES}.get(q.ask, ())
         out.append(Ask(q.id, text, value, boolean, tuple(labels)))
     return out
+
+
+NO_INSTANCE = "no instance"  # the answer to "who controls it" in a game where it doesn't trigger
 
 
 def _moments(played, q: Question, test) -> list[int]:
@@ -692,7 +695,10 @@ def _term(loaded: ScenarioFile, played, q: Question):
     if q.ask == "controller":
         ts = _moments(played, q, lambda s: s["triggers"][a] >= 1)
         text = f"Who controls {names[a]}'s triggered instances{where}?"
-        return (lambda g: g.trigger_controller(ts[0], a)), False, text
+        # In a game where it doesn't trigger there, nothing is controlled: "no instance", not whoever the
+        # unconstrained variable names.
+        nobody = len(loaded.players)
+        return (lambda g: g.If(g.triggers(ts[0], a) >= 1, g.trigger_controller(ts[0], a), nobody)), False, text
     if q.ask == "put_on_stack":
         text = f"Is {names[a]} put on the stack and left there (not removed, 603.3c-d){where}?"
         ts = [q.at] if q.at is not None else list(range(n))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from rule603 import ClauseEncoding, Rule, exempt
+from rule603 import MODEL_BOUND, SLOTS, ClauseEncoding, Rule, exempt
 
 from . import game as m
 from .game import (
@@ -404,7 +404,7 @@ def printed_characteristics(g, t: int, c: int):
 @_axiom("405.1", "the stack: objects are added on top and leave from the top; each card on it is a spell")
 def stack(g, t: int) -> Iterator[Rule]:
     size = m.stack_size(g, t)
-    yield R(True, size <= g.size("slot"), room=True)
+    yield R(True, size <= g.size("slot"), room=SLOTS)
     last_code = m.spell_code(g, g.size("card") - 1)
     for s in m.slots(g):
         yield R(True, g.And((g.slot_src(t, s) == 0) == (size <= s), g.slot_src(t, s) <= last_code), f"slot {s}")
@@ -488,7 +488,7 @@ def stack(g, t: int) -> Iterator[Rule]:
                 )
     for a in m.abilities(g):
         mine = [g.And(m.new_slot(g, t, s), g.slot_src(t, s) == m.ability_code(a)) for s in m.slots(g)]
-        yield R(True, g.placed(t, a) == g.count(mine), f"ability {a}", room=True)  # (no more than the slots)
+        yield R(True, g.placed(t, a) == g.count(mine), f"ability {a}", room=SLOTS)  # (no more than the slots)
         # Each new instance is labelled with the batch it triggered in, within that batch's count.
         yield R(
             True,
@@ -670,7 +670,7 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
             g.And(g.pending(t - 1, a) >= 1, g.Not(g.priority(t)), g.triggers(t, a) >= 1),
             _joins_the_waiting(g, t, a),
             f"ability {a}",
-            room=True,
+            room=MODEL_BOUND,
         )
         # Only a printed optional ability could be left off the stack; 603.5 says whether it is.
         optional = g.optional(m.source_card(g, a)) if m.ability_class(g, a)[0] == "printed" else False

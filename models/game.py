@@ -542,6 +542,8 @@ VARIABLES: tuple[VarSpec, ...] = (
 #: Counts of triggered instances in one batch, and the stack's size: ranges that are the model's capacity
 #: (``MAX_COUNT``, 7 stack objects), not limits of the game.  A game can need more: a Saga entering with three
 #: lore counters and three instances of its chapter ability triggers nine times (714.2b, 113.2c).
+_PER_BATCH = "instances of one ability in one batch"
+_CAPACITY_UNITS = {"stack_size": "objects on the stack"}
 CAPACITY_VARIABLES = (
     "matches",
     "attempts",
@@ -553,6 +555,20 @@ CAPACITY_VARIABLES = (
     "skipped",
     "stack_size",
 )
+# A trace with more is a game beyond the model, and its reader says so.
+VARIABLES = tuple(
+    replace(s, beyond=f"the model's capacity of {s.max} {_CAPACITY_UNITS.get(s.name, _PER_BATCH)}")
+    if s.name in CAPACITY_VARIABLES
+    else s
+    for s in VARIABLES
+)
+
+
+#: What each game rule marked ``Rule.room == MODEL_BOUND`` leaves out of the model, in the game's words.
+MODEL_BOUND_MEANINGS = {
+    "model.pending": "an ability triggering again, while earlier instances of it wait, after its source moved, "
+    "changed control or became a new object",
+}
 
 
 def waiting_bookkeeping(

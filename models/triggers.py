@@ -155,13 +155,24 @@ def delayed_object_found(g, t, d, c):
     the new object that card became in the zone it moved to as the ability triggered, not hidden from the
     ability's controller: a zone-change trigger (603.6).  A phased-out permanent is treated as though it doesn't
     exist (702.26b): it is not found."""
-    created_for = g.And(g.since(t - 1, c) == g.d_stamp(t - 1, d, c), g.zone(t - 1, c) == g.d_zone(t - 1, d, c))
-    moved_to = g.And(
-        g.since(t - 1, c) == top_before(g, t, "slot_moment"),
-        g.Not(hidden_from(g, t, c, top_before(g, t, "slot_controller"))),
+    created_for = g.And(
+        g.since(t - 1, c) == g.d_stamp(t - 1, d, c),
+        g.zone(t - 1, c) == g.d_zone(t - 1, d, c),
+        g.Not(g.phased_out(t - 1, c)),
     )
     zone_change = g.Or(*[g.d_kind(d) == k for k in ZONE_CHANGE_SELF_KINDS])
-    return g.And(g.If(zone_change, moved_to, created_for), g.Not(g.phased_out(t - 1, c)))
+    return g.If(zone_change, found_where_it_moved(g, t, c), created_for)
+
+
+def found_where_it_moved(g, t, c):
+    """As the zone-change ability on top of the stack resolves in batch ``t``, card ``c`` is the object it became
+    as the ability triggered (603.6: the ability looks for it in the zone it moved to), not hidden from the
+    ability's controller, and not phased out (treated as though it doesn't exist, 702.26b)."""
+    return g.And(
+        g.since(t - 1, c) == top_before(g, t, "slot_moment"),
+        g.Not(hidden_from(g, t, c, top_before(g, t, "slot_controller"))),
+        g.Not(g.phased_out(t - 1, c)),
+    )
 
 
 def delayed_object_gone(g, t, *key):

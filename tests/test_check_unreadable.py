@@ -218,4 +218,4 @@ def test_help_documents_every_exit_status_of_check(capsys):
     assert main(["check", "--help"]) == ExitCode.OK
     epilog = capsys.readouterr().out.split("exit status:\n")[1]
     documented = {int(line.split()[0]) for line in epilog.splitlines() if line.split()[0].isdigit()}
-    assert documented == {ExitCode.OK, ExitCode.VIOLATED, ExitCode.USAGE, ExitCode.UNREADABLE}
+    assert documented == {ExitCode.OK, ExitCode.VIOLATED, ExitCode.USAGE, ExitCode.UNKNOWN, ExitCode.UNREADABLE}

@@ -243,3 +243,19 @@ def test_a_ruling_that_differs_from_the_expected_answer_says_so_and_exits_1(tmp_
     assert main(["rule", str(path)]) == 1
     err = capsys.readouterr().err
     assert "wipe.toml:25: questions[0].expect: the file expects 'always 3', the ruling is 'always 2'" in err
+
+
+def test_who_controls_an_ability_that_does_not_trigger_is_no_one(tmp_path: Path, capsys):
+    """At moment 0 of the APNAP scenario nothing has entered yet: no instance of the Bear's ability exists, so no
+    player controls one (the answer is not whichever player an unconstrained controller happens to name)."""
+    text = (SCENARIOS / "603.3b-apnap.toml").read_text()
+    text = text.replace(
+        'ask = "controller"\nability = "Bob\'s Bear"\nexpect = "always Bob"',
+        'ask = "controller"\nability = "Bob\'s Bear"\nat = 0',
+    )
+    assert "at = 0" in text
+    scenario = tmp_path / "apnap-before.toml"
+    scenario.write_text(text)
+    _, report = _rule(capsys, scenario)
+    answer = _answers(report)["bear-controller"]
+    assert (answer["answer"], answer["values"]) == ("always", ["no instance"])

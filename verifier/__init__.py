@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ._internal.catalogue import load_edition
 from ._internal.conformance import Finding, TraceChecker, TraceResult
-from ._internal.registry import ClauseEncoding, NotModelled, Property, Rule, clause, exempt, prop
+from ._internal.registry import MODEL_BOUND, SLOTS, ClauseEncoding, NotModelled, Property, Rule, clause, exempt, prop
 from ._internal.ruling import Ask
 from ._internal.schema import ENV, RULE, Universe, VarSpec
 from ._internal.trace import FORMAT as TRACE_FORMAT
@@ -32,11 +32,13 @@ __all__ = [
     "ClauseEncoding",
     "InvalidArgument",
     "InvalidDefinition",
+    "MODEL_BOUND",
     "NotModelled",
     "Property",
     "Rule",
     "Rule603Error",
     "RuleTextError",
+    "SLOTS",
     "TRACE_FORMAT",
     "Trace",
     "TraceChecker",

@@ -45,6 +45,7 @@ from ..triggers import (
     delayed_abilities,
     delayed_object_found,
     delayed_object_gone,
+    found_where_it_moved,
     hidden_from,
     just_created,
     leaves_from_anywhere,
@@ -476,12 +477,7 @@ def _object_lost(g, t, *key):
     lost = []
     for c, a in printed_abilities(g):
         res = g.And(m.resolving_ability(g, t, a), m.is_kind(g, a, ZONE_CHANGE_SELF_KINDS))
-        found = g.And(
-            g.zone(t - 1, c) == top_before(g, t, "slot_zone"),
-            g.since(t - 1, c) == top_before(g, t, "slot_moment"),
-            g.Not(hidden_from(g, t, c, top_before(g, t, "slot_controller"))),
-            g.Not(g.phased_out(t - 1, c)),  # treated as though it doesn't exist (702.26b)
-        )
+        found = g.And(g.zone(t - 1, c) == top_before(g, t, "slot_zone"), found_where_it_moved(g, t, c))
         lost.append(g.And(res, g.Not(found), g.Not(g.other_effect(c))))
     if key:
         lost.append(_enchanted_card_hidden(g, t, key[0]))

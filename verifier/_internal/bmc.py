@@ -9,7 +9,7 @@ depth, and every subset of clauses.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +45,7 @@ class Encoding:
         variables: Sequence[VarSpec] | None = None,
         restartable: bool = False,
         width: int = smt.WIDTH,
-        room_apart: bool = False,
+        room_apart: Collection[str] = (),
     ) -> None:
         """``track_axioms``: guard each game-model rule with its own literal too (``axiom_literals``), so that
         an unsat core can name the rules outside 603 that decide something; they must then be assumed.
@@ -64,8 +64,9 @@ class Encoding:
         ``width``: the integers' bit width, for ``variables`` with ranges the default width cannot add up (a twin
         has its original's).
 
-        ``room_apart``: the game rules' instances that hold the stack to the model's slots (``Rule.room``) are
-        guarded by ``room_literals[t]`` too, so that a check can leave a moment's stack without that bound."""
+        ``room_apart``: the game rules' instances that are bounds of the model of these kinds (``Rule.room``:
+        ``SLOTS``, ``MODEL_BOUND``) are guarded by ``room_literals[t]`` too, so that a check can leave a moment
+        without those bounds."""
         self.edition = edition
         self.universe = universe
         self.schema = Schema(tuple(edition.model.VARIABLES if variables is None else variables))
@@ -81,7 +82,7 @@ class Encoding:
         self.g = Game(self.backend, self.schema, universe, self._lookup, self.solver.literal, 0)
         self.g.edition = edition
         self.moment_literals: list[Expr] = []
-        self._room_apart = room_apart
+        self._room_apart = frozenset(room_apart)
         self.room_literals: list[Expr] = []
         self.axiom_literals: dict[str, Expr] = (
             {ax.number: self.solver.literal(ax.number) for ax in edition.axioms} if track_axioms else {}
@@ -154,7 +155,7 @@ class Encoding:
         for axiom in self.edition.axioms:
             on = g.And(alive, self.axiom_literals[axiom.number]) if self.axiom_literals else alive
             for rule in axiom.rules(g, t):
-                guard = g.And(on, room) if room is not None and rule.room else on
+                guard = g.And(on, room) if room is not None and rule.room in self._room_apart else on
                 self.solver.add(g.Implies(guard, g.Implies(rule.applies, rule.requires)))
         for enc in self.edition.encodings:
             lit = self.solver.literal(enc.number)

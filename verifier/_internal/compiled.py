@@ -419,6 +419,7 @@ def _needed(roots: Sequence[Any]) -> list[_Node]:
 class _Instance:
     family: str
     about: str
+    room: str = ""  # ``Rule.room``: a bound of the model, not a rule of the game
 
 
 @dataclass(frozen=True)
@@ -429,6 +430,7 @@ class Broken:
     clause: str
     about: str
     reads: tuple[tuple[str, tuple[int, ...]], ...]
+    room: str = ""  # the instance is a bound of the model (``Rule.room``): the trace goes past it
 
 
 @dataclass
@@ -528,7 +530,7 @@ class CompiledChecker:
             for i in check.run(values, t, layout.base(t)):
                 inst = check.instances[i]
                 reads = tuple(layout.name_of(layout.resolve(tag, t)) for tag in check.reads(i))
-                found.append(Broken(t, inst.family, inst.about, reads))
+                found.append(Broken(t, inst.family, inst.about, reads, inst.room))
                 if first_only:
                     return found
             if first_moment and found:
@@ -564,7 +566,7 @@ class CompiledChecker:
         g = Game(rec, schema, universe, lookup, lambda n: n in on, t + 1)
         g.edition = self.edition
         rules = [
-            (_Instance(fam.number, rule.about), rule.applies, rule.requires)
+            (_Instance(fam.number, rule.about, rule.room), rule.applies, rule.requires)
             for fam in self.families()
             for rule in fam.rules(g, t)
         ]

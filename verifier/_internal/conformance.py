@@ -26,13 +26,14 @@ from xml.sax.saxutils import escape, quoteattr
 from ..errors import InvalidArgument, Rule603Error, TraceFormatError
 from .catalogue import EDITIONS, load_edition
 from .compiled import CompiledChecker
-from .registry import Edition
+from .registry import MODEL_BOUND, Edition
 from .schema import Schema
 from .trace import Trace, from_json, parse
 from .trace import to_json as trace_json
 
 STREAM_SUFFIXES = (".jsonl", ".ndjson")
 TRACE_SUFFIXES = (".json",) + STREAM_SUFFIXES
+MODEL_BOUND_KIND = "model bound"  # a Finding's kind when the trace goes past a bound of the model
 PARALLEL_FROM = 400  # smaller batches are checked in this process: each worker compiles every trace shape again
 
 
@@ -42,7 +43,9 @@ class Finding:
 
     moment: int
     clause: str
-    kind: str  # "clause" (of rule 603) or "game model" (a rule outside 603 the model relies on)
+    #: "clause" (of rule 603), "game model" (a rule outside 603 the model relies on), or "model bound" (the trace
+    #: goes past a bound of the model, not of the game: from there on the model cannot judge it)
+    kind: str
     summary: str
     about: str
     values: dict[str, Any]
@@ -68,10 +71,24 @@ class TraceResult:
     def conforms(self) -> bool:
         return not self.violations
 
+    @property
+    def cut_off(self) -> bool:
+        """The trace goes past a bound of the model at the first moment anything is found there: it is not judged
+        from that moment on (what else is found there may be the bound's doing)."""
+        if not self.violations:
+            return False
+        first = min(v.moment for v in self.violations)
+        return any(v.kind == MODEL_BOUND_KIND and v.moment == first for v in self.violations)
+
+    @property
+    def violates(self) -> bool:
+        return bool(self.violations) and not self.cut_off
+
     def to_json(self) -> dict[str, Any]:
         return {
             "file": self.file,
             "conforms": self.conforms,
+            "cut_off": self.cut_off,
             "moments": self.moments,
             "violations": [v.to_json() for v in self.violations],
         }
@@ -262,7 +279,12 @@ def _finding(edition: Edition, schema: Schema, trace: Trace, broken) -> Finding:
         value = trace.value(name, index, spec.per_moment)
         label = f"{name}({', '.join(map(str, index))})"
         values[label] = spec.values[value] if spec.kind == "enum" and 0 <= value < len(spec.values) else value
-    kind = "game model" if edition.is_axiom(broken.clause) else "clause"
+    # A trace declares its own stack slots, so the slots' bound (``SLOTS``) broken is the trace's own inconsistency;
+    # a bound of the model's representation (``MODEL_BOUND``) is where the model stops being able to judge it.
+    if broken.room == MODEL_BOUND:
+        kind = MODEL_BOUND_KIND
+    else:
+        kind = "game model" if edition.is_axiom(broken.clause) else "clause"
     return Finding(broken.moment, broken.clause, kind, summary, broken.about, values)
 
 
@@ -298,7 +320,11 @@ class Batch:
 
     @property
     def violating(self) -> int:
-        return sum(not r.conforms for r in self.results)
+        return sum(r.violates for r in self.results)
+
+    @property
+    def cut_off(self) -> int:
+        return sum(r.cut_off for r in self.results)
 
     @property
     def conforming(self) -> int:
@@ -311,7 +337,7 @@ class Batch:
     def clause_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for r in self.results:
-            for v in r.violations:
+            for v in r.violations if r.violates else ():
                 counts[v.clause] = counts.get(v.clause, 0) + 1
         return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
@@ -379,10 +405,11 @@ def to_json(batch: Batch, edition: str | None) -> dict[str, Any]:
         "traces": [r.to_json() for r in batch.results],
         "unreadable": [u.to_json() for u in unreadable],
         "summary": {
-            # every input: conforming + violating + unreadable
+            # every input: conforming + violating + cut off + unreadable
             "traces": len(batch.outcomes),
             "conforming": batch.conforming,
             "violating": batch.violating,
+            "cut_off": batch.cut_off,
             "unreadable": len(unreadable),
             "moments": batch.moments,
             "violations_by_clause": batch.clause_counts(),
@@ -395,7 +422,7 @@ def to_json(batch: Batch, edition: str | None) -> dict[str, Any]:
 def to_junit(batch: Batch) -> str:
     """JUnit XML: one test case per input, a failure per broken clause, an error per unreadable input."""
     tests, failures, errors = len(batch.outcomes), batch.violating, len(batch.unreadable)
-    counts = f'tests="{tests}" failures="{failures}" errors="{errors}"'
+    counts = f'tests="{tests}" failures="{failures}" errors="{errors}" skipped="{batch.cut_off}"'
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<testsuites {counts} time="{batch.seconds:.3f}">',
@@ -406,6 +433,10 @@ def to_junit(batch: Batch) -> str:
         lines.append(f'    <testcase classname="rule603.check" name={quoteattr(name)}>')
         if isinstance(r, Unreadable):  # an error, not a failure: the trace was never checked
             lines.append(f'      <error type="unreadable" message={quoteattr(r.problem)}>{escape(str(r))}</error>')
+        elif r.cut_off:  # skipped: past a bound of the model, the trace is not judged
+            first = next(v for v in r.violations if v.kind == MODEL_BOUND_KIND)
+            why = f"cut off at moment {first.moment}: past the model's bound {first.clause} ({first.about})"
+            lines.append(f"      <skipped message={quoteattr(why)}/>")
         else:
             lines += [_junit_failure(v) for v in r.violations]
         lines.append("    </testcase>")

@@ -49,7 +49,7 @@ from typing import Any
 
 from . import smt
 from .bmc import Encoding
-from .registry import Edition
+from .registry import MODEL_BOUND, SLOTS, Edition
 from .ruling import minimal_core
 from .schema import RULE, Game, Universe, VarSpec
 from .trace import Trace
@@ -303,7 +303,7 @@ class DeadlockSearch:
                 self.limits,
                 variables=self.edition.model.roomy_variables(FREE_COUNT),
                 width=FREE_WIDTH,
-                room_apart=True,
+                room_apart=(SLOTS, MODEL_BOUND),
                 restartable=True,
             )
         free = self._free

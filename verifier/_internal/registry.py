@@ -23,6 +23,10 @@ _PROPERTY_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 MAX_ID = 100  # an id names a file (verify --save-traces DIR/<id>.itf.json)
 
 
+#: The kinds of ``Rule.room``.
+SLOTS, MODEL_BOUND = "slots", "model bound"
+
+
 @dataclass(frozen=True)
 class Rule:
     """One instance of a clause: where it ``applies``, what it ``requires``."""
@@ -31,9 +35,11 @@ class Rule:
     requires: Expr
     about: str = ""  # the objects and values involved, for violation messages
     witness: Expr = None  # where the clause does real work (non-vacuity); defaults to ``applies``
-    #: a game rule's instance that holds the stack to the model's slots: the audit sets these aside to see
-    #: whether a deadlock rests on the model's room (``Encoding(room_apart=True)``)
-    room: bool = False
+    #: a game rule's instance that is a bound of the model, not of the game, and which: ``SLOTS`` holds the stack
+    #: to the universe's slots (more slots lift it), ``MODEL_BOUND`` is the representation's own (nothing lifts it).
+    #: The audit sets these aside to see whether a deadlock rests on the model's room
+    #: (``Encoding(room_apart=...)``); ``rule603 verify``, ``rule`` and ``check`` report the games they cut off.
+    room: str = ""
 
     def fires(self) -> Expr:
         return self.applies if self.witness is None else self.witness

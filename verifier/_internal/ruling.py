@@ -16,6 +16,7 @@ from typing import Any
 
 from . import smt
 from .bmc import Encoding, scenario_equalities
+from .bounds import CutOff, cut_offs
 from .registry import Edition
 from .schema import Game
 from .trace import Trace
@@ -75,6 +76,8 @@ class Ruling:
     answers: list[Answer]
     conflict: list[str] = field(default_factory=list)  # when no compliant game fits the scenario
     conflict_note: str = ""  # who the conflict is with, when it is not clauses of 603
+    #: the model's bounds some game of the scenario needs more than (``bounds.cut_offs``), when asked for
+    cut_off: list[CutOff] | None = None
 
 
 def rule(
@@ -84,6 +87,7 @@ def rule(
     limits: smt.SolverLimits,
     without: Sequence[str] = (),
     also_fixed: Sequence[Fixed] = (),
+    cut_off: bool = False,
 ) -> Ruling:
     """Answer ``asks`` over every game that plays ``script``'s environment and obeys every clause
     (but those named in ``without``: what a clause contributes shows by leaving it out).
@@ -91,7 +95,10 @@ def rule(
     ``also_fixed`` names what the script decides besides its environment: rule variables (e.g.
     object identity, when a permanent leaves and returns within one batch), or functions giving
     terms at each moment (e.g. which delayed abilities the resolving effects create), pinned to
-    their value in the script."""
+    their value in the script.
+
+    ``cut_off``: also ask which of the model's bounds some game of the scenario needs more than
+    (``Ruling.cut_off``): the answers speak only of the games within them."""
     enc = Encoding(edition, script.universe, limits, track_axioms=True)
     pin = pin_scenario(enc, script, also_fixed)
     clauses = [e.number for e in edition.encodings if e.number not in without]
@@ -99,10 +106,32 @@ def rule(
     lits = {n: enc.solver.literal(n) for n in clauses}
     status = enc.solver.check(base + list(lits.values()))
     if status == smt.Verdict.UNSAT:
-        return _no_compliant_game(enc, base, lits)
-    if status == smt.Verdict.UNKNOWN:
-        return Ruling(True, [Answer(a.id, a.text, "unknown", [], note=enc.solver.reason_unknown) for a in asks])
-    return Ruling(True, [_answer(enc, base, lits, ask) for ask in asks])
+        ruling = _no_compliant_game(enc, base, lits)
+    elif status == smt.Verdict.UNKNOWN:
+        ruling = Ruling(True, [Answer(a.id, a.text, "unknown", [], note=enc.solver.reason_unknown) for a in asks])
+    else:
+        ruling = Ruling(True, [_answer(enc, base, lits, ask) for ask in asks])
+    if cut_off:
+        ruling.cut_off = cut_offs(
+            edition,
+            script.universe,
+            limits,
+            script.length,
+            clauses,
+            pin=lambda roomy: pin_scenario(roomy, script, also_fixed),
+        )
+        past = [c.bound for c in ruling.cut_off if not c.unknown]
+        if not ruling.consistent and past:
+            ruling.conflict_note = "; ".join(
+                x
+                for x in (
+                    ruling.conflict_note,
+                    f"games of this scenario go past the model's bounds ({', '.join(past)}): the conflict may be "
+                    "the model's room, not the rules",
+                )
+                if x
+            )
+    return ruling
 
 
 def _no_compliant_game(enc: Encoding, base: list, lits: dict[str, Any]) -> Ruling:

@@ -10,6 +10,7 @@ import json
 from html import escape
 
 from .bmc import concrete_game
+from .bounds import cut_off_text
 from .registry import Edition
 from .report import render_trace
 from .timeline import svg_timeline
@@ -36,6 +37,7 @@ def render_ruling(fmt: str, path: str, loaded, edition: Edition, played: Trace, 
         "consistent": ruling.consistent,
         "conflict": ruling.conflict,
         **({"conflict_note": ruling.conflict_note} if ruling.conflict_note else {}),
+        **({"cut_off": [c.to_json() for c in ruling.cut_off]} if ruling.cut_off is not None else {}),
         "questions": [{**a.to_json(), **_choices_json(edition, a)} for a in ruling.answers],
     }
     return json.dumps(report, indent=1, ensure_ascii=False)
@@ -48,6 +50,8 @@ def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling)
         f"Scenario `{path}`, edition {edition.name}, {played.length} moments.",
         "",
     ]
+    if ruling.cut_off is not None:
+        lines += [_cut_off(ruling), ""]
     if not ruling.consistent:
         lines += ["No game that follows every clause fits this scenario. The clauses that conflict:", ""]
         if ruling.conflict_note:
@@ -83,6 +87,8 @@ def _ruling_html(path: str, loaded, edition: Edition, played: Trace, ruling) -> 
         f"<h1>{title}</h1>",
         f"<p>Scenario <code>{escape(path)}</code>, edition {escape(edition.name)}, {played.length} moments.</p>",
     ]
+    if ruling.cut_off is not None:
+        parts.append(f"<p class='cut-off'>{escape(_cut_off(ruling))}</p>")
     if not ruling.consistent:
         parts.append("<p class='answer'>No game that follows every clause fits this scenario.</p>")
         if ruling.conflict_note:
@@ -107,6 +113,10 @@ def _ruling_html(path: str, loaded, edition: Edition, played: Trace, ruling) -> 
     parts += ["<h2>A game of this scenario</h2>", f"<div class='timeline'>{svg_timeline(rows)}</div>"]
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _cut_off(ruling) -> str:
+    return cut_off_text(ruling.cut_off, "of this scenario")
 
 
 def _word(value: object) -> str:

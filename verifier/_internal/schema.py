@@ -38,6 +38,9 @@ class VarSpec:
     # A constant added to a trace version after its first release: its value (in every entry) in a document that
     # doesn't have it, which is what every document written before it meant.  None: the document must have it.
     absent_means: bool | int | str | None = None
+    #: a value above ``max`` is a game beyond the model's capacity, not a malformed one: what to say when a trace
+    #: has one (e.g. "the model's capacity: 6 instances of one ability in one batch")
+    beyond: str = ""
 
     def codes(self) -> dict[str, int]:
         """Enum name to code."""

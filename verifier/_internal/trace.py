@@ -136,7 +136,8 @@ def _decode_value(
         value = _bigint(value["#bigint"], where, source)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (top is not None and value > top):
         limit = f" at most {top}" if top is not None else ""
-        raise TraceFormatError(source, where, f"expected a non-negative integer{limit}, got {shown(value)}")
+        beyond = f" (beyond {spec.beyond}: a game that needs more is not in the model)" if spec.beyond else ""
+        raise TraceFormatError(source, where, f"expected a non-negative integer{limit}, got {shown(value)}{beyond}")
     return value
 
 

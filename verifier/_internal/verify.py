@@ -15,6 +15,7 @@ from typing import TypeVar
 from ..errors import InvalidDefinition
 from . import smt, usercode
 from .bmc import Encoding, claim_at, claim_fails_at, concrete_game, is_concrete_boolean, scenario_equalities, violations
+from .bounds import CutOff, cut_offs
 from .registry import Edition, Property
 from .schema import Universe
 from .trace import Trace
@@ -49,16 +50,6 @@ class CheckResult:
     trace: Trace | None = None  # the counterexample, for VIOLATED
     violated_at: int | None = None
     reason: str = ""  # for UNKNOWN and NOT_APPLICABLE
-
-
-@dataclass(frozen=True)
-class Capacity:
-    """A bound of the model some compliant game reaches: the games that would need more are cut off."""
-
-    variable: str
-    limit: int
-    meaning: str
-    unknown: bool = False  # the solver could not tell whether it is reached
 
 
 @dataclass(frozen=True)
@@ -240,23 +231,17 @@ class Verifier:
             reason="a violation exists at the bound but none was found at any single depth",
         )
 
-    def capacity_reached(self) -> list[Capacity]:
-        """The model's capacities (its ``CAPACITY_VARIABLES``: counts of instances in one batch, the stack's size)
-        that some game obeying every clause reaches within the bound.  Games that would need more are not in the
-        model, so no verdict speaks of them: a bound that is reached is where such games are cut off.  A check the
-        solver cannot finish is reported as reached (it may be)."""
-        enc, k = self.encoding, self.options.bound
-        g, universe = enc.g, enc.universe
-        enc.extend(k)
-        out = []
-        for name in getattr(self.edition.model, "CAPACITY_VARIABLES", ()):
-            spec = enc.schema.spec(name)
-            limit = universe.size("slot") if name == "stack_size" else enc.schema.max_value(spec, universe)
-            at_limit = [g.var(name, t, *idx) >= limit for t in range(k) for idx in universe.indices(spec.dims)]
-            answer = enc.check(k, self.all_clauses, g.Or(*at_limit), self._label(f"capacity {name}"))
-            if answer != smt.Verdict.UNSAT:
-                out.append(Capacity(name, limit, spec.doc, answer == smt.Verdict.UNKNOWN))
-        return out
+    def cut_off(self) -> list[CutOff]:
+        """The model's bounds some game within the bound needs more than, obeying every clause until then
+        (``bounds.cut_offs``): the verdicts do not speak of those games."""
+        return cut_offs(
+            self.edition,
+            self.encoding.universe,
+            self.options.limits,
+            self.options.bound,
+            self.all_clauses,
+            progress=self.progress,
+        )
 
     def check_all(self, props: Sequence[Property], step: Callable[[], None] = lambda: None) -> list[CheckResult]:
         """A verdict for each property, in order; ``step`` after each (a progress display counts them)."""

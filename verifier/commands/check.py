@@ -19,12 +19,19 @@ not JSON, not a trace object, breaking the trace format, naming an unknown editi
 is reported as unreadable, with its file, line and JSON pointer, and every other
 trace is still checked.  Blank lines of a stream are skipped.
 
+A trace that goes past a bound of the model (not of the game: say, an ability
+triggering again, while instances of it wait, after its source moved) is "cut off"
+at that moment: the model cannot judge it from there, so it neither conforms nor
+breaks a clause; the bound is named.
+
 exit status:
   0  every trace conforms
   1  some trace breaks a clause (unreadable inputs, if any, are listed too)
   2  a usage error: a path that does not exist, a directory without trace files,
      a bad option; one line on stderr, nothing checked
+  3  no trace breaks a clause, but some are cut off by a bound of the model
   5  some inputs could not be read as traces; every trace that could be read conforms
+     or is cut off
 """
 
 
@@ -79,6 +86,8 @@ def run(args: argparse.Namespace) -> ExitCode:
         print(text)
     if batch.violating:
         return ExitCode.VIOLATED
+    if batch.cut_off:
+        return ExitCode.UNKNOWN
     return ExitCode.UNREADABLE if batch.unreadable else ExitCode.OK
 
 
@@ -98,18 +107,21 @@ def _check_table(batch: conformance.Batch) -> str:
             values = ", ".join(f"{k}={val}" for k, val in list(v.values.items())[:8])
             more = len(v.values) - 8
             values += f", … (+{more})" if more > 0 else ""
-            rows.append([r.file, f"moment {v.moment}", v.clause, v.summary, v.about, values])
+            past = v.kind == conformance.MODEL_BOUND_KIND
+            verdict = f"cut off at moment {v.moment}" if past else f"moment {v.moment}"
+            rows.append([r.file, verdict, v.clause, v.summary, v.about, values])
     headers = ["trace", "verdict", "clause", "summary", "objects", "values read"]
     out = [tabulate(rows, headers=headers, maxcolwidths=[40, None, None, 50, 20, 60])] if rows else []
     hidden = total - len(listed)
     if hidden:
         out.append(f"({hidden} conforming traces not listed; --format json lists every trace)")
     counts = ", ".join(f"{c} ×{n}" for c, n in batch.clause_counts().items())
-    broken, unreadable = batch.violating, len(batch.unreadable)
+    broken, unreadable, cut = batch.violating, len(batch.unreadable), batch.cut_off
     rate = total / batch.seconds if batch.seconds else 0.0
     out.append(
         f"\n{total} trace{'s' if total != 1 else ''}, {batch.conforming} conform, {broken} "
         f"break{'s' if broken == 1 else ''} a clause{f' ({counts})' if counts else ''}"
+        f"{f', {cut} cut off by a bound of the model (not judged from there)' if cut else ''}"
         f"{f', {unreadable} unreadable' if unreadable else ''}; "
         f"{batch.moments} moments in {batch.seconds:.2f} s "
         f"({rate:.0f} traces/s, {batch.jobs} process{'es' if batch.jobs > 1 else ''})"

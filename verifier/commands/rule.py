@@ -100,7 +100,7 @@ def _rule_one(
     """One scenario ruled once, then written in each of ``formats``."""
     played = files.play(loaded)
     edition = load_edition(edition_name or loaded.edition)
-    ruling = rule(edition, played, files.asks(loaded, played), limits, also_fixed=files.FIXED_BY_SCRIPT)
+    ruling = rule(edition, played, files.asks(loaded, played), limits, also_fixed=files.FIXED_BY_SCRIPT, cut_off=True)
     texts = {fmt: render_ruling(fmt, scenario_path, loaded, edition, played, ruling) for fmt in formats}
     if not ruling.consistent or not _as_expected(scenario_path, loaded, ruling):
         return texts, ExitCode.VIOLATED

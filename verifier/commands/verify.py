@@ -11,6 +11,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from .._internal import smt
+from .._internal.bounds import cut_off_text
 from .._internal.catalogue import check_clause_names, load_edition
 from .._internal.editions import localise
 from .._internal.registry import Edition, Property
@@ -18,7 +19,7 @@ from .._internal.report import drop_text, render_trace, verdict_text
 from .._internal.schema import Schema
 from .._internal.trace import dump, to_json
 from .._internal.usercode import CLAIM_SECONDS
-from .._internal.verify import HOLDS, NOT_APPLICABLE, UNKNOWN, VIOLATED, Adequacy, Capacity, CheckResult, Verifier
+from .._internal.verify import HOLDS, NOT_APPLICABLE, UNKNOWN, VIOLATED, Adequacy, CheckResult, Verifier
 from .checking import add_solver_arguments, exit_code, load_properties, solver_options, steps, universe
 from .common import ExitCode, Progress, UsageError, out_files, path, seconds
 
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     checked = {r.property.id: r for r in verifier.check_all(props, progress.step) + not_applicable}
     results = [checked[p.id] for p in cited]  # catalogue order, the not applicable ones in their place
     adequacy = verifier.adequacy(props, progress.step) if args.adequacy else None
-    reached = verifier.capacity_reached() if props else []
+    reached = verifier.cut_off() if props else []
     progress.close()
     elapsed = time.perf_counter() - started
     saved = _save_traces(results, save_dir, edition) if save_dir else {}
@@ -116,9 +117,7 @@ def _trace_meta(r: CheckResult) -> dict:
 def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, saved, reached) -> None:
     if args.format == "json":
         out = _verify_json(edition, options, sizes, results, adequacy, elapsed, saved)
-        out["capacity_reached"] = [
-            {"variable": c.variable, "limit": c.limit, "meaning": c.meaning, "unknown": c.unknown} for c in reached
-        ]
+        out["cut_off"] = [c.to_json() for c in reached]
         print(json.dumps(out, indent=1))
         return
     fmt = "github" if args.format == "markdown" else "simple"
@@ -131,7 +130,7 @@ def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, sav
     counts = {v: sum(r.verdict == v for r in results) for v in (HOLDS, VIOLATED, UNKNOWN, NOT_APPLICABLE)}
     na = f", {counts[NOT_APPLICABLE]} not applicable" if counts[NOT_APPLICABLE] else ""
     print(f"\n{counts[HOLDS]} hold, {counts[VIOLATED]} violated, {counts[UNKNOWN]} unknown{na} in {elapsed:.1f} s")
-    print(capacity_text(reached, options.bound))
+    print(cut_off_text(reached, f"within bound {options.bound}"))
     for r in results:
         if r.trace is not None:
             print(f"\nCounterexample to {r.property.id}: {r.property.summary}")
@@ -189,28 +188,6 @@ def _verify_json(edition, options, sizes, results, adequacy, elapsed, saved) -> 
             ],
         }
     return out
-
-
-def capacity_text(reached: Sequence[Capacity], bound: int) -> str:
-    """What the model's capacities cut off: the verdicts hold for the games within them, and only those."""
-    if not reached:
-        return (
-            f"No game within bound {bound} reaches the model's capacities (instances in one batch, stack size): "
-            "none was cut off by them."
-        )
-    stack = [c for c in reached if c.variable == "stack_size"]
-    counts = [c for c in reached if c.variable != "stack_size"]
-    parts = []
-    for limit in sorted({c.limit for c in counts}):
-        names = ", ".join(c.variable for c in counts if c.limit == limit)
-        parts.append(f"{limit} instances of one ability in one batch ({names})")
-    parts += [f"{c.limit} objects on the stack ({c.variable})" for c in stack]
-    unsure = [c.variable for c in reached if c.unknown]
-    maybe = f"; the solver could not tell for {', '.join(unsure)}" if unsure else ""
-    return (
-        f"Cut off: games within bound {bound} reach the model's capacities, {'; '.join(parts)}{maybe}; games that "
-        "need more are not considered."
-    )
 
 
 def render_adequacy(adequacy: Adequacy, fmt: str) -> str:

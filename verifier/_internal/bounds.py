@@ -1,0 +1,181 @@
+"""Cut off: the games a bound of the model leaves out, found by the solver rather than assumed.
+
+The model holds a game in finite room: at most ``MAX_COUNT`` instances of one ability in one batch (its
+``CAPACITY_VARIABLES``), as many objects on the stack as the universe has slots, and the game rules' instances
+marked ``Rule.room == MODEL_BOUND`` (bounds of the representation itself, such as ``model.pending``'s: the
+instances of one ability that wait at once have one controller and one zone of their source).  A game that
+needs more is not in the model, so no verdict, ruling or check speaks of it.  This module asks whether there is
+such a game: one that obeys every clause and game rule until some moment ``t`` within the room, and at ``t``,
+still obeying every clause and game rule, needs more.
+
+The question is put to a roomier model, so that "needs more" is a game and not a broken bound: the universe has
+one stack slot more, the capacities one count more, and the model-bound rules are set aside at ``t`` only
+(``Encoding(room_apart=...)``).  Before ``t`` the game stays within the model's own room, so ``t`` is the first
+moment it is cut off.  A rule that merely ties the stack to the slots (``SLOTS``) stays in force: breaking it
+without need would be no game at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import smt
+from .bmc import Encoding
+from .registry import MODEL_BOUND, Edition
+from .schema import Universe
+
+STACK = "stack_size"
+
+
+@dataclass(frozen=True)
+class CutOff:
+    """A bound some game reaches beyond: the games that need more are not in the model.
+
+    ``bound`` is a capacity variable (``triggers``, ``stack_size``) or a model-bound rule's number
+    (``model.pending``); ``limit`` the most the model holds (for a rule, 0); ``moment`` the first moment at which
+    a game was found to need more; ``unknown``: the solver could not tell whether one does."""
+
+    bound: str
+    limit: int
+    meaning: str
+    moment: int | None = None
+    unknown: bool = False
+
+    @property
+    def is_count(self) -> bool:
+        return self.limit > 0 and self.bound != STACK
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bound": self.bound,
+            "limit": self.limit,
+            "meaning": self.meaning,
+            "moment": self.moment,
+            "unknown": self.unknown,
+        }
+
+
+#: ``pin(enc)``: a literal of ``enc``'s solver that, assumed, fixes its game to a scenario (``rule603 rule``).
+Pin = Callable[[Encoding], Any]
+
+
+def cut_offs(
+    edition: Edition,
+    universe: Universe,
+    limits: smt.SolverLimits,
+    moments: int,
+    clauses: Sequence[str],
+    pin: Pin | None = None,
+    progress: Callable[[str], None] = lambda _: None,
+) -> list[CutOff]:
+    """Every bound of the model some game of ``moments`` moments (obeying ``clauses`` and every game rule, and
+    playing ``pin``'s scenario if given) needs more than, each with the first moment found; in a fixed order."""
+    model = edition.model
+    slots = universe.size("slot")
+    normal = {spec.name: spec for spec in model.VARIABLES}
+    counts = [n for n in getattr(model, "CAPACITY_VARIABLES", ()) if n != STACK]
+    room = max([normal[n].max for n in counts] + [slots]) + 1
+    sizes = {d: n for d, n in universe.sizes.items() if d != "ability"}
+    enc = Encoding(
+        edition,
+        model.universe(**{**sizes, "slot": slots + 1}),
+        limits,
+        variables=model.roomy_variables(room),
+        room_apart=(MODEL_BOUND,),
+    )
+    enc.extend(moments)
+    g = enc.g
+    pinned = [pin(enc)] if pin is not None else []
+
+    def beyond(t: int) -> dict[str, Any]:
+        """Each bound's "some game needs more at ``t``", as a term."""
+        out = {}
+        for name in counts:
+            spec = enc.schema.spec(name)
+            out[name] = g.Or(*[g.var(name, t, *idx) > normal[name].max for idx in enc.universe.indices(spec.dims)])
+        if STACK in getattr(model, "CAPACITY_VARIABLES", ()):
+            out[STACK] = g.var(STACK, t) > slots
+        for axiom in edition.axioms:
+            broken = [g.And(r.applies, g.Not(r.requires)) for r in axiom.rules(g, t) if r.room == MODEL_BOUND]
+            if broken:
+                out[axiom.number] = g.Or(*broken)
+        return out
+
+    found: dict[str, CutOff] = {}
+    kinds = list(beyond(moments - 1)) if moments else []  # the last moment has every rule's instances
+    for t in range(moments):
+        progress(f"cut off: moment {t}")
+        terms = beyond(t)
+        within = [enc.room_literals[u] for u in range(t)]
+        within += [_within(enc, t, counts, normal, slots)]
+        while True:
+            wanted = [k for k in kinds if k not in found and k in terms]
+            if not wanted:
+                break
+            goal = enc.solver.fresh_literal(f"cut-off[{t}]")
+            enc.solver.add(g.Implies(goal, g.Or(*[terms[k] for k in wanted])))
+            answer = enc.check_with(t + 1, clauses, pinned + within + [goal])
+            if answer == smt.Verdict.UNSAT:
+                break
+            if answer == smt.Verdict.UNKNOWN:
+                for k in wanted:
+                    found[k] = _cut_off(edition, k, normal, slots, t, unknown=True)
+                break
+            for k in wanted:
+                if enc.solver.model_value(terms[k]):
+                    found[k] = _cut_off(edition, k, normal, slots, t)
+    return [found[k] for k in kinds if k in found]
+
+
+def _within(enc: Encoding, t: int, counts: Sequence[str], normal: dict, slots: int) -> Any:
+    """A literal: before ``t`` the game stays within the model's own capacities."""
+    g = enc.g
+    lit = enc.solver.fresh_literal(f"within[{t}]")
+    held = [g.var(STACK, u) <= slots for u in range(t)]
+    for name in counts:
+        spec = enc.schema.spec(name)
+        held += [g.var(name, u, *idx) <= normal[name].max for u in range(t) for idx in enc.universe.indices(spec.dims)]
+    enc.solver.add(g.Implies(lit, g.And(*held)))
+    return lit
+
+
+def _cut_off(edition: Edition, kind: str, normal: dict, slots: int, t: int, unknown: bool = False) -> CutOff:
+    if kind == STACK:
+        return CutOff(kind, slots, normal[kind].doc, t, unknown)
+    if kind in normal:
+        return CutOff(kind, normal[kind].max, normal[kind].doc, t, unknown)
+    meanings = getattr(edition.model, "MODEL_BOUND_MEANINGS", {})
+    summary = next((ax.summary for ax in edition.axioms if ax.number == kind), "")
+    return CutOff(kind, 0, meanings.get(kind, summary), t, unknown)
+
+
+def cut_off_text(cut: Sequence[CutOff], games: str) -> str:
+    """One line on what the bounds cut off, for ``games`` ("within bound 8", "of this scenario")."""
+    if not cut:
+        return (
+            f"Cut off: none. No game {games} needs more than the model holds (instances of one ability in one "
+            "batch, objects on the stack) or goes past its model bounds."
+        )
+    sure = [c for c in cut if not c.unknown]
+    parts = []
+    for limit in sorted({c.limit for c in sure if c.is_count}):
+        group = [c for c in sure if c.is_count and c.limit == limit]
+        first = min(c.moment or 0 for c in group)
+        names = ", ".join(c.bound for c in group)
+        parts.append(f"more than {limit} instances of one ability in one batch ({names}; from moment {first})")
+    parts += [
+        f"more than {c.limit} objects on the stack ({c.bound}; from moment {c.moment})"
+        for c in sure
+        if c.bound == STACK
+    ]
+    parts += [f"{c.meaning} ({c.bound}; from moment {c.moment})" for c in sure if c.limit == 0]
+    text = ""
+    if parts:
+        text = f"Cut off: the model leaves out games {games} with {'; '.join(parts)}. No answer here speaks of them."
+    unsure = [c.bound for c in cut if c.unknown]
+    if unsure:
+        text += f"{' ' if text else 'Cut off: '}The solver could not tell whether games {games} go past "
+        text += f"{', '.join(unsure)}."
+    return text
