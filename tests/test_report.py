@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from browser import probe
 from rule603._internal import report
+from rule603._internal.bounds import CutOff
 from rule603._internal.report import Run, normalise_times, regenerate_command, to_html, to_markdown
 from rule603._internal.schema import Schema
 from rule603._internal.trace import load
@@ -55,7 +56,8 @@ def fake_run(edition, catalogue, seconds: float = 1.0) -> Run:
         for enc in edition.encodings
     ]
     adequacy = Adequacy([PropertyAdequacy(p, d) for p, d in zip(props, drops, strict=True)], clauses)
-    return Run(edition, Options(bound=4), edition.model.universe(), results, adequacy)
+    cut = (CutOff("stack_size", 3, "number of objects on the stack", 1),)
+    return Run(edition, Options(bound=4), edition.model.universe(), results, adequacy, cut)
 
 
 class _Page(HTMLParser):
@@ -130,6 +132,7 @@ def test_markdown_has_every_clause_and_property(run, edition):
         assert f"\n| {r.property.id} " in md and r.property.summary in md
     assert "VIOLATED at moment 2" in md and "unknown (timeout)" in md and "holds (to bound 4)" in md
     assert "## Counterexamples" in md and "d0(creature_dies) ×2 [P0]" in md
+    assert "Cut off: the model leaves out games within bound 4 with more than 3 objects on the stack" in md
 
 
 def test_html_is_well_formed_self_contained_and_complete(run, edition):

@@ -21,6 +21,7 @@ from html import escape
 from tabulate import tabulate
 
 from .bmc import concrete_game
+from .bounds import CutOff, cut_off_text
 from .catalogue import builtin_properties, check_clause_names
 from .registry import Edition, Property
 from .schema import Universe
@@ -51,6 +52,7 @@ class Run:
     universe: Universe
     results: tuple[CheckResult, ...]
     adequacy: Adequacy
+    cut_off: tuple[CutOff, ...] | None = None  # the bounds some game goes past (``Verifier.cut_off``), when asked
 
 
 def report_options(bound: int = DEFAULT_BOUND) -> Options:
@@ -72,7 +74,8 @@ def full_run(
     universe = edition.model.universe()
     verifier = Verifier(edition, universe, options, progress)
     results = verifier.check_all(props, step)
-    return Run(edition, options, universe, tuple(results), verifier.adequacy(props, step))
+    adequacy = verifier.adequacy(props, step)
+    return Run(edition, options, universe, tuple(results), adequacy, tuple(verifier.cut_off()))
 
 
 def regenerate_command(edition: str = DEFAULT_EDITION, bound: int = DEFAULT_BOUND, out: str = DEFAULT_DIR) -> str:
@@ -250,7 +253,10 @@ def _summary(run: Run) -> list[Block]:
         ("encoded clauses covered (some property needs them)", f"{t['clauses_covered']}/{t['clauses_total']}"),
         ("precedence relations (a specific rule beats a general one)", str(len(edition.precedence()))),
     )
-    return [Heading(2, "Summary", "summary"), Table("totals", ("measure", "count"), rows)]
+    out: list[Block] = [Heading(2, "Summary", "summary"), Table("totals", ("measure", "count"), rows)]
+    if run.cut_off is not None:
+        out.append(_para(cut_off_text(run.cut_off, f"within bound {run.options.bound}")))
+    return out
 
 
 def _properties(run: Run) -> list[Block]:
