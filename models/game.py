@@ -542,8 +542,9 @@ VARIABLES: tuple[VarSpec, ...] = (
 #: Counts of triggered instances in one batch, and the stack's size: ranges that are the model's capacity
 #: (``MAX_COUNT``, 7 stack objects), not limits of the game.  A game can need more: a Saga entering with three
 #: lore counters and three instances of its chapter ability triggers nine times (714.2b, 113.2c).
-_PER_BATCH = "instances of one ability in one batch"
-_CAPACITY_UNITS = {"stack_size": "objects on the stack"}
+#: What each capacity counts, in the game's words (by default, instances of one ability in one batch).
+CAPACITY_UNITS = {"stack_size": "objects on the stack", "resolutions": "resolutions of one ability in one turn"}
+PER_BATCH = "instances of one ability in one batch"
 CAPACITY_VARIABLES = (
     "matches",
     "attempts",
@@ -553,11 +554,12 @@ CAPACITY_VARIABLES = (
     "placed",
     "removed",
     "skipped",
+    "resolutions",
     "stack_size",
 )
 # A trace with more is a game beyond the model, and its reader says so.
 VARIABLES = tuple(
-    replace(s, beyond=f"the model's capacity of {s.max} {_CAPACITY_UNITS.get(s.name, _PER_BATCH)}")
+    replace(s, beyond=f"the model's capacity of {s.max} {CAPACITY_UNITS.get(s.name, PER_BATCH)}")
     if s.name in CAPACITY_VARIABLES
     else s
     for s in VARIABLES
@@ -930,6 +932,18 @@ def names_objects(g, t: int):
     """The ability resolving in batch ``t`` does something to objects (``names_object``): what it does is what it
     does to them."""
     return g.Or(*[names_object(g, t, c) for c in cards(g)])
+
+
+def stack_needed(g, t: int):
+    """The objects the stack holds after batch ``t``: those in its slots, and the instances put on it at ``t``
+    that have none (only where the slots' bound is set aside: ``bounds.cut_offs`` asks whether a game needs more)."""
+    filled = g.count(g.slot_src(t, s) != 0 for s in slots(g))
+    without = []
+    for a in abilities(g):
+        mine = [g.And(new_slot(g, t, s), g.slot_src(t, s) == ability_code(a)) for s in slots(g)]
+        slotted = g.count(mine)
+        without.append(g.If(g.placed(t, a) > slotted, g.placed(t, a) - slotted, 0))
+    return g.Sum([filled, *without])
 
 
 def new_slot(g, t: int, s: int):

@@ -118,3 +118,31 @@ def test_a_trace_with_more_instances_than_the_model_holds_is_refused_naming_the_
     assert main(["check", str(target)]) == 5
     out = " ".join(capsys.readouterr().out.split())
     assert "/states/1/triggers/0" in out and "capacity of 6 instances of one ability in one batch" in out
+
+
+def test_a_batch_that_jumps_past_the_capacity_is_found():
+    """With one card, no batch holds exactly 7 or 8 instances of its ability, but one can hold 9 (three instances
+    of the ability, each seeing three occurrences, 113.2c): the probe must not need a game one count past."""
+    cut = cut_offs(ED, ED.model.universe(card=1), LIMITS, 2, CLAUSES)
+    found = {c.bound: c for c in cut}
+    assert found["triggers"].moment == 1 and found["triggers"].limit == 6 and not found["triggers"].unknown
+
+
+def test_an_engine_bug_that_breaks_a_rule_beside_the_bound_is_a_violation_not_a_cut_off():
+    """An ability triggers again while instances of it wait: the engine gives the new instances the wrong
+    controller (603.3a).  That wrong controller is also what makes the instances unlike the waiting ones, so the
+    model's bound is passed too; the verdict must be the rule the engine broke."""
+    enc = Encoding(ED, ED.model.universe(), LIMITS)
+    enc.extend(3)
+    g = enc.g
+    abilities = range(ED.model.universe().size("ability"))
+    again = g.Or(*[g.And(g.pending(1, a) >= 1, g.Not(g.priority(2)), g.triggers(2, a) >= 1) for a in abilities])
+    assert enc.check(3, CLAUSES, again, "triggers again while waiting") == smt.Verdict.SAT
+    data = to_json(enc.extract(3), Schema(tuple(ED.model.VARIABLES)))
+    assert TraceChecker("current").check(json.loads(json.dumps(data))).conforms
+    s1, s2 = data["states"][1], data["states"][2]
+    a = next(a for a in abilities if s1["pending"][a] >= 1 and s2["triggers"][a] >= 1)
+    s2["trigger_controller"][a] = 1 - s2["trigger_controller"][a]
+    result = TraceChecker("current").check(data)
+    assert result.violates and not result.cut_off
+    assert (2, "603.3a") in [(v.moment, v.clause) for v in result.violations]

@@ -56,7 +56,7 @@ def fake_run(edition, catalogue, seconds: float = 1.0) -> Run:
         for enc in edition.encodings
     ]
     adequacy = Adequacy([PropertyAdequacy(p, d) for p, d in zip(props, drops, strict=True)], clauses)
-    cut = (CutOff("stack_size", 3, "number of objects on the stack", 1),)
+    cut = (CutOff("stack_size", 3, "number of objects on the stack", 1, unit="objects on the stack"),)
     return Run(edition, Options(bound=4), edition.model.universe(), results, adequacy, cut)
 
 

@@ -8,11 +8,14 @@ needs more is not in the model, so no verdict, ruling or check speaks of it.  Th
 such a game: one that obeys every clause and game rule until some moment ``t`` within the room, and at ``t``,
 still obeying every clause and game rule, needs more.
 
-The question is put to a roomier model, so that "needs more" is a game and not a broken bound: the universe has
-one stack slot more, the capacities one count more, and the model-bound rules are set aside at ``t`` only
-(``Encoding(room_apart=...)``).  Before ``t`` the game stays within the model's own room, so ``t`` is the first
-moment it is cut off.  A rule that merely ties the stack to the slots (``SLOTS``) stays in force: breaking it
-without need would be no game at all.
+The question is put to a roomier model, so that "needs more" is a game and not a broken bound: counts range up
+to ``ROOM``, and at ``t`` only, the rules that hold the stack to its slots (``SLOTS``) and the model-bound rules
+are set aside (``Encoding(room_apart=...)``).  The stack goes past its slots when the objects in them and the
+instances put on it without one (``model.stack_needed``) are more than the slots: an instance merely left
+without a slot while there is room is no game that needs more.  Before ``t`` the game stays within the model's
+own room, so ``t`` is the first moment it is cut off.  A game whose first batch past the model needs more than
+``ROOM`` instances of one ability is not looked at; a spell cast onto a full stack is not either (the reference
+engine refuses such a script at its step).
 """
 
 from __future__ import annotations
@@ -23,10 +26,13 @@ from typing import Any
 
 from . import smt
 from .bmc import Encoding
-from .registry import MODEL_BOUND, Edition
+from .registry import MODEL_BOUND, SLOTS, Edition
 from .schema import Universe
 
 STACK = "stack_size"
+#: The roomier model's counts (and the integers' width, so that sums of them don't wrap): a game needing more than
+#: this many instances of one ability in one batch at the first moment it goes past the model is not found.
+ROOM, WIDTH = 24, 16
 
 
 @dataclass(frozen=True)
@@ -42,10 +48,7 @@ class CutOff:
     meaning: str
     moment: int | None = None
     unknown: bool = False
-
-    @property
-    def is_count(self) -> bool:
-        return self.limit > 0 and self.bound != STACK
+    unit: str = ""  # what a capacity counts ("instances of one ability in one batch"); "" for a rule
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -54,6 +57,7 @@ class CutOff:
             "meaning": self.meaning,
             "moment": self.moment,
             "unknown": self.unknown,
+            **({"unit": self.unit} if self.unit else {}),
         }
 
 
@@ -75,15 +79,15 @@ def cut_offs(
     model = edition.model
     slots = universe.size("slot")
     normal = {spec.name: spec for spec in model.VARIABLES}
-    counts = [n for n in getattr(model, "CAPACITY_VARIABLES", ()) if n != STACK]
-    room = max([normal[n].max for n in counts] + [slots]) + 1
-    sizes = {d: n for d, n in universe.sizes.items() if d != "ability"}
+    capacities = getattr(model, "CAPACITY_VARIABLES", ())
+    counts = [n for n in capacities if n != STACK]
     enc = Encoding(
         edition,
-        model.universe(**{**sizes, "slot": slots + 1}),
+        universe,
         limits,
-        variables=model.roomy_variables(room),
-        room_apart=(MODEL_BOUND,),
+        variables=model.roomy_variables(ROOM),
+        width=WIDTH,
+        room_apart=(SLOTS, MODEL_BOUND),
     )
     enc.extend(moments)
     g = enc.g
@@ -95,8 +99,9 @@ def cut_offs(
         for name in counts:
             spec = enc.schema.spec(name)
             out[name] = g.Or(*[g.var(name, t, *idx) > normal[name].max for idx in enc.universe.indices(spec.dims)])
-        if STACK in getattr(model, "CAPACITY_VARIABLES", ()):
-            out[STACK] = g.var(STACK, t) > slots
+        if STACK in capacities:
+            # The slots' bound is set aside at ``t``: instances put on the stack beyond its slots have none.
+            out[STACK] = model.stack_needed(g, t) > slots
         for axiom in edition.axioms:
             broken = [g.And(r.applies, g.Not(r.requires)) for r in axiom.rules(g, t) if r.room == MODEL_BOUND]
             if broken:
@@ -108,8 +113,8 @@ def cut_offs(
     for t in range(moments):
         progress(f"cut off: moment {t}")
         terms = beyond(t)
-        within = [enc.room_literals[u] for u in range(t)]
-        within += [_within(enc, t, counts, normal, slots)]
+        within = [enc.room_literals[u] for u in range(t)]  # (the stack within its slots, too)
+        within += [_within(enc, t, counts, normal)]
         while True:
             wanted = [k for k in kinds if k not in found and k in terms]
             if not wanted:
@@ -129,11 +134,11 @@ def cut_offs(
     return [found[k] for k in kinds if k in found]
 
 
-def _within(enc: Encoding, t: int, counts: Sequence[str], normal: dict, slots: int) -> Any:
+def _within(enc: Encoding, t: int, counts: Sequence[str], normal: dict) -> Any:
     """A literal: before ``t`` the game stays within the model's own capacities."""
     g = enc.g
     lit = enc.solver.fresh_literal(f"within[{t}]")
-    held = [g.var(STACK, u) <= slots for u in range(t)]
+    held = []
     for name in counts:
         spec = enc.schema.spec(name)
         held += [g.var(name, u, *idx) <= normal[name].max for u in range(t) for idx in enc.universe.indices(spec.dims)]
@@ -142,10 +147,11 @@ def _within(enc: Encoding, t: int, counts: Sequence[str], normal: dict, slots: i
 
 
 def _cut_off(edition: Edition, kind: str, normal: dict, slots: int, t: int, unknown: bool = False) -> CutOff:
-    if kind == STACK:
-        return CutOff(kind, slots, normal[kind].doc, t, unknown)
+    units = getattr(edition.model, "CAPACITY_UNITS", {})
+    default = getattr(edition.model, "PER_BATCH", "")
     if kind in normal:
-        return CutOff(kind, normal[kind].max, normal[kind].doc, t, unknown)
+        limit = slots if kind == STACK else normal[kind].max
+        return CutOff(kind, limit, normal[kind].doc, t, unknown, units.get(kind, default))
     meanings = getattr(edition.model, "MODEL_BOUND_MEANINGS", {})
     summary = next((ax.summary for ax in edition.axioms if ax.number == kind), "")
     return CutOff(kind, 0, meanings.get(kind, summary), t, unknown)
@@ -160,17 +166,12 @@ def cut_off_text(cut: Sequence[CutOff], games: str) -> str:
         )
     sure = [c for c in cut if not c.unknown]
     parts = []
-    for limit in sorted({c.limit for c in sure if c.is_count}):
-        group = [c for c in sure if c.is_count and c.limit == limit]
+    for limit, unit in sorted({(c.limit, c.unit) for c in sure if c.unit}):
+        group = [c for c in sure if c.unit == unit and c.limit == limit]
         first = min(c.moment or 0 for c in group)
         names = ", ".join(c.bound for c in group)
-        parts.append(f"more than {limit} instances of one ability in one batch ({names}; from moment {first})")
-    parts += [
-        f"more than {c.limit} objects on the stack ({c.bound}; from moment {c.moment})"
-        for c in sure
-        if c.bound == STACK
-    ]
-    parts += [f"{c.meaning} ({c.bound}; from moment {c.moment})" for c in sure if c.limit == 0]
+        parts.append(f"more than {limit} {unit} ({names}; from moment {first})")
+    parts += [f"{c.meaning} ({c.bound}; from moment {c.moment})" for c in sure if not c.unit]
     text = ""
     if parts:
         text = f"Cut off: the model leaves out games {games} with {'; '.join(parts)}. No answer here speaks of them."

@@ -73,12 +73,13 @@ class TraceResult:
 
     @property
     def cut_off(self) -> bool:
-        """The trace goes past a bound of the model at the first moment anything is found there: it is not judged
-        from that moment on (what else is found there may be the bound's doing)."""
+        """At the first moment anything is found, the trace goes past a bound of the model and breaks nothing else
+        there: it is not judged from that moment on.  With a rule broken beside the bound, it is a violation (an
+        engine bug, such as a wrong controller, can itself be what breaks the bound)."""
         if not self.violations:
             return False
         first = min(v.moment for v in self.violations)
-        return any(v.kind == MODEL_BOUND_KIND and v.moment == first for v in self.violations)
+        return all(v.kind == MODEL_BOUND_KIND for v in self.violations if v.moment == first)
 
     @property
     def violates(self) -> bool:

@@ -29,7 +29,8 @@ exit status:
   1  some trace breaks a clause (unreadable inputs, if any, are listed too)
   2  a usage error: a path that does not exist, a directory without trace files,
      a bad option; one line on stderr, nothing checked
-  3  no trace breaks a clause, but some are cut off by a bound of the model
+  3  every input is a trace, none breaks a clause, and some are cut off by a
+     bound of the model
   5  some inputs could not be read as traces; every trace that could be read conforms
      or is cut off
 """
@@ -86,9 +87,9 @@ def run(args: argparse.Namespace) -> ExitCode:
         print(text)
     if batch.violating:
         return ExitCode.VIOLATED
-    if batch.cut_off:
-        return ExitCode.UNKNOWN
-    return ExitCode.UNREADABLE if batch.unreadable else ExitCode.OK
+    if batch.unreadable:
+        return ExitCode.UNREADABLE
+    return ExitCode.UNKNOWN if batch.cut_off else ExitCode.OK
 
 
 def _check_table(batch: conformance.Batch) -> str:

@@ -27,7 +27,7 @@ class ExitCode(enum.IntEnum):
     USAGE = 2
     UNKNOWN = 3
     INTERNAL = 4  # a bug in rule603, never a verdict
-    UNREADABLE = 5  # rule603 check: some inputs are not traces; every trace read conforms
+    UNREADABLE = 5  # rule603 check: some inputs are not traces; every trace read conforms or is cut off
 
 
 class UsageError(Exception):

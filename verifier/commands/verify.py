@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     checked = {r.property.id: r for r in verifier.check_all(props, progress.step) + not_applicable}
     results = [checked[p.id] for p in cited]  # catalogue order, the not applicable ones in their place
     adequacy = verifier.adequacy(props, progress.step) if args.adequacy else None
-    reached = verifier.cut_off() if props else []
+    reached = verifier.cut_off() if props else None  # nothing checked: nothing to say of the bounds
     progress.close()
     elapsed = time.perf_counter() - started
     saved = _save_traces(results, save_dir, edition) if save_dir else {}
@@ -117,7 +117,7 @@ def _trace_meta(r: CheckResult) -> dict:
 def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, saved, reached) -> None:
     if args.format == "json":
         out = _verify_json(edition, options, sizes, results, adequacy, elapsed, saved)
-        out["cut_off"] = [c.to_json() for c in reached]
+        out["cut_off"] = None if reached is None else [c.to_json() for c in reached]
         print(json.dumps(out, indent=1))
         return
     fmt = "github" if args.format == "markdown" else "simple"
@@ -130,7 +130,8 @@ def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, sav
     counts = {v: sum(r.verdict == v for r in results) for v in (HOLDS, VIOLATED, UNKNOWN, NOT_APPLICABLE)}
     na = f", {counts[NOT_APPLICABLE]} not applicable" if counts[NOT_APPLICABLE] else ""
     print(f"\n{counts[HOLDS]} hold, {counts[VIOLATED]} violated, {counts[UNKNOWN]} unknown{na} in {elapsed:.1f} s")
-    print(cut_off_text(reached, f"within bound {options.bound}"))
+    if reached is not None:
+        print(cut_off_text(reached, f"within bound {options.bound}"))
     for r in results:
         if r.trace is not None:
             print(f"\nCounterexample to {r.property.id}: {r.property.summary}")
