@@ -487,7 +487,7 @@ def stack(g, t: int) -> Iterator[Rule]:
                     f"slots {s1}<{s2}",
                 )
     for a in m.abilities(g):
-        mine = [g.And(m.new_slot(g, t, s), g.slot_src(t, s) == m.ability_code(a)) for s in m.slots(g)]
+        mine = m.new_instance_slots(g, t, a)
         yield R(True, g.placed(t, a) == g.count(mine), f"ability {a}", room=SLOTS)  # (no more than the slots)
         # Each new instance is labelled with the batch it triggered in, within that batch's count.
         yield R(
@@ -698,8 +698,6 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
             yield R(True, g.Not(g.registered(t, d)))
             continue
         created = m.delayed_created(g, t, d)
-        # Model bound: a delayed-ability slot is reused only once its earlier instances are gone.
-        yield R(created, m.outstanding(g, t - 1, m.delayed(g, d)) == 0, f"delayed {d}")
         # What a delayed ability refers to is fixed when it is created, and stays with its instances: each object
         # it refers to, as it is then (400.7), and where it is then, the zone it is expected to be in (603.7c).
         yield R(g.Not(created), g.d_controller(t, d) == g.d_controller(t - 1, d), f"delayed {d}")
@@ -711,6 +709,24 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
                 g.And(g.d_stamp(t, d, c) == 0, g.d_zone(t, d, c) == LIBRARY),
             )
             yield R(True, g.If(created, now, kept), f"delayed {d}, card {c}")
+
+
+@_axiom(
+    "model.delayed_reuse", "bookkeeping: a delayed ability is created again only once its earlier instances are gone"
+)
+def delayed_reuse(g, t: int) -> Iterator[Rule]:
+    # Model bound: the model holds one delayed ability per slot, and its instances are counted as that ability's,
+    # so a second one created while instances of the first wait or are on the stack is beyond the model (one
+    # created while the first still exists cannot even be written: ``registered`` is on).  Marked as room.
+    if t == 0:
+        return
+    for d in g.range("delayed"):
+        yield R(
+            m.delayed_created(g, t, d),
+            m.outstanding(g, t - 1, m.delayed(g, d)) == 0,
+            f"delayed {d}",
+            room=MODEL_BOUND,
+        )
 
 
 @_axiom(

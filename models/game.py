@@ -539,11 +539,16 @@ VARIABLES: tuple[VarSpec, ...] = (
 )
 
 
-#: Counts of triggered instances in one batch, and the stack's size: ranges that are the model's capacity
-#: (``MAX_COUNT``, 7 stack objects), not limits of the game.  A game can need more: a Saga entering with three
-#: lore counters and three instances of its chapter ability triggers nine times (714.2b, 113.2c).
+#: Counts of triggered instances in one batch, of one ability's resolutions in a turn, of lore counters, and the
+#: stack's size: ranges that are the model's capacity (``MAX_COUNT``, 7 stack objects, ``MAX_CHAPTER + 1``), not
+#: limits of the game.  A game can need more: a Saga entering with three lore counters and three instances of its
+#: chapter ability triggers nine times (714.2b, 113.2c); a Saga kept past its last chapter gets a fifth counter.
 #: What each capacity counts, in the game's words (by default, instances of one ability in one batch).
-CAPACITY_UNITS = {"stack_size": "objects on the stack", "resolutions": "resolutions of one ability in one turn"}
+CAPACITY_UNITS = {
+    "stack_size": "objects on the stack",
+    "resolutions": "resolutions of one ability in one turn",
+    "lore": "lore counters on one permanent",
+}
 PER_BATCH = "instances of one ability in one batch"
 CAPACITY_VARIABLES = (
     "matches",
@@ -555,6 +560,7 @@ CAPACITY_VARIABLES = (
     "removed",
     "skipped",
     "resolutions",
+    "lore",
     "stack_size",
 )
 # A trace with more is a game beyond the model, and its reader says so.
@@ -570,6 +576,8 @@ VARIABLES = tuple(
 MODEL_BOUND_MEANINGS = {
     "model.pending": "an ability triggering again, while earlier instances of it wait, after its source moved, "
     "changed control or became a new object",
+    "model.delayed_reuse": "a delayed ability created again while instances of the earlier one wait or are on the "
+    "stack",
 }
 
 
@@ -940,8 +948,7 @@ def stack_needed(g, t: int):
     filled = g.count(g.slot_src(t, s) != 0 for s in slots(g))
     without = []
     for a in abilities(g):
-        mine = [g.And(new_slot(g, t, s), g.slot_src(t, s) == ability_code(a)) for s in slots(g)]
-        slotted = g.count(mine)
+        slotted = g.count(new_instance_slots(g, t, a))
         without.append(g.If(g.placed(t, a) > slotted, g.placed(t, a) - slotted, 0))
     return g.Sum([filled, *without])
 
@@ -951,6 +958,11 @@ def new_slot(g, t: int, s: int):
     if t == 0:
         return s < stack_size(g, t)
     return g.And(s >= kept(g, t), s < stack_size(g, t))
+
+
+def new_instance_slots(g, t: int, a: int) -> list:
+    """For each stack slot: it holds an instance of ability ``a`` put on the stack during batch ``t``."""
+    return [g.And(new_slot(g, t, s), g.slot_src(t, s) == ability_code(a)) for s in slots(g)]
 
 
 def delayed_created(g, t: int, d: int):
@@ -1187,9 +1199,7 @@ def moment_observables(g, t: int, name=lambda a: f"ability {a}") -> list[tuple[s
 
 def _placed(g, t: int, a: int, p: int) -> list:
     """For each stack slot: it holds an instance of ability ``a`` put on the stack under player ``p`` in batch ``t``."""
-    return [
-        g.And(new_slot(g, t, s), g.slot_src(t, s) == ability_code(a), g.slot_controller(t, s) == p) for s in slots(g)
-    ]
+    return [g.And(x, g.slot_controller(t, s) == p) for s, x in enumerate(new_instance_slots(g, t, a))]
 
 
 def _stack_seen(g, t: int, name, player_order: bool) -> list[tuple[str, str, object]]:

@@ -42,6 +42,15 @@ def test_the_waiting_instances_bound_is_first_passed_at_the_third_moment():
     assert "model.pending" not in [c.bound for c in cut_offs(ED, ED.model.universe(), LIMITS, 2, CLAUSES)]
     found = {c.bound: c for c in cut_offs(ED, ED.model.universe(), LIMITS, 3, CLAUSES)}
     assert found["model.pending"].moment == 2 and not found["model.pending"].unknown
+    assert "model.delayed_reuse" not in found
+
+
+def test_a_delayed_ability_created_again_while_its_instances_wait_is_first_found_at_the_fourth_moment():
+    """A resolution creates it (moment 1, the earliest a resolution can be), it triggers (2), and another
+    resolution creates it again while that instance waits or is on the stack (3)."""
+    found = {c.bound: c for c in cut_offs(ED, ED.model.universe(), LIMITS, 4, CLAUSES)}
+    assert found["model.delayed_reuse"].moment == 3 and not found["model.delayed_reuse"].unknown
+    assert "(model.delayed_reuse; from moment 3)" in cut_off_text(list(found.values()), "within bound 4")
 
 
 def test_the_verdict_line_names_each_bound_and_when_it_is_first_passed():
@@ -50,6 +59,9 @@ def test_the_verdict_line_names_each_bound_and_when_it_is_first_passed():
     assert text.startswith("Cut off: the model leaves out games within bound 3 with ")
     assert "more than 3 objects on the stack (stack_size; from moment" in text
     assert "(model.pending; from moment 2)" in text
+    # A Saga can be on the battlefield with more lore counters than its chapters from the start (kept past its last
+    # chapter, or given counters by an effect): the model holds at most 4.
+    assert "more than 4 lore counters on one permanent (lore; from moment 0)" in text
     assert cut_off_text([], "within bound 3").startswith("Cut off: none.")
 
 
@@ -110,14 +122,21 @@ def test_rule603_rule_states_what_the_bounds_cut_off(tmp_path, capsys, fmt):
         assert "Cut off: none. No game of this scenario needs more than the model holds" in out
 
 
-def test_a_trace_with_more_instances_than_the_model_holds_is_refused_naming_the_capacity(tmp_path, capsys):
+@pytest.mark.parametrize(
+    "name, value, capacity",
+    [
+        ("triggers", 7, "capacity of 6 instances of one ability in one batch"),  # seven times in one batch
+        ("lore", 5, "capacity of 4 lore counters on one permanent"),
+    ],
+)
+def test_a_trace_with_more_than_the_model_holds_is_refused_naming_the_capacity(tmp_path, capsys, name, value, capacity):
     data = json.loads((ROOT / "examples" / "traces" / "board-wipe.json").read_text())
-    data["states"][1]["triggers"][0] = 7  # one ability triggering seven times in one batch
-    target = tmp_path / "seven.json"
+    data["states"][1][name][0] = value
+    target = tmp_path / "beyond.json"
     target.write_text(json.dumps(data))
     assert main(["check", str(target)]) == 5
     out = " ".join(capsys.readouterr().out.split())
-    assert "/states/1/triggers/0" in out and "capacity of 6 instances of one ability in one batch" in out
+    assert f"/states/1/{name}/0" in out and capacity in out
 
 
 def test_a_batch_that_jumps_past_the_capacity_is_found():

@@ -134,7 +134,7 @@ def fresh_rulings(tmp_path_factory) -> Path:
     here = os.getcwd()
     os.chdir(root)  # the reports name their scenario by its path relative to the repository
     try:
-        assert main(["rule", *scenarios, "--out", str(out), "--format", "md,html,json"]) == 0
+        assert main(["rule", *scenarios, "--out", str(out), "--format", "md,html,json", "--jobs", "2"]) == 0
     finally:
         os.chdir(here)
     return out
@@ -218,12 +218,16 @@ def test_a_scenario_no_compliant_game_fits_is_reported_with_the_conflicting_clau
     insisting = dataclasses.replace(played, states=tuple(states))
     edition = load_edition("current")
     fixed = (*scenario_file.FIXED_BY_SCRIPT, "triggers", "base_triggers")
-    ruling = rule(edition, insisting, scenario_file.asks(loaded, played), smt.SolverLimits(20_000), also_fixed=fixed)
+    asks = scenario_file.asks(loaded, played)
+    ruling = rule(edition, insisting, asks, smt.SolverLimits(20_000), also_fixed=fixed, cut_off=True)
     assert not ruling.consistent and ruling.answers == []
     assert "603.2c" in ruling.conflict
+    assert ruling.cut_off == [] and ruling.conflict_note == ""  # two deaths, one trigger: the rules', not the room
     for fmt in ("md", "html"):
         text = render_ruling(fmt, "wipe.toml", loaded, edition, insisting, ruling)
         assert "No game that follows every clause fits this scenario" in text and "603.2c" in text
+        # "none" is not left to read as "nothing to worry about": it says the conflict is not the model's room.
+        assert "Cut off: none. No compliant game fits" in text and "so the conflict is not the model" in text
     report = json.loads(render_ruling("json", "wipe.toml", loaded, edition, insisting, ruling))
     assert report["consistent"] is False and "603.2c" in report["conflict"] and report["questions"] == []
 
@@ -259,3 +263,15 @@ def test_who_controls_an_ability_that_does_not_trigger_is_no_one(tmp_path: Path,
     _, report = _rule(capsys, scenario)
     answer = _answers(report)["bear-controller"]
     assert (answer["answer"], answer["values"]) == ("always", ["no instance"])
+
+
+def test_scenarios_ruled_in_worker_processes_give_the_same_reports_in_the_same_order(tmp_path: Path, capsys):
+    """``--jobs 2`` rules each scenario in its own process; the reports must not depend on where they ran."""
+    scenarios = [str(SCENARIOS / n) for n in ("603.3b-apnap.toml", "603.10a-board-wipe.toml")]
+    for jobs in ("1", "2"):
+        assert main(["rule", *scenarios, "--out", str(tmp_path / jobs), "--format", "md,json", "--jobs", jobs]) == 0
+    assert sorted(p.name for p in (tmp_path / "2").iterdir()) == sorted(p.name for p in (tmp_path / "1").iterdir())
+    for report in (tmp_path / "1").iterdir():
+        assert (tmp_path / "2" / report.name).read_bytes() == report.read_bytes(), report.name
+    assert main(["rule", *scenarios, "--out", str(tmp_path / "0"), "--jobs", "0"]) == 2
+    assert "--jobs 0: must be between 1 and twice the number of cores" in capsys.readouterr().err

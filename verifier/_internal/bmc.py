@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import InvalidDefinition, Rule603Error
 from . import smt, usercode
 from .expr import CONCRETE, Expr
-from .registry import ClauseEncoding, Edition, Property
+from .registry import MODEL_BOUND, ClauseEncoding, Edition, Property
 from .schema import ENV, Game, Schema, Universe, VarSpec
 from .trace import Trace
 
@@ -46,6 +46,7 @@ class Encoding:
         restartable: bool = False,
         width: int = smt.WIDTH,
         room_apart: Collection[str] = (),
+        keep_bounds: bool = False,
     ) -> None:
         """``track_axioms``: guard each game-model rule with its own literal too (``axiom_literals``), so that
         an unsat core can name the rules outside 603 that decide something; they must then be assumed.
@@ -66,7 +67,10 @@ class Encoding:
 
         ``room_apart``: the game rules' instances that are bounds of the model of these kinds (``Rule.room``:
         ``SLOTS``, ``MODEL_BOUND``) are guarded by ``room_literals[t]`` too, so that a check can leave a moment
-        without those bounds."""
+        without those bounds.
+
+        ``keep_bounds``: keep, per moment, each game rule's "a model bound is broken" (its ``MODEL_BOUND``
+        instances, ``model_bounds_broken[t][number]``), for ``bounds.cut_offs``, rather than build them again."""
         self.edition = edition
         self.universe = universe
         self.schema = Schema(tuple(edition.model.VARIABLES if variables is None else variables))
@@ -84,6 +88,8 @@ class Encoding:
         self.moment_literals: list[Expr] = []
         self._room_apart = frozenset(room_apart)
         self.room_literals: list[Expr] = []
+        self._keep_bounds = keep_bounds
+        self.model_bounds_broken: list[dict[str, Expr]] = []
         self.axiom_literals: dict[str, Expr] = (
             {ax.number: self.solver.literal(ax.number) for ax in edition.axioms} if track_axioms else {}
         )
@@ -152,11 +158,19 @@ class Encoding:
         room = self.solver.literal(f"room[{t}]") if self._room_apart else None
         if room is not None:
             self.room_literals.append(room)
+        bounds: dict[str, Expr] = {}
         for axiom in self.edition.axioms:
             on = g.And(alive, self.axiom_literals[axiom.number]) if self.axiom_literals else alive
+            broken = []
             for rule in axiom.rules(g, t):
                 guard = g.And(on, room) if room is not None and rule.room in self._room_apart else on
                 self.solver.add(g.Implies(guard, g.Implies(rule.applies, rule.requires)))
+                if self._keep_bounds and rule.room == MODEL_BOUND:
+                    broken.append(g.And(rule.applies, g.Not(rule.requires)))
+            if broken:
+                bounds[axiom.number] = g.Or(*broken)
+        if self._keep_bounds:
+            self.model_bounds_broken.append(bounds)
         for enc in self.edition.encodings:
             lit = self.solver.literal(enc.number)
             fires = []

@@ -1,9 +1,10 @@
 """Cut off: the games a bound of the model leaves out, found by the solver rather than assumed.
 
-The model holds a game in finite room: at most ``MAX_COUNT`` instances of one ability in one batch (its
-``CAPACITY_VARIABLES``), as many objects on the stack as the universe has slots, and the game rules' instances
-marked ``Rule.room == MODEL_BOUND`` (bounds of the representation itself, such as ``model.pending``'s: the
-instances of one ability that wait at once have one controller and one zone of their source).  A game that
+The model holds a game in finite room: its ``CAPACITY_VARIABLES`` (at most ``MAX_COUNT`` instances of one ability in
+one batch, a few resolutions of one ability in a turn, 4 lore counters), as many objects on the stack as the
+universe has slots, and the game rules' instances marked ``Rule.room == MODEL_BOUND`` (bounds of the
+representation itself, such as ``model.pending``'s: the instances of one ability that wait at once have one
+controller and one zone of their source).  A game that
 needs more is not in the model, so no verdict, ruling or check speaks of it.  This module asks whether there is
 such a game: one that obeys every clause and game rule until some moment ``t`` within the room, and at ``t``,
 still obeying every clause and game rule, needs more.
@@ -88,6 +89,7 @@ def cut_offs(
         variables=model.roomy_variables(ROOM),
         width=WIDTH,
         room_apart=(SLOTS, MODEL_BOUND),
+        keep_bounds=True,
     )
     enc.extend(moments)
     g = enc.g
@@ -102,17 +104,14 @@ def cut_offs(
         if STACK in capacities:
             # The slots' bound is set aside at ``t``: instances put on the stack beyond its slots have none.
             out[STACK] = model.stack_needed(g, t) > slots
-        for axiom in edition.axioms:
-            broken = [g.And(r.applies, g.Not(r.requires)) for r in axiom.rules(g, t) if r.room == MODEL_BOUND]
-            if broken:
-                out[axiom.number] = g.Or(*broken)
+        out.update(enc.model_bounds_broken[t])
         return out
 
     found: dict[str, CutOff] = {}
-    kinds = list(beyond(moments - 1)) if moments else []  # the last moment has every rule's instances
-    for t in range(moments):
+    terms_at = [beyond(t) for t in range(moments)]
+    kinds = list(terms_at[-1]) if moments else []  # the last moment has every rule's instances
+    for t, terms in enumerate(terms_at):
         progress(f"cut off: moment {t}")
-        terms = beyond(t)
         within = [enc.room_literals[u] for u in range(t)]  # (the stack within its slots, too)
         within += [_within(enc, t, counts, normal)]
         while True:
@@ -157,12 +156,19 @@ def _cut_off(edition: Edition, kind: str, normal: dict, slots: int, t: int, unkn
     return CutOff(kind, 0, meanings.get(kind, summary), t, unknown)
 
 
-def cut_off_text(cut: Sequence[CutOff], games: str) -> str:
-    """One line on what the bounds cut off, for ``games`` ("within bound 8", "of this scenario")."""
+def cut_off_text(cut: Sequence[CutOff], games: str, no_game: bool = False) -> str:
+    """One line on what the bounds cut off, for ``games`` ("within bound 8", "of this scenario"); ``no_game``: no
+    compliant game fits (a ruling's conflict), so "none" says the conflict is not the model's room."""
+    if not cut and no_game:
+        return (
+            f"Cut off: none. No compliant game fits, and no game {games} that obeys the rules up to some moment "
+            "needs more there than the model holds, so the conflict is not the model's room."
+        )
     if not cut:
         return (
             f"Cut off: none. No game {games} needs more than the model holds (instances of one ability in one "
-            "batch, objects on the stack) or goes past its model bounds."
+            "batch, resolutions of one ability in a turn, objects on the stack, lore counters on a permanent) or "
+            "goes past its model bounds."
         )
     sure = [c for c in cut if not c.unknown]
     parts = []

@@ -33,7 +33,6 @@ from .trace import to_json as trace_json
 
 STREAM_SUFFIXES = (".jsonl", ".ndjson")
 TRACE_SUFFIXES = (".json",) + STREAM_SUFFIXES
-MODEL_BOUND_KIND = "model bound"  # a Finding's kind when the trace goes past a bound of the model
 PARALLEL_FROM = 400  # smaller batches are checked in this process: each worker compiles every trace shape again
 
 
@@ -79,7 +78,7 @@ class TraceResult:
         if not self.violations:
             return False
         first = min(v.moment for v in self.violations)
-        return all(v.kind == MODEL_BOUND_KIND for v in self.violations if v.moment == first)
+        return all(v.kind == MODEL_BOUND for v in self.violations if v.moment == first)
 
     @property
     def violates(self) -> bool:
@@ -283,7 +282,7 @@ def _finding(edition: Edition, schema: Schema, trace: Trace, broken) -> Finding:
     # A trace declares its own stack slots, so the slots' bound (``SLOTS``) broken is the trace's own inconsistency;
     # a bound of the model's representation (``MODEL_BOUND``) is where the model stops being able to judge it.
     if broken.room == MODEL_BOUND:
-        kind = MODEL_BOUND_KIND
+        kind = MODEL_BOUND
     else:
         kind = "game model" if edition.is_axiom(broken.clause) else "clause"
     return Finding(broken.moment, broken.clause, kind, summary, broken.about, values)
@@ -435,7 +434,7 @@ def to_junit(batch: Batch) -> str:
         if isinstance(r, Unreadable):  # an error, not a failure: the trace was never checked
             lines.append(f'      <error type="unreadable" message={quoteattr(r.problem)}>{escape(str(r))}</error>')
         elif r.cut_off:  # skipped: past a bound of the model, the trace is not judged
-            first = next(v for v in r.violations if v.kind == MODEL_BOUND_KIND)
+            first = next(v for v in r.violations if v.kind == MODEL_BOUND)
             why = f"cut off at moment {first.moment}: past the model's bound {first.clause} ({first.about})"
             lines.append(f"      <skipped message={quoteattr(why)}/>")
         else:

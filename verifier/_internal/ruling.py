@@ -122,15 +122,11 @@ def rule(
         )
         past = [c.bound for c in ruling.cut_off if not c.unknown]
         if not ruling.consistent and past:
-            ruling.conflict_note = "; ".join(
-                x
-                for x in (
-                    ruling.conflict_note,
-                    f"games of this scenario go past the model's bounds ({', '.join(past)}): the conflict may be "
-                    "the model's room, not the rules",
-                )
-                if x
+            room = (
+                f"games of this scenario go past the model's bounds ({', '.join(past)}): the conflict may be the "
+                "model's room, not the rules"
             )
+            ruling.conflict_note = f"{ruling.conflict_note}; {room}" if ruling.conflict_note else room
     return ruling
 
 

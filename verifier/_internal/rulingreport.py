@@ -116,7 +116,7 @@ def _ruling_html(path: str, loaded, edition: Edition, played: Trace, ruling) -> 
 
 
 def _cut_off(ruling) -> str:
-    return cut_off_text(ruling.cut_off, "of this scenario")
+    return cut_off_text(ruling.cut_off, "of this scenario", no_game=not ruling.consistent)
 
 
 def _word(value: object) -> str:

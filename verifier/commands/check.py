@@ -10,6 +10,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from .._internal import conformance
+from .._internal.registry import MODEL_BOUND
 from .common import ExitCode, Progress, check_output, path, whole
 
 LIST_ALL_UP_TO = 20  # larger batches list only the traces that break a clause and the unreadable inputs
@@ -108,7 +109,7 @@ def _check_table(batch: conformance.Batch) -> str:
             values = ", ".join(f"{k}={val}" for k, val in list(v.values.items())[:8])
             more = len(v.values) - 8
             values += f", … (+{more})" if more > 0 else ""
-            past = v.kind == conformance.MODEL_BOUND_KIND
+            past = v.kind == MODEL_BOUND
             verdict = f"cut off at moment {v.moment}" if past else f"moment {v.moment}"
             rows.append([r.file, verdict, v.clause, v.summary, v.about, values])
     headers = ["trace", "verdict", "clause", "summary", "objects", "values read"]

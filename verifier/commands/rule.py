@@ -7,17 +7,29 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from .._internal import smt
 from .._internal.catalogue import load_edition
 from .._internal.ruling import Ruling, rule
 from .._internal.rulingreport import render_ruling
-from .common import TIMEOUT, ExitCode, Progress, UsageError, format_list, path, per_format, timeout_ms, write_text
+from .common import (
+    TIMEOUT,
+    ExitCode,
+    Progress,
+    UsageError,
+    format_list,
+    path,
+    per_format,
+    timeout_ms,
+    whole,
+    write_text,
+)
 
 FORMATS = ("md", "html", "json")
 
@@ -39,6 +51,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--overwrite", action="store_true", help="with --out: replace existing reports")
     p.add_argument("--timeout", type=TIMEOUT, default=60.0, help="seconds per solver call (default 60)")
     p.add_argument("--edition", default=None, help="edition of rule 603 (default: the one the scenario names)")
+    p.add_argument(
+        "--jobs",
+        type=whole("--jobs", 1, 2 * (os.cpu_count() or 1), "between 1 and twice the number of cores"),
+        default=1,
+        help="with --out: rule this many scenarios at once, one process each (default 1)",
+    )
 
 
 def run(args: argparse.Namespace) -> ExitCode:
@@ -55,10 +73,10 @@ def run(args: argparse.Namespace) -> ExitCode:
     targets = _rule_targets(args) if out_dir else []
     worst = ExitCode.OK
     progress = Progress(len(loaded)) if out_dir else None
-    for i, (scenario_path, scenario) in enumerate(zip(args.scenarios, loaded, strict=True)):
+    work = [(p, s, limits, args.format, args.edition) for p, s in zip(args.scenarios, loaded, strict=True)]
+    for i, (texts, code) in enumerate(_rulings(work, args.jobs)):
         if progress:
-            progress(scenario_path)
-        texts, code = _rule_one(scenario_path, scenario, files, limits, args.format, args.edition)
+            progress(args.scenarios[i])
         if out_dir:
             for fmt, text in texts.items():
                 write_text(targets[i][fmt], text + "\n", "--out")
@@ -89,15 +107,25 @@ def _rule_targets(args: argparse.Namespace) -> list[dict[str, Path]]:
     return per_format(args.out, [Path(p).stem for p in args.scenarios], args.format, args.overwrite)
 
 
+def _rulings(work: Sequence[tuple], jobs: int) -> Iterator[tuple[dict[str, str], ExitCode]]:
+    """Each scenario of ``work`` ruled (``_rule_one``), in order; ``jobs`` at once, one process each.  A ruling
+    does not depend on where it runs: each scenario is ruled on its own."""
+    if jobs > 1 and len(work) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            yield from pool.map(_rule_one, *zip(*work, strict=True))
+    else:
+        yield from map(_rule_one, *zip(*work, strict=True))
+
+
 def _rule_one(
     scenario_path: str,
     loaded: Any,
-    files: ModuleType,
     limits: smt.SolverLimits,
     formats: Sequence[str],
     edition_name: str | None,
 ) -> tuple[dict[str, str], ExitCode]:
     """One scenario ruled once, then written in each of ``formats``."""
+    files = importlib.import_module("rule603.engines.scenario_file")
     played = files.play(loaded)
     edition = load_edition(edition_name or loaded.edition)
     ruling = rule(edition, played, files.asks(loaded, played), limits, also_fixed=files.FIXED_BY_SCRIPT, cut_off=True)
