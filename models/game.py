@@ -542,7 +542,7 @@ VARIABLES: tuple[VarSpec, ...] = (
 #: Counts of triggered instances in one batch, of one ability's resolutions in a turn, of lore counters, and the
 #: stack's size: ranges that are the model's capacity (``MAX_COUNT``, 7 stack objects, ``MAX_CHAPTER + 1``), not
 #: limits of the game.  A game can need more: a Saga entering with three lore counters and three instances of its
-#: chapter ability triggers nine times (714.2b, 113.2c); a Saga kept past its last chapter gets a fifth counter.
+#: chapter ability triggers nine times (714.2b, 113.2c); proliferate can give a Saga a fifth lore counter.
 #: What each capacity counts, in the game's words (by default, instances of one ability in one batch).
 CAPACITY_UNITS = {
     "stack_size": "objects on the stack",
@@ -572,6 +572,12 @@ VARIABLES = tuple(
 )
 
 
+#: Games the model leaves out that ``bounds.cut_offs`` does not look for: a script that plays one is refused at its
+#: step (the reference engine), and a trace that holds one breaks a game rule.
+UNPROBED_BOUNDS = (
+    "a spell cast onto a full stack",
+    "a delayed ability created again while the earlier one still exists",
+)
 #: What each game rule marked ``Rule.room == MODEL_BOUND`` leaves out of the model, in the game's words.
 MODEL_BOUND_MEANINGS = {
     "model.pending": "an ability triggering again, while earlier instances of it wait, after its source moved, "
@@ -610,9 +616,10 @@ def waiting_bookkeeping(
 
 
 def roomy_variables(room: int) -> tuple[VarSpec, ...]:
-    """``VARIABLES`` with room for ``room`` triggered instances in one batch and ``room`` objects on the stack
-    (with a universe of ``room`` stack slots): where a deadlock goes away with more room, the model's
-    capacity, not the rules, caused it (the audit's contradiction search)."""
+    """``VARIABLES`` with every capacity (``CAPACITY_VARIABLES``: triggered instances in one batch, resolutions in
+    a turn, lore counters, objects on the stack with a universe of ``room`` stack slots) raised to ``room``: where a
+    deadlock goes away with more room, the model's capacity, not the rules, caused it (the audit's contradiction
+    search); a game that needs more than the model holds is one (``bounds.cut_offs``)."""
     return tuple(replace(s, max=max(s.max, room)) if s.name in CAPACITY_VARIABLES else s for s in VARIABLES)
 
 

@@ -227,7 +227,8 @@ def test_a_scenario_no_compliant_game_fits_is_reported_with_the_conflicting_clau
         text = render_ruling(fmt, "wipe.toml", loaded, edition, insisting, ruling)
         assert "No game that follows every clause fits this scenario" in text and "603.2c" in text
         # "none" is not left to read as "nothing to worry about": it says the conflict is not the model's room.
-        assert "Cut off: none. No compliant game fits" in text and "so the conflict is not the model" in text
+        assert "Cut off: none. No compliant game fits" in text and "the conflict is not those bounds" in text
+        assert "Not probed: a spell cast onto a full stack" in text  # and it says what it did not look for
     report = json.loads(render_ruling("json", "wipe.toml", loaded, edition, insisting, ruling))
     assert report["consistent"] is False and "603.2c" in report["conflict"] and report["questions"] == []
 
@@ -275,3 +276,22 @@ def test_scenarios_ruled_in_worker_processes_give_the_same_reports_in_the_same_o
         assert (tmp_path / "2" / report.name).read_bytes() == report.read_bytes(), report.name
     assert main(["rule", *scenarios, "--out", str(tmp_path / "0"), "--jobs", "0"]) == 2
     assert "--jobs 0: must be between 1 and twice the number of cores" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_script_the_engine_refuses_is_one_line_and_exit_2_wherever_it_is_ruled(tmp_path: Path, capsys, jobs):
+    """The refusal happens as the script is played, in a worker process with ``--jobs 2``: the user still gets
+    the one line naming file, line and step, and the scenario before it is still written."""
+    bad = "[[players]]\nname = 'A'\n[[objects]]\nname = 'B'\n[[actions]]\ndestroy = 'B'\n"
+    (tmp_path / "bad.toml").write_text(bad)
+    (tmp_path / "bad2.toml").write_text(bad)
+    good = str(SCENARIOS / "603.10a-board-wipe.toml")
+    out = tmp_path / "out"
+    code = main(
+        ["rule", good, str(tmp_path / "bad.toml"), str(tmp_path / "bad2.toml"), "--out", str(out), "--jobs", jobs]
+    )
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("rule603")]
+    assert code == 2 and len(lines) == 1, err
+    assert lines[0].startswith(f"rule603: error: {tmp_path / 'bad.toml'}:5: actions[0]: destroy card 0"), err
+    assert "Traceback" not in err and (out / "603.10a-board-wipe.md").exists()

@@ -156,20 +156,34 @@ def _cut_off(edition: Edition, kind: str, normal: dict, slots: int, t: int, unkn
     return CutOff(kind, 0, meanings.get(kind, summary), t, unknown)
 
 
-def cut_off_text(cut: Sequence[CutOff], games: str, no_game: bool = False) -> str:
+def probed(edition: Edition) -> list[str]:
+    """What the probe looks at, in the game's words: the model's capacities and its model bounds."""
+    model = edition.model
+    units = getattr(model, "CAPACITY_UNITS", {})
+    per_batch = getattr(model, "PER_BATCH", "")
+    kinds = dict.fromkeys(units.get(n, per_batch) for n in getattr(model, "CAPACITY_VARIABLES", ()))
+    bounds = [ax.number for ax in edition.axioms if ax.number in getattr(model, "MODEL_BOUND_MEANINGS", {})]
+    return [k for k in kinds if k] + [f"{n}'s bound" for n in bounds]
+
+
+def unprobed(edition: Edition) -> list[str]:
+    """The games the model leaves out that the probe does not look for."""
+    beyond_room = f"a game whose first batch past the model needs more than {ROOM} instances of one ability"
+    return [*getattr(edition.model, "UNPROBED_BOUNDS", ()), beyond_room]
+
+
+def cut_off_text(cut: Sequence[CutOff], games: str, edition: Edition, no_game: bool = False) -> str:
     """One line on what the bounds cut off, for ``games`` ("within bound 8", "of this scenario"); ``no_game``: no
-    compliant game fits (a ruling's conflict), so "none" says the conflict is not the model's room."""
+    compliant game fits (a ruling's conflict), so "none" also says the conflict is not the bounds probed."""
+    looked = f"the bounds the solver probes ({', '.join(probed(edition))})"
+    not_looked = f"Not probed: {'; '.join(unprobed(edition))}."
     if not cut and no_game:
         return (
             f"Cut off: none. No compliant game fits, and no game {games} that obeys the rules up to some moment "
-            "needs more there than the model holds, so the conflict is not the model's room."
+            f"goes past {looked} there: the conflict is not those bounds. {not_looked}"
         )
     if not cut:
-        return (
-            f"Cut off: none. No game {games} needs more than the model holds (instances of one ability in one "
-            "batch, resolutions of one ability in a turn, objects on the stack, lore counters on a permanent) or "
-            "goes past its model bounds."
-        )
+        return f"Cut off: none. No game {games} goes past {looked}. {not_looked}"
     sure = [c for c in cut if not c.unknown]
     parts = []
     for limit, unit in sorted({(c.limit, c.unit) for c in sure if c.unit}):
@@ -185,4 +199,4 @@ def cut_off_text(cut: Sequence[CutOff], games: str, no_game: bool = False) -> st
     if unsure:
         text += f"{' ' if text else 'Cut off: '}The solver could not tell whether games {games} go past "
         text += f"{', '.join(unsure)}."
-    return text
+    return f"{text} {not_looked}"

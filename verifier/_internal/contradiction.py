@@ -24,7 +24,8 @@ Deadlocks that belong to the model, not to the text, are kept apart:
   happen, it does not respond to it: it goes on the proposal side with the game rules, so that no
   situation it forbids is proposed (``shapes_situation``).
 - A deadlock the same situation does not have with more room (``CAPACITY_ROOM`` stack slots, and
-  counts of triggered instances and a stack size up to as many, the model's ``roomy_variables``) comes
+  every capacity of the model -- counts of triggered instances, resolutions, lore counters, the stack's size --
+  up to as many, the model's ``roomy_variables``) comes
   from the model's bounds, not from the clauses: it is passed on as an ``Artefact``, and from then on at
   that moment every proposal must also have a continuation obeying every clause in that larger universe
   (``_fits``), which rules out exactly such situations.

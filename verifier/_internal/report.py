@@ -255,7 +255,7 @@ def _summary(run: Run) -> list[Block]:
     )
     out: list[Block] = [Heading(2, "Summary", "summary"), Table("totals", ("measure", "count"), rows)]
     if run.cut_off is not None:
-        out.append(_para(cut_off_text(run.cut_off, f"within bound {run.options.bound}")))
+        out.append(_para(cut_off_text(run.cut_off, f"within bound {run.options.bound}", run.edition)))
     return out
 
 

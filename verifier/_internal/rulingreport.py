@@ -51,7 +51,7 @@ def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling)
         "",
     ]
     if ruling.cut_off is not None:
-        lines += [_cut_off(ruling), ""]
+        lines += [_cut_off(ruling, edition), ""]
     if not ruling.consistent:
         lines += ["No game that follows every clause fits this scenario. The clauses that conflict:", ""]
         if ruling.conflict_note:
@@ -88,7 +88,7 @@ def _ruling_html(path: str, loaded, edition: Edition, played: Trace, ruling) -> 
         f"<p>Scenario <code>{escape(path)}</code>, edition {escape(edition.name)}, {played.length} moments.</p>",
     ]
     if ruling.cut_off is not None:
-        parts.append(f"<p class='cut-off'>{escape(_cut_off(ruling))}</p>")
+        parts.append(f"<p class='cut-off'>{escape(_cut_off(ruling, edition))}</p>")
     if not ruling.consistent:
         parts.append("<p class='answer'>No game that follows every clause fits this scenario.</p>")
         if ruling.conflict_note:
@@ -115,8 +115,8 @@ def _ruling_html(path: str, loaded, edition: Edition, played: Trace, ruling) -> 
     return "\n".join(parts)
 
 
-def _cut_off(ruling) -> str:
-    return cut_off_text(ruling.cut_off, "of this scenario", no_game=not ruling.consistent)
+def _cut_off(ruling, edition: Edition) -> str:
+    return cut_off_text(ruling.cut_off, "of this scenario", edition, no_game=not ruling.consistent)
 
 
 def _word(value: object) -> str:

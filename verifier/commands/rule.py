@@ -18,6 +18,7 @@ from .._internal import smt
 from .._internal.catalogue import load_edition
 from .._internal.ruling import Ruling, rule
 from .._internal.rulingreport import render_ruling
+from ..errors import Rule603Error
 from .common import (
     TIMEOUT,
     ExitCode,
@@ -110,11 +111,26 @@ def _rule_targets(args: argparse.Namespace) -> list[dict[str, Path]]:
 def _rulings(work: Sequence[tuple], jobs: int) -> Iterator[tuple[dict[str, str], ExitCode]]:
     """Each scenario of ``work`` ruled (``_rule_one``), in order; ``jobs`` at once, one process each.  A ruling
     does not depend on where it runs: each scenario is ruled on its own."""
-    if jobs > 1 and len(work) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            yield from pool.map(_rule_one, *zip(*work, strict=True))
-    else:
+    if jobs <= 1 or len(work) <= 1:
         yield from map(_rule_one, *zip(*work, strict=True))
+        return
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
+        for outcome in pool.map(_rule_in_worker, *zip(*work, strict=True)):
+            if isinstance(outcome, str):  # the engine refused the script: one line, exit 2, as in this process
+                raise UsageError(outcome)
+            yield outcome
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # a refusal stops the scenarios not yet begun
+
+
+def _rule_in_worker(*job: Any) -> tuple[dict[str, str], ExitCode] | str:
+    """``_rule_one`` in a worker process; a scenario the reference engine refuses comes back as its message (an
+    error of rule603 carries more than its message, and not every one survives the way back between processes)."""
+    try:
+        return _rule_one(*job)
+    except Rule603Error as e:
+        return str(e)
 
 
 def _rule_one(

@@ -131,7 +131,7 @@ def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, sav
     na = f", {counts[NOT_APPLICABLE]} not applicable" if counts[NOT_APPLICABLE] else ""
     print(f"\n{counts[HOLDS]} hold, {counts[VIOLATED]} violated, {counts[UNKNOWN]} unknown{na} in {elapsed:.1f} s")
     if reached is not None:
-        print(cut_off_text(reached, f"within bound {options.bound}"))
+        print(cut_off_text(reached, f"within bound {options.bound}", edition))
     for r in results:
         if r.trace is not None:
             print(f"\nCounterexample to {r.property.id}: {r.property.summary}")
