@@ -199,8 +199,11 @@ def test_a_deadlock_more_room_might_end_is_not_named_a_contradiction(monkeypatch
     met = []
     found = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits).at(2, artefact=met.append)
     assert not isinstance(found, Deadlock)
-    # It rests on the model's room (the stack's slots or the counts of one batch): more might end it.
-    assert [a.settled for a in met] == [False] and "more room" in met[0].reason
+    # It rests on the model's room (the stack's slots or the counts of one batch): more might end it.  (A deadlock
+    # of the model's own bookkeeping, model.pending's, goes on with that set aside even with 3 slots: settled.)
+    assert [a.settled for a in met if not a.settled] == [False] and "more room" in met[0].reason
+    settled = [a for a in met if a.settled]
+    assert settled and all("model.pending" in a.core and "set aside" in a.reason for a in settled)
     # every situation proposed is accounted for in why the check is undecided
     accounted = r"of the (\d+) situations proposed, (\d+) went on .*, (\d+) only with .* and (\d+) not even"
     counts = re.search(accounted, found.reason)

@@ -23,9 +23,10 @@ Deadlocks that belong to the model, not to the text, are kept apart:
   an "enters tapped" permanent enters tapped, and ``tapped`` is the environment's) says what can
   happen, it does not respond to it: it goes on the proposal side with the game rules, so that no
   situation it forbids is proposed (``shapes_situation``).
-- A deadlock the same situation does not have with more room (``CAPACITY_ROOM`` stack slots, and
-  every capacity of the model -- counts of triggered instances, resolutions, lore counters, the stack's size --
-  up to as many, the model's ``roomy_variables``) comes
+- A deadlock the same situation does not have with more room (``CAPACITY_ROOM`` stack slots, every
+  capacity of the model -- counts of triggered instances, resolutions, lore counters, the stack's size -- up to
+  as many, the model's ``roomy_variables``, and at ``t`` the game rules' instances that bound the model's own
+  bookkeeping set aside, ``Rule.room == MODEL_BOUND``: ``model.pending``, ``model.delayed_reuse``) comes
   from the model's bounds, not from the clauses: it is passed on as an ``Artefact``, and from then on at
   that moment every proposal must also have a continuation obeying every clause in that larger universe
   (``_fits``), which rules out exactly such situations.
@@ -134,7 +135,7 @@ class _Seen:
     def __str__(self) -> str:
         parts = [
             f"{self.went_on} went on under every clause and game rule",
-            f"{self.roomy} only with {CAPACITY_ROOM} stack slots",
+            f"{self.roomy} only with more room ({CAPACITY_ROOM} stack slots, the model's own bounds set aside)",
             *([f"{self.beyond} not even then (more room might end them)"] if self.beyond else []),
         ]
         total = self.went_on + self.roomy + self.beyond
@@ -281,13 +282,18 @@ class DeadlockSearch:
         if self._larger is None:
             variables = self.edition.model.roomy_variables(CAPACITY_ROOM)
             self._larger = Encoding(
-                self.edition, self._larger_universe(), self.limits, variables=variables, restartable=True
+                self.edition,
+                self._larger_universe(),
+                self.limits,
+                variables=variables,
+                room_apart=(MODEL_BOUND,),
+                restartable=True,
             )
         larger = self._larger
         larger.extend(t + 1)
         self._pins += 1
         pin = _pin(larger, f"capacity[{t}:{self._pins}]", proposal)
-        status = larger.check_with(t + 1, self.clauses, [pin])
+        status = larger.check_with(t + 1, self.clauses, [pin, *larger.room_literals[:t]])
         if status == smt.Verdict.SAT:
             return larger.solver.model_reader()
         return None if status == smt.Verdict.UNKNOWN else False
@@ -347,20 +353,28 @@ class DeadlockSearch:
 
     def _capacity_reason(self) -> str:
         slots = self.universe.size("slot")
+        bounds = [ax.number for ax in self.edition.axioms if ax.number in self._model_bounds()]
+        apart = f", and its own bounds ({', '.join(bounds)}) set aside at that moment" if bounds else ""
         return (
             f"the same situation goes on, obeying every clause, with {self._larger_universe().size('slot')} stack "
-            "slots instead of "
-            f"the model's {slots} and as much room for triggered instances in one batch: more abilities trigger or "
-            "must go on the stack at once than the model holds"
+            f"slots instead of the model's {slots}, as much room for triggered instances in one batch{apart}: "
+            "the game needs more than the model holds (more abilities trigger or must go on the stack at once, "
+            "or instances it cannot keep apart)"
         )
 
+    def _model_bounds(self) -> set[str]:
+        """The game rules some of whose instances are bounds of the model's own bookkeeping."""
+        return set(getattr(self.edition.model, "MODEL_BOUND_MEANINGS", {}))
+
     # --- the two sides --------------------------------------------------------------
-    def _rules(self, g: Game, t: int, *, axioms_only: bool = False) -> Iterator[Any]:
-        """Every rule instance at moment ``t`` as one implication each: the game rules, then the clauses."""
+    def _rules(self, g: Game, t: int, *, axioms_only: bool = False, model_bounds: bool = True) -> Iterator[Any]:
+        """Every rule instance at moment ``t`` as one implication each: the game rules, then the clauses;
+        without the model's own bounds (``MODEL_BOUND``) if ``model_bounds`` is false."""
         families = list(self.edition.axioms) + ([] if axioms_only else list(self.edition.encodings))
         for fam in families:
             for rule in fam.rules(g, t):
-                yield g.Implies(rule.applies, rule.requires)
+                if model_bounds or rule.room != MODEL_BOUND:
+                    yield g.Implies(rule.applies, rule.requires)
 
     def _proposal(self, t: int) -> _Proposal:
         enc = self.search
@@ -450,7 +464,7 @@ class DeadlockSearch:
 
         g = Game(search.backend, larger.schema, larger.universe, lookup, search.solver.literal, 0)
         g.edition = self.edition
-        return g.And(*self._rules(g, t)), list(placeholders.items())
+        return g.And(*self._rules(g, t, model_bounds=False)), list(placeholders.items())
 
 
 def _held(enc: Encoding, proposal: _Proposal) -> Any:
