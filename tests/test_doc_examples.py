@@ -21,6 +21,11 @@ table, the cells of the columns whose figures depend on the machine (``TIMED_COL
 seconds, the growth factor between bounds, peak memory) become ``~``, header and rule included,
 so that a wider time shifts nothing else.
 
+The slow examples share the solver's answers (``shared_answers``): README's ``rule603 verify`` and
+docs/verify.md's ``rule603 verify --adequacy`` ask the same questions of the same encoding (two minutes each in CI),
+so a verifier's ``check_all``, ``adequacy`` and ``cut_off`` are computed once per edition, universe, options and
+list of properties, and each command still renders its own output from them.
+
 Each command runs in this process (``rule603.cli.main``), in a scratch directory whose entries
 link to the repository's: relative paths read as from the repository root, and anything a
 command creates (``rule603-out/``, an edition added with ``editions --add``) lands in the scratch
@@ -38,6 +43,7 @@ from pathlib import Path
 import pytest
 from rule603 import cli
 from rule603._internal import editions
+from rule603._internal.verify import Verifier
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -182,10 +188,45 @@ def scratch(tmp_path_factory) -> Path:
     return folder
 
 
+SHARED = ("check_all", "adequacy", "cut_off")  # the Verifier methods whose answers the slow examples share
+
+
+@pytest.fixture(scope="module")
+def answers() -> dict[tuple, tuple[object, object]]:
+    """The shared answers of this module's slow examples: key -> (the edition asked of, the answer)."""
+    return {}
+
+
+@pytest.fixture
+def shared_answers(answers, monkeypatch):
+    """A verifier asked what another verifier of this module was asked before -- the same edition (object),
+    universe, solver options and properties -- gives the answer it gave (see the module doc)."""
+
+    def sharing(name: str, compute):
+        def shared(verifier: Verifier, *args, **kwargs):
+            props = tuple(args[0]) if args else ()
+            sizes = tuple(sorted(verifier.encoding.universe.sizes.items()))
+            key = (name, id(verifier.edition), sizes, verifier.options, props)
+            if key in answers:
+                step = args[1] if len(args) > 1 else kwargs.get("step", lambda: None)
+                for _ in props:  # the progress counts each property, as when it is computed
+                    step()
+            else:  # (the edition is kept with the answer, so that its id is not another's later)
+                answers[key] = (verifier.edition, compute(verifier, *args, **kwargs))
+            return answers[key][1]
+
+        return shared
+
+    for name in SHARED:
+        monkeypatch.setattr(Verifier, name, sharing(name, getattr(Verifier, name)))
+
+
 @pytest.mark.parametrize(
     "example", [pytest.param(e, id=str(e), marks=[pytest.mark.exhaustive] if e.exhaustive else []) for e in ALL]
 )
-def test_example_prints_what_the_page_says(example, scratch, monkeypatch, capsys):
+def test_example_prints_what_the_page_says(example, scratch, monkeypatch, capsys, request):
+    if example.exhaustive:
+        request.getfixturevalue("shared_answers")
     argv = shlex.split(example.command)
     assert argv[0] == "rule603", f"{example}: a console block runs rule603 commands only (use ```sh for others)"
     monkeypatch.chdir(scratch)
@@ -256,3 +297,18 @@ def test_relative_links_lead_somewhere(page):
             elif anchor and file.suffix == ".md" and anchor not in anchors(file):
                 broken.append(f"line {number}: {target}: no heading #{anchor} in {file.name}")
     assert not broken, f"{page.relative_to(ROOT)}: " + "; ".join(broken)
+
+
+def test_a_shared_answer_is_given_only_to_the_same_question(shared_answers, answers, capsys):
+    def verify(*more: str) -> list[str]:
+        # (1 with --adequacy: one property does not cover every clause)
+        assert cli.main(["verify", "--bound", "2", "--property", "delayed-fires-once", *more]) in (0, 1)
+        return normalise(capsys.readouterr().out)
+
+    first, asked = verify(), len(answers)
+    assert asked >= 2  # check_all and cut_off
+    assert verify() == first and len(answers) == asked  # the same question: the answer given before
+    verify("--adequacy")
+    assert len(answers) == asked + 1  # adequacy is a new question; check_all and cut_off were asked
+    verify("--seed", "1")
+    assert len(answers) == asked + 1 + 2  # other solver options: other questions
