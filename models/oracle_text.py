@@ -1,0 +1,478 @@
+"""Reading a triggered ability's printed (Oracle) text into a trigger condition (``models.conditions``).
+
+Rule 603.1 says how a triggered ability is written: "[When/Whenever/At] [trigger event or trigger
+condition], [effect]."  :func:`read_trigger` reads the first part into a
+:class:`~rule603.models.conditions.Condition` and the modifiers rule 603 cares about out of the
+rest: an intervening "if" right after the trigger (603.4), "you may" and "unless" (603.5), targets
+and modes (603.3c-d), "Do this only once each turn." (603.2i).
+
+It reads the printed forms listed in ``docs/scenario-format.md`` (each one covered by a test with a
+real card's text) and nothing else: words it cannot place are returned in ``not_understood``, never
+guessed at, so that a scenario file can say exactly which words of a card it did not understand.
+Older wordings are read too: "enters the battlefield", "comes into play", "from play".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from .conditions import (
+    PRESETS,
+    THIS,
+    Condition,
+    ConditionError,
+    Event,
+    Subject,
+    beginning_of,
+    zone_change,
+)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What :func:`read_trigger` made of a triggered ability's text."""
+
+    condition: Condition | None
+    #: the effect's words, after the trigger condition (and its intervening "if")
+    effect: str
+    #: the words it could not place, each a phrase of the text as printed; empty when it read everything
+    not_understood: tuple[str, ...] = ()
+
+    @property
+    def understood(self) -> bool:
+        return self.condition is not None and not self.not_understood
+
+
+class _Unread(Exception):
+    """Words of the condition the reader cannot place."""
+
+    def __init__(self, words: str) -> None:
+        super().__init__(words)
+        self.words = words
+
+
+_NUMERALS = ("I", "II", "III", "IV", "V", "VI")
+_NUMERAL = "(?:" + "|".join(_NUMERALS) + ")"
+_CHAPTER = re.compile(rf"^({_NUMERAL}(?:\s*,\s*{_NUMERAL})*)\s*[—-]+\s*(.*)$")
+
+
+def read_trigger(text: str, name: str = "") -> Reading:
+    """Read one triggered ability's text; ``name`` is the card's name, which the text may use for "this"."""
+    return _named(_read(_normalize(text, name)), name)
+
+
+def _read(text: str) -> Reading:
+    chapter = _CHAPTER.match(text)
+    if chapter:  # a Saga's chapter ability (714.2b)
+        return Reading(*_modifiers(PRESETS["chapter"], chapter.group(2)))  # type: ignore[arg-type]
+    head = re.match(r"^(when|whenever|at)\s+(.*)$", text, re.IGNORECASE)
+    if not head:
+        first = text.split(" ", 1)[0] if text else "(nothing)"
+        return Reading(None, text, (f"{first}: a triggered ability begins with 'When', 'Whenever' or 'At' (603.1)",))
+    word, rest = head.group(1).lower(), head.group(2)
+    condition, effect, unread = _split(word, rest)
+    if condition is None:
+        return Reading(None, effect, unread)
+    condition, effect = _modifiers(condition, effect)
+    return Reading(condition, effect, unread)
+
+
+def _named(reading: Reading, name: str) -> Reading:
+    """The words not understood as printed: the card's own name where the reader wrote "~"."""
+    words = tuple(w.replace("~", name or "this") for w in reading.not_understood)
+    return replace(reading, not_understood=words)
+
+
+def _normalize(text: str, name: str) -> str:
+    text = text.replace("\u2019", "'").replace("\u2014", "—").replace("\u2013", "—").strip()
+    text = re.sub(r"\s+", " ", text)
+    if name:
+        text = re.sub(rf"\b{re.escape(name)}\b", "~", text)
+        short = name.split(",")[0]  # "Tolsimir, Friend to Wolves" is "Tolsimir" in its own text
+        if short != name:
+            text = re.sub(rf"\b{re.escape(short)}\b", "~", text)
+    return text.replace("CARDNAME", "~")
+
+
+def _split(word: str, rest: str) -> tuple[Condition | None, str, tuple[str, ...]]:
+    """The trigger condition ends at a comma; a type list ("an artifact, creature, or enchantment") has commas
+    too, so the condition is the longest part before a comma that reads in full (an effect's words never make
+    one: "destroy target artifact, creature, or enchantment" is no event)."""
+    commas = [m.start() for m in re.finditer(",", rest)]
+    if not commas:
+        return None, rest, (f"{rest}: no comma ends the trigger condition (603.1)",)
+    first_error = several = ""
+    found: tuple[Condition, str] | None = None
+    for at in commas:
+        phrase, after = rest[:at].strip(), rest[at + 1 :].strip()
+        try:
+            condition = _condition(word, phrase).check()
+        except _Unread as e:
+            first_error = first_error or e.words
+            continue
+        except ConditionError as e:
+            first_error = first_error or f"{phrase}: {e}"
+            continue
+        if after.lower().startswith("or "):  # "Whenever another creature dies, or a creature card is put ..."
+            several = (
+                several
+                or f"{after.split(',')[0]}: several trigger conditions joined by 'or' are not in the language yet"
+            )
+            continue
+        found = condition, after
+    if found is not None:
+        return found[0], found[1], ()
+    return None, rest[commas[0] + 1 :].strip(), (several or first_error,)
+
+
+def _modifiers(c: Condition, effect: str) -> tuple[Condition, str]:
+    lower = effect.lower()
+    if lower.startswith("if "):  # an intervening "if" clause (603.4) follows the trigger at once
+        clause, _, effect = effect[3:].partition(", ")
+        c = replace(c, intervening_if=c.intervening_if or clause.strip())
+        lower = effect.lower()
+    once = re.search(r"\s*do this only once each turn\.?", lower)
+    if once:
+        effect = (effect[: once.start()] + effect[once.end() :]).strip()
+    limit = re.search(r"\s*this ability triggers only once each turn\.?", effect.lower())
+    if limit:
+        effect = (effect[: limit.start()] + effect[limit.end() :]).strip()
+    lower = effect.lower()
+    return (
+        replace(
+            c,
+            once_each_turn=bool(once),
+            triggers_once_each_turn=bool(limit),
+            optional=bool(re.search(r"\b(may|unless)\b", lower)),  # 603.5: "may" or "unless"
+            targets=bool(re.search(r"\btargets?\b", lower)),
+            modal=bool(re.search(r"\bchoose (one|two|three|one or more|any number)\b", lower)),
+        ),
+        effect,
+    )
+
+
+# --- "at the beginning of ..." -----------------------------------------------------------------------------------
+
+_STEP_WORDS = {
+    "upkeep": "upkeep",
+    "draw step": "draw",
+    "precombat main phase": "precombat_main",
+    "first main phase": "precombat_main",
+    "main phase": "precombat_main",
+    "combat": "beginning_of_combat",
+    "postcombat main phase": "postcombat_main",
+    "second main phase": "postcombat_main",
+    "end step": "end",
+    "end phase": "end",  # older wording: "at the end of turn" / "end phase" meant the end step
+    "cleanup step": "cleanup",
+}
+_WHOSE_STEP = (
+    (r"your (next )?", "you"),
+    (r"each opponent's (next )?", "opponent"),
+    (r"each player's (next )?", "any"),
+    (r"(each|the|the next) ", "any"),
+    (r"", "any"),  # "at the beginning of combat on your turn", older "at the beginning of upkeep"
+)
+
+
+def _beginning(phrase: str) -> Condition:
+    m = re.fullmatch(r"(?:at )?end of combat(?: on your turn)?", phrase)
+    if m:  # "At end of combat": as the end of combat step begins (511)
+        return beginning_of("end_of_combat", "you" if phrase.endswith("your turn") else "any")
+    m = re.fullmatch(r"the beginning of (.*)", phrase)
+    if not m:
+        raise _Unread(f"{phrase}: 'At' is followed by 'the beginning of' a step or phase, or 'end of combat'")
+    what = m.group(1)
+    on_your_turn = what.endswith(" on your turn")
+    if on_your_turn:
+        what = what[: -len(" on your turn")]
+    for pattern, turn in _WHOSE_STEP:
+        whose = re.match(pattern, what)
+        if whose and what[whose.end() :] in _STEP_WORDS:
+            turn = "you" if on_your_turn else turn
+            return beginning_of(_STEP_WORDS[what[whose.end() :]], turn)
+    raise _Unread(f"{what}: not a step or phase this reader knows ({', '.join(sorted(_STEP_WORDS))})")
+
+
+# --- subjects ------------------------------------------------------------------------------------------------------
+
+_TYPE_WORDS = {
+    "artifact": "artifact",
+    "creature": "creature",
+    "enchantment": "enchantment",
+    "land": "land",
+    "planeswalker": "planeswalker",
+    "battle": "battle",
+    "instant": "instant",
+    "sorcery": "sorcery",
+    "aura": "aura",
+    "equipment": "equipment",
+    "saga": "saga",
+}
+_PLURALS = {"sorceries": "sorcery", "auras": "aura"}
+_THIS_WORDS = ("~", "this", "it")
+_THIS_NOUNS = ("creature", "permanent", "artifact", "enchantment", "land", "aura", "saga", "equipment", "spell")
+_CONTROLLED = (
+    (" you control", "controller", "you"),
+    (" you don't control", "controller", "opponent"),
+    (" an opponent controls", "controller", "opponent"),
+    (" your opponents control", "controller", "opponent"),
+    (" you own", "owner", "you"),
+    (" an opponent owns", "owner", "opponent"),
+    (" you own but don't control", None, None),
+)
+_PLAYERS = {
+    "you": "you",
+    "a player": "any",
+    "each player": "any",
+    "an opponent": "opponent",
+    "one of your opponents": "opponent",
+    "each opponent": "opponent",
+}
+
+
+def _type_word(word: str) -> str | None:
+    word = _PLURALS.get(word, word)
+    if word in _TYPE_WORDS:
+        return _TYPE_WORDS[word]
+    if word.endswith("s") and word[:-1] in _TYPE_WORDS:
+        return _TYPE_WORDS[word[:-1]]
+    return None
+
+
+def _subject(phrase: str, *, noun: str = "permanent", subtypes: frozenset[str] = frozenset()) -> tuple[Subject, bool]:
+    """The object a phrase names, and whether it says "one or more"; ``subtypes`` are the words of the text
+    printed with a capital letter ("Elemental", "Zombie"), which Oracle text uses for subtypes only."""
+    p = phrase.strip()
+    if p in _THIS_WORDS or any(p == f"this {n}" for n in _THIS_NOUNS):
+        return THIS, False
+    for relation in ("enchanted", "equipped"):
+        if re.fullmatch(rf"{relation} (creature|permanent|land|artifact)", p):
+            return Subject(relation), False
+    m = re.fullmatch(r"(?:~|this \w+) or another (.*)", p)
+    if m:  # "Blood Artist or another creature": any creature, this one included
+        return _described(m.group(1), "any", phrase, noun, subtypes), False
+    for article, relation, batch in (
+        ("one or more other ", "another", True),
+        ("one or more ", "any", True),
+        ("another ", "another", False),
+        ("an ", "any", False),
+        ("a ", "any", False),
+    ):
+        if p.startswith(article):
+            return _described(p[len(article) :], relation, phrase, noun, subtypes), batch
+    raise _Unread(f"{phrase}: not an object this reader knows ('this', 'a/another/one or more [type]')")
+
+
+def _described(words: str, relation: str, phrase: str, noun: str, subtypes: frozenset[str] = frozenset()) -> Subject:
+    """ "nontoken artifact or creature card an opponent controls": the object's filter."""
+    controller = owner = "any"
+    for suffix, field_, who in _CONTROLLED:
+        if words.endswith(suffix):
+            if field_ is None:
+                raise _Unread(f"{suffix.strip()}: owner and controller together are not in the language")
+            words = words[: -len(suffix)]
+            controller, owner = (who, owner) if field_ == "controller" else (controller, who)
+            break
+    token: bool | None = None
+    types: list[str] = []
+    not_types: list[str] = []
+    status: list[str] = []
+    unread: list[str] = []
+    for word in re.split(r",? or |, |\s+", words):
+        if not word:
+            continue
+        if word in ("nontoken", "card", "cards"):
+            token = False
+        elif word in ("token", "tokens"):
+            token = True
+        elif word in ("attacking", "blocking", "tapped", "untapped"):
+            status.append(word)
+        elif word in ("permanent", "permanents", "object", "objects", "spell", "spells", noun, noun + "s"):
+            pass  # "a permanent": any permanent, which every object on the battlefield is
+        elif word.startswith("non") and _type_word(word[3:].lstrip("-")):
+            not_types.append(_type_word(word[3:].lstrip("-")))  # type: ignore[arg-type]
+        elif _type_word(word):
+            types.append(_type_word(word))  # type: ignore[arg-type]
+        elif word in subtypes:
+            types.append(word.capitalize())
+        else:
+            unread.append(word)
+    if unread:
+        raise _Unread(f"{' '.join(unread)}: in '{phrase}', not a type, 'token', 'nontoken', a status or whose")
+    return Subject(relation, tuple(types), tuple(not_types), token, controller, owner, tuple(status))
+
+
+def _player(phrase: str) -> str:
+    if phrase in _PLAYERS:
+        return _PLAYERS[phrase]
+    raise _Unread(f"{phrase}: not a player this reader knows ({', '.join(_PLAYERS)})")
+
+
+# --- events --------------------------------------------------------------------------------------------------------
+
+_GRAVEYARD_OWNER = {"a": "any", "your": "you", "an opponent's": "opponent", "its owner's": "any", "their": "any"}
+
+
+#: Verbs that are the whole event, of an object and of a player.
+_OBJECT_VERBS = {
+    r"becomes? tapped": "becomes_tapped",
+    r"becomes? untapped": "becomes_untapped",
+    r"(?:is|are) tapped for mana": "tapped_for_mana",
+    r"attacks?": "attacks",
+    r"blocks?": "blocks",
+    r"becomes? blocked": "becomes_blocked",
+    r"(?:is|are) countered": "countered",
+    r"phases? out": "phases_out",
+    r"phases? in": "phases_in",
+    r"becomes? unattached": "unattached",
+}
+_PLAYER_VERBS = {
+    r"draws? (a|one or more) cards?": "draws",
+    r"discards? (a|one or more) cards?": "discards",
+    r"gains? life": "gains_life",
+    r"loses? life": "loses_life",
+    r"loses? the game": "loses_game",
+}
+
+
+def _plain(verbs: dict[str, str], verb: str) -> str | None:
+    return next((kind for pattern, kind in verbs.items() if re.fullmatch(pattern, verb)), None)
+
+
+def _object_event(verb: str, subject: Subject, batch: bool) -> Condition | None:
+    """The condition for "[subject] [verb]", or None if the verb is not one this reader knows."""
+    v = verb
+    under = re.fullmatch(
+        r"(enters?|enter|comes? into play)(?: the battlefield)?(?: under (your|an opponent's) control)?", v
+    )
+    if under:
+        if under.group(2):
+            subject = replace(subject, controller="you" if under.group(2) == "your" else "opponent")
+        return zone_change(None, "battlefield", subject, one_or_more=batch)
+    if re.fullmatch(r"dies|die", v):
+        return zone_change("battlefield", "graveyard", subject, one_or_more=batch)
+    if re.fullmatch(r"leaves? (the battlefield|play)", v):
+        return zone_change("battlefield", None, subject, one_or_more=batch)
+    put = re.fullmatch(
+        r"(?:is|are) put into (a|your|an opponent's|its owner's|their) graveyards?"
+        r"(?: from (the battlefield|play|anywhere))?",
+        v,
+    )
+    if put:
+        origin = None if put.group(2) in (None, "anywhere") else "battlefield"
+        owner = _GRAVEYARD_OWNER[put.group(1)]
+        if owner != "any":
+            subject = replace(subject, owner=owner)
+        return zone_change(origin, "graveyard", subject, one_or_more=batch)
+    left = re.fullmatch(r"leaves? (your|a|an opponent's) graveyard", v)
+    if left:
+        owner = _GRAVEYARD_OWNER[left.group(1)]
+        subject = replace(subject, owner=owner) if owner != "any" else subject
+        return zone_change("graveyard", None, subject, one_or_more=batch)
+    if re.fullmatch(r"(?:is|are) (exiled|put into exile)", v):
+        return zone_change(None, "exile", subject, one_or_more=batch)
+    if re.fullmatch(r"(?:is|are) returned to (its|their) owners?'s? hands?", v):
+        return zone_change("battlefield", "hand", subject, one_or_more=batch)
+    kind = _plain(_OBJECT_VERBS, v)
+    if kind:
+        return Condition(Event(kind), subject, one_or_more=batch)
+    dealt = re.fullmatch(r"(?:is|are) dealt (combat )?damage", v)
+    if dealt:
+        return Condition(Event("dealt_damage", combat=True if dealt.group(1) else None), subject, one_or_more=batch)
+    deals = re.fullmatch(
+        r"deals? (combat )?damage(?: to (a player|an opponent|one of your opponents|you|a creature|a permanent))?", v
+    )
+    if deals:
+        to = {None: "any", "a player": "player", "an opponent": "opponent", "one of your opponents": "opponent"}.get(
+            deals.group(2), (deals.group(2) or "").split(" ")[-1]
+        )
+        combat = True if deals.group(1) else None
+        return Condition(Event("deals_damage", combat=combat, to=to), subject, one_or_more=batch)
+    return None
+
+
+def _player_event(verb: str, player: str, subtypes: frozenset[str]) -> Condition | None:
+    kind = _plain(_PLAYER_VERBS, verb)
+    if kind:
+        return Condition(Event(kind), player=player)
+    if re.fullmatch(r"(have|has) no cards in hand", verb):
+        return Condition(Event("state", state="no_cards_in_hand"), player=player)
+    controls_no = re.fullmatch(r"controls? no (.*)", verb)
+    if controls_no:
+        subject = _described(controls_no.group(1), "any", verb, "permanent", subtypes)
+        return Condition(Event("state", state="controls_no"), subject, player=player)
+    acts = re.fullmatch(r"(casts?|copies|copy|loses? control of|gains? control of|reveals?) (.*?)( this way)?", verb)
+    if not acts:
+        return None
+    act, what, this_way = acts.group(1), acts.group(2), acts.group(3)
+    if act.startswith(("cast", "cop")):
+        subject, batch = _subject(what, noun="spell", subtypes=subtypes)
+        if not re.search(r"\bspells?\b", what) and subject != THIS:
+            raise _Unread(f"{what}: what is cast is a spell ('a creature spell', 'this spell')")
+        return Condition(Event("cast" if act.startswith("cast") else "copied"), subject, player, one_or_more=batch)
+    if act.startswith("reveal"):
+        if not this_way:
+            raise _Unread(f"{verb}: only 'reveal ... this way' (linked to the card's own reveal, 607.2)")
+        subject, batch = _subject(what, noun="card", subtypes=subtypes)
+        return Condition(Event("reveals"), subject, player, one_or_more=batch)
+    subject, batch = _subject(what, subtypes=subtypes)
+    kind = "control_lost" if act.startswith("lose") else "control_gained"
+    return Condition(Event(kind), subject, player, one_or_more=batch)
+
+
+def _ability_triggers(phrase: str) -> Condition | None:
+    m = re.fullmatch(r"(another|an?) (triggered )?ability triggers", phrase)
+    if not m:
+        return None
+    return Condition(Event("ability_triggers"), Subject("another" if m.group(1) == "another" else "any"))
+
+
+def _counters(phrase: str, subtypes: frozenset[str]) -> Condition | None:
+    m = re.fullmatch(r"(?:one or more|a|an) (?:([+\-\w/]+) )?counters? (?:is|are) put on (.*)", phrase)
+    if not m:
+        return None
+    counter = m.group(1)
+    subject, batch = _subject(m.group(2), subtypes=subtypes)
+    return Condition(Event("counters_put", counter=counter), subject)
+
+
+def _condition(word: str, phrase: str) -> Condition:
+    """The condition of "[When/Whenever/At] [phrase]"; :class:`_Unread` names the words it could not place."""
+    p = phrase.lower().strip()
+    if word == "at":
+        return _beginning(p)
+    subtypes = frozenset(w.lower() for w in re.findall(r"\b[A-Z][a-z]+\b", phrase) if not _type_word(w.lower()))
+    found = _ability_triggers(p) or _counters(p, subtypes)
+    if found is not None:
+        return found
+    joined = re.search(rf"\b({_EVENT_VERBS}) or ({_EVENT_VERBS}|is|are)\b", p)
+    if joined:
+        raise _Unread(f"{p[joined.start() :]}: two events joined by 'or' are not in the language yet")
+    words = p.split(" ")
+    found = _event(words, subtypes)
+    if found is not None:
+        return found
+    for end in range(len(words) - 1, 1, -1):  # the longest start of the phrase that is an event: the rest is unread
+        if _event(words[:end], subtypes) is not None:
+            raise _Unread(f"{' '.join(words[end:])}: in '{phrase}', words after the event this reader does not know")
+    raise _Unread(f"{phrase}: no event this reader knows")
+
+
+_EVENT_VERBS = r"enters|dies|leaves|attacks|blocks|becomes \w+|deals|draws|discards|casts|gains|loses"
+
+
+def _event(words: list[str], subtypes: frozenset[str]) -> Condition | None:
+    """ "[who] [verb ...]" where the verb is one this reader knows, the longest verb first; the words before it
+    must name a player or an object, or :class:`_Unread` says they don't."""
+    for i in range(1, len(words)):
+        who, verb = " ".join(words[:i]), " ".join(words[i:])
+        if who in _PLAYERS:
+            found = _player_event(verb, _player(who), subtypes)
+            if found is not None:
+                return found
+        if _object_event(verb, Subject(), False) is not None:
+            subject, batch = _subject(who, subtypes=subtypes)
+            return _object_event(verb, subject, batch)
+    return None
