@@ -46,7 +46,7 @@ from typing import Any
 
 from rule603 import InvalidArgument
 from rule603._internal.documents import DocumentError, parse_toml, read_document, shown
-from rule603.models import game
+from rule603.models import conditions, game, oracle_text
 
 from .scenario import (
     CARD_LIST_FIELDS,
@@ -423,6 +423,7 @@ def _card(
         "attached_to",
         "revealed",
         "trigger",
+        "oracle",
         "ability",
         "static",
         "condition",
@@ -444,6 +445,12 @@ def _card(
     flags += dict.fromkeys(
         flag for key, flag in ABILITY_FLAGS.items() if r.kind("objects.ability", i, key, ability.get(key, False), bool)
     )
+    trigger = r.one_of("objects", i, "trigger", o.get("trigger", "none"), game.KINDS)
+    if "oracle" in o:
+        if "trigger" in o:
+            r.fail("objects", i, "oracle", "give the triggered ability as 'trigger' or as its printed text, not both")
+        trigger, printed_flags = _printed_trigger(r, i, o["oracle"], o.get("card_name", o.get("name", "")), ability)
+        flags += printed_flags
     static = r.kind("objects", i, "static", o.get("static", {}), dict)
     r.only("objects.static", i, static, tuple(STATIC_FLAGS))
     flags += [
@@ -458,7 +465,7 @@ def _card(
     zones = START_ZONES + TOKEN_START_ZONES[1:] if token else START_ZONES
     return Card(
         owner=owner,
-        trigger=r.one_of("objects", i, "trigger", o.get("trigger", "none"), game.KINDS),
+        trigger=trigger,
         flags=tuple(flags),
         zone=r.one_of("objects", i, "zone", o.get("zone", "outside" if token else "library"), zones),
         token=token,
@@ -473,6 +480,50 @@ def _card(
         final_chapter=r.kind("objects", i, "chapters", o.get("chapters", 0), int),
         lore=r.kind("objects", i, "lore", o.get("lore", 0), int),
     )
+
+
+#: ``[objects.ability]`` keys that the printed text says, given ``oracle``.
+PRINTED_ABILITY_KEYS = ("intervening_if", "may", "unless", "modal", "targeted", "once_each_turn")
+
+
+def _printed_trigger(r: _Reader, i: int, value: Any, name: str, ability: dict[str, Any]) -> tuple[str, list[str]]:
+    """The model's trigger condition and ability flags for a triggered ability given as its printed text."""
+    text = r.kind("objects", i, "oracle", value, str)
+    reading = oracle_text.read_trigger(text, name)
+    if reading.not_understood or reading.condition is None:
+        r.fail("objects", i, "oracle", "not understood: " + "; ".join(reading.not_understood))
+    c = reading.condition
+    assert c is not None
+    kind = conditions.preset_kind(c)
+    if kind is None:
+        r.fail(
+            "objects",
+            i,
+            "oracle",
+            f"'{conditions.describe(c)}': the game model cannot play this condition yet{_nearest(c)}",
+        )
+    if c.triggers_once_each_turn:
+        r.fail("objects", i, "oracle", "'This ability triggers only once each turn' is not in the game model yet")
+    for key in PRINTED_ABILITY_KEYS:
+        if key in ability:
+            r.fail("objects.ability", i, key, "the printed text ('oracle') says whether it has this: leave it out")
+    preset = conditions.PRESETS[kind]
+    own_if = preset.intervening_if if preset is not None else ""
+    flags = [
+        flag for field_, flag in conditions.MODIFIER_FLAGS.items() if getattr(c, field_) and field_ != "intervening_if"
+    ]
+    if c.intervening_if and c.intervening_if != own_if:
+        flags.append("has_if")
+    return kind, flags  # type: ignore[return-value]
+
+
+def _nearest(c: conditions.Condition) -> str:
+    """The model's conditions with the same event, to say how the one read differs from what it can play."""
+    same = [k for k, p in conditions.PRESETS.items() if p is not None and p.event == c.event]
+    if not same:
+        return f" (no trigger kind of the model has the event {c.event.kind})"
+    shown_ = ", ".join(f"'{conditions.describe(conditions.PRESETS[k])}' ({k})" for k in same)
+    return f"; with the same event it plays {shown_}"
 
 
 def _instances(r: _Reader, table: str, i: int, key: str, value: Any) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -242,3 +243,86 @@ def test_a_bad_refers_to_exits_2_with_one_line(tmp_path: Path, capsys):
     assert main(["rule", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "refers_to: no object named 'Nobody'" in err
+
+
+ORACLE = BASE.replace(
+    'trigger = "creature_dies"\n\n[objects.ability]\nmay = true\n',
+    'oracle = "Whenever Blood Artist or another creature dies, target player loses 1 life and you gain 1 life."\n',
+)
+
+
+def test_a_triggered_ability_given_as_printed_text_is_the_models_condition_with_its_modifiers(tmp_path: Path):
+    artist = load(_write(tmp_path, ORACLE)).scenario.cards[0]
+    assert artist.trigger == "creature_dies"
+    assert set(artist.flags) == {"creature_card", "targeted"}  # "target player"; no "may"
+    felidar = ORACLE.replace(
+        "Whenever Blood Artist or another creature dies, target player loses 1 life and you gain 1 life.",
+        "At the beginning of your upkeep, if you have 40 or more life, you may win the game.",
+    )
+    card = load(_write(tmp_path, felidar)).scenario.cards[0]
+    assert card.trigger == "your_upkeep" and set(card.flags) == {"creature_card", "has_if", "optional"}
+
+
+@pytest.mark.parametrize(
+    ("oracle", "expected"),
+    [
+        (
+            "Whenever another creature you control dies, draw a card.",
+            "s.toml:14: objects[0].oracle: 'Whenever another creature you control dies': the game model cannot play"
+            " this condition yet; with the same event it plays 'Whenever a creature dies' (creature_dies)",
+        ),
+        (
+            "Whenever a creature with flying dies, draw a card.",
+            "s.toml:14: objects[0].oracle: not understood: with flying: in 'a creature with flying'",
+        ),
+        (
+            "Whenever an opponent draws a card, you gain 1 life.",
+            "the game model cannot play this condition yet (no trigger kind of the model has the event draws)",
+        ),
+        (
+            "Whenever one or more +1/+1 counters are put on this creature, draw. This ability triggers only once"
+            " each turn.",
+            "the game model cannot play this condition yet",
+        ),
+        ("Flying", "not understood: Flying: a triggered ability begins with 'When', 'Whenever' or 'At' (603.1)"),
+    ],
+)
+def test_printed_text_the_model_cannot_play_is_one_line_saying_why(tmp_path: Path, oracle: str, expected: str):
+    text = ORACLE.replace(
+        "Whenever Blood Artist or another creature dies, target player loses 1 life and you gain 1 life.", oracle
+    )
+    with pytest.raises(ScenarioFileError) as caught:
+        load(_write(tmp_path, text))
+    message = str(caught.value).replace(str(tmp_path) + "/", "")
+    assert "\n" not in message and expected in message, message
+
+
+def test_printed_text_and_the_flags_it_says_are_not_given_twice(tmp_path: Path):
+    both = ORACLE.replace("oracle = ", 'trigger = "creature_dies"\noracle = ')
+    with pytest.raises(ScenarioFileError, match="objects\\[0\\].oracle: give the triggered ability as 'trigger'"):
+        load(_write(tmp_path, both))
+    flag = ORACLE.replace(
+        '\n\n[[objects]]\nname = "Grizzly', '\n[objects.ability]\ntargeted = true\n\n[[objects]]\nname = "Grizzly', 1
+    )
+    with pytest.raises(ScenarioFileError, match="objects.ability\\[0\\].targeted: the printed text"):
+        load(_write(tmp_path, flag))
+
+
+def test_a_scenario_in_printed_text_answers_as_the_same_scenario_in_trigger_kinds(tmp_path: Path):
+    """The committed scenarios that give their cards' printed texts are, card for card, the scenarios the model's
+    kinds wrote before (the same rulings, the same questions)."""
+    felidar = "condition = false         # Alice has 39 life\n"
+    for name, kind, after, table in [
+        ("603.4-felidar-sovereign", "your_upkeep", felidar, "\n[objects.ability]\nintervening_if = true\n"),
+        ("603.6-mulldrifter-evoke", "enters_self", "", ""),
+        ("603.2b-end-step", "end_step", "", ""),
+    ]:
+        printed = (SCENARIOS / f"{name}.toml").read_text(encoding="utf-8")
+        assert "oracle = " in printed and (not after or after in printed)
+        lines = [f'trigger = "{kind}"' if x.startswith("oracle = ") else x for x in printed.split("\n")]
+        kinds = "\n".join(lines).replace(after, after + table) if after else "\n".join(lines)
+        a, b = load(_write(tmp_path, printed)), load(_write(tmp_path, kinds))
+        assert a.scenario == b.scenario, name
+        assert [dataclasses.replace(q, line=0) for q in a.questions] == [
+            dataclasses.replace(q, line=0) for q in b.questions
+        ]
