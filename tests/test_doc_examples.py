@@ -44,6 +44,7 @@ import pytest
 from rule603 import cli
 from rule603._internal import editions
 from rule603._internal.verify import Verifier
+from rule603._internal.workers import Workers
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -188,7 +189,8 @@ def scratch(tmp_path_factory) -> Path:
     return folder
 
 
-SHARED = ("check_all", "adequacy", "cut_off")  # the Verifier methods whose answers the slow examples share
+SHARED = ("check_all", "adequacy", "cut_off")  # the methods whose answers the slow examples share
+ASKED = (Verifier, Workers)  # one encoding, or worker processes (``verify --jobs``): the same questions
 
 
 @pytest.fixture(scope="module")
@@ -203,10 +205,10 @@ def shared_answers(answers, monkeypatch):
     universe, solver options and properties -- gives the answer it gave (see the module doc)."""
 
     def sharing(name: str, compute):
-        def shared(verifier: Verifier, *args, **kwargs):
+        def shared(verifier: Verifier | Workers, *args, **kwargs):
             props = tuple(args[0]) if args else ()
-            sizes = tuple(sorted(verifier.encoding.universe.sizes.items()))
-            key = (name, id(verifier.edition), sizes, verifier.options, props)
+            universe = verifier.universe if isinstance(verifier, Workers) else verifier.encoding.universe
+            key = (name, id(verifier.edition), tuple(sorted(universe.sizes.items())), verifier.options, props)
             # (a shared answer skips the progress steps: the display is shown only on a terminal)
             if key not in answers:  # (the edition is kept with the answer, so that its id is not another's later)
                 answers[key] = (verifier.edition, compute(verifier, *args, **kwargs))
@@ -214,8 +216,10 @@ def shared_answers(answers, monkeypatch):
 
         return shared
 
-    for name in SHARED:
-        monkeypatch.setattr(Verifier, name, sharing(name, getattr(Verifier, name)))
+    for asked in ASKED:
+        for name in SHARED:
+            monkeypatch.setattr(asked, name, sharing(name, getattr(asked, name)))
+    monkeypatch.setattr(Workers, "start_cut_off", lambda self: None)  # asked for (and shared) by ``cut_off``
 
 
 @pytest.mark.parametrize(

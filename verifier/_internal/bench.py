@@ -7,12 +7,14 @@ file so that changes can be compared; no test asserts on them.
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import platform
 import resource
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from tabulate import tabulate
@@ -20,42 +22,57 @@ from tabulate import tabulate
 from . import smt
 
 
-def _one_bound(bound: int, ids: list[str], timeout: float) -> dict:
-    from .catalogue import builtin_properties, load_edition, select
+def _selected(ids: list[str]) -> list:
+    from .catalogue import builtin_properties, select
+
+    return select(builtin_properties(), ids)
+
+
+def _one_bound(bound: int, ids: list[str], timeout: float, jobs: int) -> dict:
+    from .catalogue import load_edition
     from .verify import Options, Verifier
+    from .workers import Workers
 
     edition = load_edition("current")
-    props = select(builtin_properties(), ids)
+    props = _selected(ids)
     options = Options(bound=bound, limits=smt.SolverLimits(timeout_ms=int(timeout * 1000)))
     started = time.perf_counter()
     verifier = Verifier(edition, edition.model.universe(), options)
     verifier.encoding.extend(bound)
     encode_seconds = time.perf_counter() - started
-    per_property = {}
-    verdicts = {}
-    for prop in props:
-        result = verifier.check(prop)
-        per_property[prop.id] = round(result.seconds, 4)
-        verdicts[prop.id] = result.verdict
+    if jobs > 1:  # the encoding above is only timed: each worker builds its own, within the total
+        started = time.perf_counter()
+        with Workers(edition, edition.model.universe(), options, functools.partial(_selected, ids), jobs, _quiet) as w:
+            results = w.check_all(props)
+    else:
+        results = [verifier.check(prop) for prop in props]
     total = time.perf_counter() - started
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    peak_kib = max(  # KiB on Linux; with workers, the largest of them (they have ended by now)
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    )
     return {
         "bound": bound,
+        "jobs": jobs,
         "total_seconds": round(total, 3),
         "encode_seconds": round(encode_seconds, 3),
         "peak_memory_mib": round(peak_kib / 1024, 1),
-        "seconds_per_property": per_property,
-        "verdicts": verdicts,
+        "seconds_per_property": {r.property.id: round(r.seconds, 4) for r in results},
+        "verdicts": {r.property.id: r.verdict for r in results},
     }
 
 
-def run_bench(bounds: list[int], ids: list[str], timeout: float, output: str | None) -> int:
+def _quiet(_: str) -> None:
+    pass
+
+
+def run_bench(bounds: list[int], ids: list[str], timeout: float, output: str | None, jobs: int = 2) -> int:
     ctx = multiprocessing.get_context("spawn")
     runs = []
     for bound in bounds:
         print(f"bound {bound} ...", file=sys.stderr, flush=True)
-        with ctx.Pool(1) as pool:
-            runs.append(pool.apply(_one_bound, (bound, ids, timeout)))
+        # (not multiprocessing.Pool: its daemonic process could not start the workers of --jobs)
+        with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+            runs.append(pool.submit(_one_bound, bound, ids, timeout, jobs).result())
     rows = []
     for i, run in enumerate(runs):
         ratio = f"×{run['total_seconds'] / runs[i - 1]['total_seconds']:.2f}" if i else ""
@@ -72,7 +89,7 @@ def run_bench(bounds: list[int], ids: list[str], timeout: float, output: str | N
             ]
         )
     print(tabulate(rows, headers=["bound", "total s", "encode s", "vs previous", "peak MiB", "properties", "unknown"]))
-    _write(output, "bench", {"z3": smt.z3_version(), "runs": runs})
+    _write(output, "bench", {"z3": smt.z3_version(), "jobs": jobs, "runs": runs})
     return 0
 
 

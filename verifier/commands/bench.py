@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from .._internal.bench import run_bench, run_check_bench
 from .common import BOUND, MAX_BOUND, TIMEOUT, ExitCode, UsageError, check_output, path, whole
@@ -21,6 +22,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--property", action="append", default=[], metavar="ID")
     p.add_argument("--timeout", type=TIMEOUT, default=120.0, help="seconds per solver call (default 120)")
     p.add_argument(
+        "--jobs",
+        type=whole("--jobs", 1, 2 * (os.cpu_count() or 1), "between 1 and twice the number of cores"),
+        default=2,
+        help="worker processes checking the catalogue, as 'rule603 verify --jobs' (default 2)",
+    )
+    p.add_argument(
         "--check",
         type=whole("--check", 1, 1_000_000),
         metavar="N",
@@ -32,7 +39,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     check_output(args.output, overwrite=False, hint="choose another file")
     if args.check is not None:
         return ExitCode(run_check_bench(args.check, args.output))
-    return ExitCode(run_bench(args.bounds, args.property, args.timeout, args.output))
+    return ExitCode(run_bench(args.bounds, args.property, args.timeout, args.output, args.jobs))
 
 
 def _bounds(text: str) -> list[int]:

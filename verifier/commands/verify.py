@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 
 from tabulate import tabulate
 
@@ -20,8 +23,11 @@ from .._internal.schema import Schema
 from .._internal.trace import dump, to_json
 from .._internal.usercode import CLAIM_SECONDS
 from .._internal.verify import HOLDS, NOT_APPLICABLE, UNKNOWN, VIOLATED, Adequacy, CheckResult, Verifier
+from .._internal.workers import Workers
 from .checking import add_solver_arguments, exit_code, load_properties, solver_options, steps, universe
-from .common import ExitCode, Progress, UsageError, out_files, path, seconds
+from .common import ExitCode, Progress, UsageError, out_files, path, seconds, whole
+
+JOBS = 2  # the default: the same answers on every machine (the 2-core machine's figures are the targets)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,6 +64,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help=f"seconds for one call of a property's claim, apart from the solver's (default {CLAIM_SECONDS:g})",
     )
+    p.add_argument(
+        "--jobs",
+        type=whole("--jobs", 1, 2 * (os.cpu_count() or 1), "between 1 and twice the number of cores"),
+        default=JOBS,
+        help=f"worker processes, each with its own encoding (default {JOBS}; 1: one encoding, one check after another)",
+    )
 
 
 def run(args: argparse.Namespace) -> ExitCode:
@@ -68,17 +80,39 @@ def run(args: argparse.Namespace) -> ExitCode:
     props, not_applicable = _in_edition(cited, edition)
     save_dir = _prepare_save_dir(args, props)
     progress = Progress(steps(edition, props, args.adequacy))
-    verifier = Verifier(edition, sizes, options, progress)
     started = time.perf_counter()
-    checked = {r.property.id: r for r in verifier.check_all(props, progress.step) + not_applicable}
+    if args.jobs > 1 and len(props) > 1:
+        with Workers(edition, sizes, options, _catalogue_loader(args), args.jobs, progress) as workers:
+            workers.start_cut_off()  # one of the longest tasks: first in the queue
+            checked, adequacy, reached = _ask(workers, props, not_applicable, args.adequacy, progress)
+    else:
+        verifier = Verifier(edition, sizes, options, progress)
+        checked, adequacy, reached = _ask(verifier, props, not_applicable, args.adequacy, progress)
     results = [checked[p.id] for p in cited]  # catalogue order, the not applicable ones in their place
-    adequacy = verifier.adequacy(props, progress.step) if args.adequacy else None
-    reached = verifier.cut_off() if props else None  # nothing checked: nothing to say of the bounds
     progress.close()
     elapsed = time.perf_counter() - started
     saved = _save_traces(results, save_dir, edition) if save_dir else {}
     _print_verify(args, edition, options, sizes, results, adequacy, elapsed, saved, reached)
     return exit_code(results, adequacy)
+
+
+def _ask(verifier: Verifier | Workers, props, not_applicable, adequacy: bool, progress: Progress) -> tuple:
+    """Each property's verdict by id, the adequacy checks (or None) and what the bounds cut off."""
+    checked = {r.property.id: r for r in verifier.check_all(props, progress.step) + not_applicable}
+    answer = verifier.adequacy(props, progress.step) if adequacy else None
+    reached = verifier.cut_off() if props else None  # nothing checked: nothing to say of the bounds
+    return checked, answer, reached
+
+
+def _catalogue_loader(args: argparse.Namespace) -> functools.partial:
+    """What a worker calls to load the same properties as this process, in this edition: picklable."""
+    wanted = ("no_builtin", "property_file", "property", "claim_timeout")
+    return functools.partial(_catalogue, args.edition, SimpleNamespace(**{k: getattr(args, k) for k in wanted}))
+
+
+def _catalogue(edition_name: str, spec: SimpleNamespace) -> list[Property]:
+    props, _ = _in_edition(load_properties(spec), load_edition(edition_name))
+    return props
 
 
 def _in_edition(props: Sequence[Property], edition: Edition) -> tuple[list[Property], list[CheckResult]]:
