@@ -519,7 +519,8 @@ def _printed_trigger(r: _Reader, i: int, value: Any, name: str, ability: dict[st
 
 def _nearest(c: conditions.Condition) -> str:
     """The model's conditions with the same event, to say how the one read differs from what it can play."""
-    same = [k for k, p in conditions.PRESETS.items() if p is not None and p.event == c.event]
+    presets = [(k, p) for k, p in conditions.PRESETS.items() if p is not None]
+    same = [k for k, p in presets if p.event == c.event] or [k for k, p in presets if p.event.kind == c.event.kind]
     if not same:
         return f" (no trigger kind of the model has the event {c.event.kind})"
     shown_ = ", ".join(f"'{conditions.describe(conditions.PRESETS[k])}' ({k})" for k in same)

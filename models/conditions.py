@@ -85,6 +85,8 @@ TYPES = (
 STATUSES = ("attacking", "blocking", "tapped", "untapped")
 #: Damage recipients.
 RECIPIENTS = ("player", "opponent", "you", "creature", "permanent", "any")
+#: Subtypes whose plural is not the singular and an "s" ("one or more other Elves you control").
+SUBTYPE_PLURALS = {"Elf": "Elves", "Dwarf": "Dwarves", "Wolf": "Wolves", "Werewolf": "Werewolves", "Ally": "Allies"}
 #: States a state trigger (603.8) can watch, in the model's words.
 STATES = {
     "no_cards_in_hand": "a player has no cards in hand",
@@ -476,14 +478,14 @@ def _noun_phrase(s: Subject, many: bool, noun: str = "permanent") -> str:
         return f"one or more {'other ' if s.relation == 'another' else ''}{words}"
     if s.relation == "another":
         return f"another {words}"
-    return f"{'an' if words[0] in 'aeiou' else 'a'} {words}"
+    return f"{'an' if words[0].lower() in 'aeiou' else 'a'} {words}"
 
 
 def _filter(s: Subject, many: bool, noun: str = "permanent") -> str:
     def plural(word: str) -> str:
-        return {"sorcery": "sorceries"}.get(word, word + "s") if many else word
+        return {"sorcery": "sorceries", **SUBTYPE_PLURALS}.get(word, word + "s") if many else word
 
-    types = [plural(t) for t in s.types] or [plural(noun)]
+    types = [t if s.token else plural(t) for t in s.types] or [plural(noun)]  # "creature tokens"
     listed = (
         types[0]
         if len(types) == 1
@@ -495,9 +497,11 @@ def _filter(s: Subject, many: bool, noun: str = "permanent") -> str:
         listed += " cards" if many else " card"
     words = [
         *s.status,
-        *(["token"] if s.token else ["nontoken"] if s.token is False and noun != "card" else []),
+        *(["nontoken"] if s.token is False and noun != "card" else []),
         *(f"non{t}" for t in s.not_types),
     ]
+    if s.token:  # "a creature token", "one or more tokens": the word follows the types, as Oracle text has it
+        listed = f"{listed} {'tokens' if many else 'token'}" if s.types else ("tokens" if many else "token")
     suffix = {
         ("you", "any"): " you control",
         ("opponent", "any"): " an opponent controls",

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from .conditions import (
     PRESETS,
+    SUBTYPE_PLURALS,
     THIS,
     Condition,
     ConditionError,
@@ -241,6 +242,18 @@ def _type_word(word: str) -> str | None:
     return None
 
 
+_SUBTYPE_SINGULARS = {plural: singular for singular, plural in SUBTYPE_PLURALS.items()}
+
+
+def _subtype(word: str, plural: bool) -> str:
+    """A subtype as printed on a type line: singular ("Elves" -> "Elf"); a singular word that ends in "s"
+    ("Octopus", "Pegasus") is left alone, since only a plural phrase ("one or more") loses its "s"."""
+    word = word.capitalize()
+    if word in _SUBTYPE_SINGULARS:
+        return _SUBTYPE_SINGULARS[word]
+    return word[:-1] if plural and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _subject(phrase: str, *, noun: str = "permanent", subtypes: frozenset[str] = frozenset()) -> tuple[Subject, bool]:
     """The object a phrase names, and whether it says "one or more"; ``subtypes`` are the words of the text
     printed with a capital letter ("Elemental", "Zombie"), which Oracle text uses for subtypes only."""
@@ -261,11 +274,13 @@ def _subject(phrase: str, *, noun: str = "permanent", subtypes: frozenset[str] =
         ("a ", "any", False),
     ):
         if p.startswith(article):
-            return _described(p[len(article) :], relation, phrase, noun, subtypes), batch
+            return _described(p[len(article) :], relation, phrase, noun, subtypes, plural=batch), batch
     raise _Unread(f"{phrase}: not an object this reader knows ('this', 'a/another/one or more [type]')")
 
 
-def _described(words: str, relation: str, phrase: str, noun: str, subtypes: frozenset[str] = frozenset()) -> Subject:
+def _described(
+    words: str, relation: str, phrase: str, noun: str, subtypes: frozenset[str] = frozenset(), *, plural: bool = False
+) -> Subject:
     """ "nontoken artifact or creature card an opponent controls": the object's filter."""
     controller = owner = "any"
     for suffix, field_, who in _CONTROLLED:
@@ -296,7 +311,7 @@ def _described(words: str, relation: str, phrase: str, noun: str, subtypes: froz
         elif _type_word(word):
             types.append(_type_word(word))  # type: ignore[arg-type]
         elif word in subtypes:
-            types.append(word.capitalize())
+            types.append(_subtype(word, plural))
         else:
             unread.append(word)
     if unread:

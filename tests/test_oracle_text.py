@@ -423,6 +423,64 @@ CARDS = [
         " library in any order, then draws that many cards.",
         Condition(Event("step_begins", step="draw")),
     ),
+    # The cards of issue 22's examples (tests/fixtures/known-gaps/conditions/ rules them with their rulings).
+    (
+        "Vindictive Vampire",
+        "Whenever another creature you control dies, Vindictive Vampire deals 1 damage to each opponent and you gain"
+        " 1 life.",
+        dies(Subject("another", CREATURE, controller="you")),
+    ),
+    (
+        "Midnight Reaper",
+        "Whenever a nontoken creature you control dies, Midnight Reaper deals 1 damage to you and you draw a card.",
+        dies(Subject("any", CREATURE, token=False, controller="you")),
+    ),
+    (
+        "Grismold, the Dreadsower",
+        "Whenever a creature token dies, put a +1/+1 counter on Grismold, the Dreadsower.",
+        dies(Subject("any", CREATURE, token=True)),
+    ),
+    (
+        "Twilight Drover",
+        "Whenever a creature token leaves the battlefield, put a +1/+1 counter on Twilight Drover.",
+        Condition(Event("zone_change", origin="battlefield"), Subject("any", CREATURE, token=True)),
+    ),
+    (
+        "Rukh Egg",
+        "When Rukh Egg dies, create a 4/4 red Bird creature token with flying at the beginning of the next end step.",
+        dies(),
+    ),
+    (
+        "Thoughtleech",
+        "Whenever an Island an opponent controls becomes tapped, you may gain 1 life.",
+        Condition(Event("becomes_tapped"), Subject("any", ("Island",), controller="opponent"), optional=True),
+    ),
+    (
+        "Storm the Vault",
+        "Whenever one or more creatures you control deal combat damage to a player, create a Treasure token.",
+        Condition(
+            Event("deals_damage", combat=True, to="player"),
+            Subject("any", CREATURE, controller="you"),
+            one_or_more=True,
+        ),
+    ),
+    (
+        "Elvish Warmaster",
+        "Whenever one or more other Elves you control enter, create a 1/1 green Elf Warrior creature token. This"
+        " ability triggers only once each turn.",
+        enters(Subject("another", ("Elf",), controller="you"), one_or_more=True, triggers_once_each_turn=True),
+    ),
+    (
+        "Gustha's Scepter",
+        "When you lose control of Gustha's Scepter, put all cards exiled with Gustha's Scepter into their owner's"
+        " graveyard.",
+        Condition(Event("control_lost"), THIS, player="you"),
+    ),
+    (
+        "Battle-Rattle Shaman",
+        "At the beginning of combat on your turn, you may have target creature get +2/+0 until end of turn.",
+        Condition(Event("step_begins", step="beginning_of_combat", turn="you"), optional=True, targets=True),
+    ),
     (
         "Kaya's Ghostform",
         "When enchanted creature dies or is put into exile, return that card to the battlefield under your control.",
@@ -442,10 +500,32 @@ def test_a_real_cards_trigger_reads_as_its_oracle_text_says(name, text, expected
     assert reading.condition == expected
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Whenever a creature token dies",  # "token" after the types, as Oracle text has it
+        "Whenever one or more creature tokens you control die",
+        "Whenever a nontoken creature you control dies",
+        "Whenever an Island an opponent controls becomes tapped",  # "an" before a capital vowel too
+        "Whenever one or more other Elves you control enter",  # a subtype's irregular plural
+        "Whenever one or more Goblins you control attack",
+    ],
+)
+def test_a_condition_is_put_into_the_words_oracle_text_uses(text):
+    reading = read_trigger(text + ", draw a card.")
+    assert reading.not_understood == ()
+    assert describe(reading.condition) == text
+
+
+def _unread(name: str) -> str:
+    """The text of the card of ``CARDS`` that the reader does not understand (expected None)."""
+    return next(text for card, text, expected in CARDS if card == name and expected is None)
+
+
 def test_what_it_does_not_understand_is_named_in_the_cards_own_words():
     cases = {
         ("Ophidian", "Whenever Ophidian attacks and isn't blocked, you may draw a card."): "and isn't blocked",
-        ("Dread Slaver", CARDS[-9][1]): "dealt damage by Dread Slaver this turn",
+        ("Dread Slaver", _unread("Dread Slaver")): "dealt damage by Dread Slaver this turn",
         ("Kaya's Ghostform", CARDS[-1][1]): "dies or is put into exile",
         ("x", "Whenever a creature with flying dies, draw a card."): "with flying",
         ("x", "At the beginning of your second upkeep, draw."): "second upkeep",
