@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from limits import TEST_TIMEOUT_MS
+from rule603._internal import smt
 from rule603._internal.catalogue import builtin_properties, load_edition
 from rule603._internal.verify import Options, Verifier
 
@@ -20,4 +22,4 @@ def catalogue():
 @pytest.fixture(scope="session")
 def verifier(edition):
     """One incremental encoding at bound 6, shared: checks reuse what the solver learned."""
-    return Verifier(edition, edition.model.universe(), Options(bound=6))
+    return Verifier(edition, edition.model.universe(), Options(bound=6, limits=smt.SolverLimits(TEST_TIMEOUT_MS)))

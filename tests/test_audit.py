@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from limits import TEST_TIMEOUT_MS
 from rule603 import Rule
 from rule603._internal import smt
 from rule603._internal.ambiguity import Ambiguity, AmbiguitySearch
@@ -19,7 +20,7 @@ from rule603._internal.verify import Options, Verifier
 from rule603.cli import main
 from test_clauses import ED
 
-OPTIONS = Options(bound=4, limits=smt.SolverLimits(timeout_ms=60_000))
+OPTIONS = Options(bound=4, limits=smt.SolverLimits(timeout_ms=TEST_TIMEOUT_MS))
 
 
 def _with(number: str, fn) -> object:

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from limits import TEST_TIMEOUT_MS
 from rule603 import MODEL_BOUND, TraceChecker, load_edition
 from rule603._internal import smt
 from rule603._internal.bmc import Encoding, violations
@@ -23,7 +24,7 @@ from rule603.engines import scenario_file
 
 ED = load_edition("current")
 CLAUSES = [e.number for e in ED.encodings]
-LIMITS = smt.SolverLimits(timeout_ms=60_000)
+LIMITS = smt.SolverLimits(timeout_ms=TEST_TIMEOUT_MS)
 ROOT = Path(__file__).resolve().parent.parent
 
 

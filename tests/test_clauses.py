@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from limits import TEST_TIMEOUT_MS
 from rule603._internal.bmc import Encoding, concrete_game, violations
 from rule603._internal.schema import Schema
 from rule603._internal.smt import SolverLimits
@@ -650,7 +651,7 @@ def test_symbolic_encoding_agrees(number: str):
         trace = CASES[number].build(bad).build()
         concrete = violations(ED, trace, [number], include_axioms=True)
         assert [v.clause for v in concrete] == ([number] if bad else [])
-        enc = Encoding(ED, trace.universe, SolverLimits(timeout_ms=20_000))
+        enc = Encoding(ED, trace.universe, SolverLimits(timeout_ms=TEST_TIMEOUT_MS))
         enc.extend(trace.length)
         _pin(enc, trace)
         assert enc.solver.check(enc.assumptions(trace.length, [])) == "sat"  # the axioms allow the trace

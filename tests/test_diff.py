@@ -6,6 +6,7 @@ import dataclasses
 import json
 
 import pytest
+from limits import TEST_TIMEOUT_MS
 from rule603._internal import smt
 from rule603._internal.bmc import violations
 from rule603._internal.diff import compare, text_rows, word_changes
@@ -14,7 +15,7 @@ from rule603._internal.verify import Options
 from rule603.cli import main
 from test_clauses import ED
 
-OPTIONS = Options(bound=3, limits=smt.SolverLimits(timeout_ms=60_000))
+OPTIONS = Options(bound=3, limits=smt.SolverLimits(timeout_ms=TEST_TIMEOUT_MS))
 
 
 def run(capsys, *argv):

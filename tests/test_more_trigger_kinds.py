@@ -10,6 +10,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from limits import TEST_TIMEOUT_MS
 from rule603 import InvalidArgument
 from rule603._internal import smt
 from rule603._internal.bmc import violations
@@ -107,7 +108,7 @@ def test_an_answer_no_clause_forces_names_the_game_rule_that_does():
     loaded = load(SCENARIOS / "605.4a-wild-growth.toml")
     played = play(loaded)
     wanted = [a for a in asks(loaded, played) if a.id == "no-stack"]
-    limits = smt.SolverLimits(timeout_ms=60_000)
+    limits = smt.SolverLimits(timeout_ms=TEST_TIMEOUT_MS)
     (answer,) = rule(ED, played, wanted, limits, also_fixed=FIXED_BY_SCRIPT).answers
     assert (answer.answer, answer.clauses) == ("never", [])
     assert "605.4a" in answer.note

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from limits import TEST_TIMEOUT_MS
 from rule603.cli import main
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -66,7 +67,7 @@ def test_the_cited_clauses_are_a_minimal_set_and_the_needed_ones_are_needed(name
 
     def answers(without: list[str]) -> list:
         asks = scenario_file.asks(loaded, played)
-        limits = smt.SolverLimits(timeout_ms=20_000)
+        limits = smt.SolverLimits(timeout_ms=TEST_TIMEOUT_MS)
         return rule(edition, played, asks, limits, without, scenario_file.FIXED_BY_SCRIPT).answers
 
     for i, answer in enumerate(answers([])):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from limits import TEST_TIMEOUT_MS
 from rule603 import prop
 from rule603._internal import smt
 from rule603._internal.bmc import Encoding, claim_fails_at, violations
@@ -105,7 +106,7 @@ def test_verdicts_are_reproducible(edition):
 def test_after_a_check_cut_short_the_solver_still_holds_every_constraint(edition):
     # z3 does not vouch for an incremental solver's answers after a cancelled check, so the audit's solvers
     # start again from their constraints: they must all be there, and the next answers right.
-    enc = Encoding(edition, edition.model.universe(), smt.SolverLimits(timeout_ms=60_000), restartable=True)
+    enc = Encoding(edition, edition.model.universe(), smt.SolverLimits(timeout_ms=TEST_TIMEOUT_MS), restartable=True)
     enc.extend(3)
     g, clauses = enc.g, [e.number for e in edition.encodings]
     cut_short = enc.solver._solver

@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from limits import TEST_TIMEOUT_MS
 from rule603 import cli
 from rule603._internal import smt
 from rule603._internal.catalogue import builtin_properties, load_edition, select
@@ -27,7 +28,7 @@ from rule603.commands.common import ExitCode
 ROOT = Path(__file__).resolve().parents[1]
 MY_PROPS = str(ROOT / "examples" / "my_props.py")
 BOUND = 4
-OPTIONS = Options(bound=BOUND, limits=smt.SolverLimits(timeout_ms=120_000))
+OPTIONS = Options(bound=BOUND, limits=smt.SolverLimits(timeout_ms=TEST_TIMEOUT_MS))
 
 
 def _quiet(_: str) -> None:

@@ -20,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="JSON file to write (default rule603-out/bench-<time>.json)",
     )
     p.add_argument("--property", action="append", default=[], metavar="ID")
-    p.add_argument("--timeout", type=TIMEOUT, default=120.0, help="seconds per solver call (default 120)")
+    p.add_argument("--timeout", type=TIMEOUT, default=300.0, help="seconds per solver call (default 300)")
     p.add_argument(
         "--jobs",
         type=whole("--jobs", 1, 2 * (os.cpu_count() or 1), "between 1 and twice the number of cores"),

@@ -27,6 +27,9 @@ from .._internal.workers import Workers
 from .checking import add_solver_arguments, exit_code, load_properties, solver_options, steps, universe
 from .common import ExitCode, Progress, UsageError, out_files, path, seconds, whole
 
+#: A solver call's default limit: the catalogue's slowest check takes about a minute on a slow 2-core machine with
+#: the other core busy (one of 60 s answered "unknown" there), so the net is set well above it.
+TIMEOUT_SECONDS = 300.0
 JOBS = 2  # the default: the same answers on every machine (the 2-core machine's figures are the targets)
 
 
@@ -43,7 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="also check the properties defined in this Python file (repeatable)",
     )
     p.add_argument("--no-builtin", action="store_true", help="with --property-file: skip the built-in catalogue")
-    add_solver_arguments(p)
+    add_solver_arguments(p, timeout=TIMEOUT_SECONDS)
     p.add_argument(
         "--adequacy",
         action="store_true",
