@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from rule603.cli import main
 from rule603.engines.mutants import MUTANTS, study
 from rule603.engines.reference import ReferenceGame, run
@@ -65,10 +64,7 @@ def test_unknown_mutant_is_a_usage_error(capsys):
     assert "--mutant nope: no such mutant" in capsys.readouterr().err
 
 
-@pytest.mark.exhaustive
-def test_every_mutant_is_killed_by_the_clause_its_bug_breaks():
-    result = study(10000)
-    report = {o.mutant.id: (o.killed, o.broken, o.scenarios) for o in result.outcomes}
-    assert not result.reference_violations
-    assert all(o.killed for o in result.outcomes), report
-    assert all(o.right_clause for o in result.outcomes), report
+# That every mutant is killed, by the clause its bug breaks, with the reference engine breaking none, over the
+# default 10,000 scenarios, is docs/check.md's `rule603 mutants` example (exhaustive, tests/test_doc_examples.py):
+# its table says "yes" twice for each of the 29 mutants with the scenarios each took, and the command exits 0 only
+# when all of that holds. The study ran here a second time, about seven minutes of CI on a slow machine.
