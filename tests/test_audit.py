@@ -190,9 +190,8 @@ def test_a_deadlock_more_room_might_end_is_not_named_a_contradiction(monkeypatch
     from rule603._internal import contradiction
 
     monkeypatch.setattr(contradiction, "CAPACITY_ROOM", 3)
-    monkeypatch.setattr(contradiction, "MAX_ROUNDS", 400)
     met = []
-    found = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits).at(2, artefact=met.append)
+    found = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits, max_rounds=400).at(2, artefact=met.append)
     assert not isinstance(found, Deadlock)
     # It rests on the model's room (the stack's slots or the counts of one batch): more might end it.  (A deadlock
     # of the model's own bookkeeping, model.pending's, goes on with that set aside even with 3 slots: settled.)
@@ -359,3 +358,18 @@ def test_each_behaviour_keeps_the_first_moment_that_has_a_pair():
     assert isinstance(
         AmbiguitySearch(edition, edition.model.universe(), OPTIONS.limits, 3)._at("what triggers", 2, True), Ambiguity
     )
+
+
+def test_the_contradiction_search_gives_up_after_the_refinements_asked_for_and_says_so():
+    from rule603._internal.contradiction import Undecided
+    from rule603.cli import _parser
+    from rule603.commands.audit import audit_command
+
+    found = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits, max_rounds=2).at(1)
+    # Moment 1 of the current edition never ends within a few refinements (docs/audit.md): 2 is the budget.
+    assert isinstance(found, Undecided) and found.reason.startswith("no answer after 2 refinements"), found
+    args = _parser().parse_args("audit --all --refinements 7 --out reports --overwrite".split())
+    assert args.refinements == 7 and "--refinements 7" in audit_command(args)
+    default = _parser().parse_args("audit --all --out reports --overwrite".split())
+    assert "--refinements" not in audit_command(default)
+    assert main(["audit", "--refinements", "0"]) == 2

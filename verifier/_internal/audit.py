@@ -17,11 +17,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from . import smt
 from .ambiguity import Ambiguity, AmbiguitySearch, Undetermined
 from .bmc import concrete_game
-from .contradiction import Artefact, Deadlock, DeadlockSearch, Undecided
+from .contradiction import MAX_ROUNDS, Artefact, Deadlock, DeadlockSearch, Undecided
 from .registry import Edition
 from .report import render_trace
 from .trace import Trace
@@ -83,10 +84,16 @@ def _finding_json(f: Finding) -> dict:
     }
 
 
-def audit(verifier: Verifier, step: Callable[[str], None] = lambda _: None, *, only: Sequence[str] = CHECKED) -> Audit:
-    """The checks named in ``only`` (all by default) on the verifier's edition; ``step`` announces each
-    piece of work (a clause; a moment of the contradiction search, of the ambiguity search and of its
-    search for modelling artefacts) for a progress display."""
+def audit(
+    verifier: Verifier,
+    step: Callable[[str], None] = lambda _: None,
+    *,
+    only: Sequence[str] = CHECKED,
+    refinements: int = MAX_ROUNDS,
+) -> Audit:
+    """The checks named in ``only`` (all by default) on the verifier's edition, the contradiction search giving up
+    at a moment after ``refinements``; ``step`` announces each piece of work (a clause; a moment of the contradiction
+    search, of the ambiguity search and of its search for modelling artefacts) for a progress display."""
     report = Audit(
         verifier.edition.name,
         verifier.options.bound,
@@ -96,7 +103,7 @@ def audit(verifier: Verifier, step: Callable[[str], None] = lambda _: None, *, o
     with smt.steady_memory():  # the same findings from the command line and from a test
         for check, run in (
             ("vacuity", _clauses),
-            ("contradiction", _contradictions),
+            ("contradiction", partial(_contradictions, refinements=refinements)),
             ("ambiguity", _ambiguities),
         ):
             if check in only or (check == "vacuity" and "redundancy" in only):
@@ -144,11 +151,11 @@ def _clauses(verifier: Verifier, report: Audit, step: Callable[[str], None]) -> 
             report.unknown.append(("redundancy", number, "the solver could not decide"))
 
 
-def _contradictions(verifier: Verifier, report: Audit, step: Callable[[str], None]) -> None:
+def _contradictions(verifier: Verifier, report: Audit, step: Callable[[str], None], *, refinements: int) -> None:
     """The first contradiction at each moment, one finding for each distinct core; capacity artefacts
     (one for each distinct core) apart."""
     edition, k = verifier.edition, verifier.options.bound
-    search = DeadlockSearch(edition, verifier.encoding.universe, verifier.options.limits)
+    search = DeadlockSearch(edition, verifier.encoding.universe, verifier.options.limits, refinements)
     cores: set[tuple[str, ...]] = set()
     artefact_cores: set[tuple[tuple[str, ...], bool]] = set()
 

@@ -56,7 +56,10 @@ from .ruling import minimal_core
 from .schema import RULE, Game, Universe, VarSpec
 from .trace import Trace
 
-MAX_ROUNDS = 200  # refinements at one moment before giving up with "unknown" (a budget: see docs/audit.md)
+#: Refinements at one moment before giving up with "unknown": a budget, ``rule603 audit --refinements`` (docs/audit.md).
+#: No edition's search has ended in a contradiction after its 50th refinement (200 were spent on every moment of
+#: every edition until 2026-11-26, each moment ending undecided), and on a slow machine 200 cost two hours.
+MAX_ROUNDS = 50
 #: A deadlock is judged again with this many stack slots, and room for as many triggered instances in one batch
 #: (the model's own ranges: 3 slots, 6 instances, a stack of 7).  A batch can need more than 7: nine chapter
 #: triggers of a Saga with three instances of its ability; eighteen 'whenever an ability triggers' ones watching six.
@@ -155,9 +158,12 @@ class DeadlockSearch:
     moment's hundreds of lessons was measured many times slower at the next (on current, moment 5 had done
     11 refinements after 20 minutes), as the ambiguity search's solvers were with moments no question asked of."""
 
-    def __init__(self, edition: Edition, universe: Universe, limits: smt.SolverLimits) -> None:
+    def __init__(
+        self, edition: Edition, universe: Universe, limits: smt.SolverLimits, max_rounds: int = MAX_ROUNDS
+    ) -> None:
         self.edition = edition
         self.universe, self.limits = universe, limits
+        self.max_rounds = max_rounds
         self.clauses = [e.number for e in edition.encodings]
         self._fresh()
 
@@ -195,7 +201,7 @@ class DeadlockSearch:
         base = search.assumptions(t, self.clauses) + [model_alone, learned]
         shown: set[bool] = set()  # the kinds of artefact shown at this moment (settled or not): the first of each
         seen = _Seen()
-        for rounds in range(1, MAX_ROUNDS + 1):
+        for rounds in range(1, self.max_rounds + 1):
             progress(rounds)
             status = search.solver.check(base)
             if status == smt.Verdict.UNSAT:
@@ -218,7 +224,7 @@ class DeadlockSearch:
                 return verdict
             seen.went_on += 1
             search.solver.add(search.g.Implies(learned, search.g.Not(self._served(t, verdict))))
-        return Undecided(t, f"no answer after {MAX_ROUNDS} refinements: {seen}; more remain")
+        return Undecided(t, f"no answer after {self.max_rounds} refinements: {seen}; more remain")
 
     def _past_deadlock(
         self, t: int, proposal: _Proposal, stuck: _Stuck, rounds: int, shown: set[bool]

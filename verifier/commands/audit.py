@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from .._internal.audit import AUDIT_LIMITS, CHECKED, NOT_YET, Audit, audit
+from .._internal.audit import AUDIT_LIMITS, CHECKED, MAX_ROUNDS, NOT_YET, Audit, audit
 from .._internal.audit import steps as audit_steps
 from .._internal.auditreport import audit_markdown
 from .._internal.catalogue import load_edition
@@ -41,6 +41,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=whole("--jobs", 1, 2 * (os.cpu_count() or 1), "between 1 and twice the number of cores"),
         default=1,
         help="with --all: audit this many editions at once, one process each (default 1)",
+    )
+    p.add_argument(
+        "--refinements",
+        type=whole("--refinements", 1, 10_000),
+        default=MAX_ROUNDS,
+        help=f"situations the contradiction search tries at a moment before giving up undecided (default {MAX_ROUNDS})",
     )
 
 
@@ -99,7 +105,8 @@ def audit_command(args: argparse.Namespace) -> str:
     bound = "" if args.bound == 8 else f" --bound {args.bound}"
     jobs = f" --jobs {args.jobs}" if args.all and args.jobs > 1 else ""
     rlimit = "" if args.rlimit == AUDIT_LIMITS.rlimit else f" --rlimit {args.rlimit}"
-    return f"rule603 audit {which}{bound}{rlimit}{jobs} --out {args.out} --overwrite"
+    rounds = "" if args.refinements == MAX_ROUNDS else f" --refinements {args.refinements}"
+    return f"rule603 audit {which}{bound}{rlimit}{rounds}{jobs} --out {args.out} --overwrite"
 
 
 def _options(args: argparse.Namespace) -> Options:
@@ -117,7 +124,7 @@ def _audit_one(args: argparse.Namespace, edition: Edition) -> Audit:
 
     started = time.perf_counter()
     try:
-        report = audit(verifier, step)
+        report = audit(verifier, step, refinements=args.refinements)
     finally:
         progress.close()
     seconds = time.perf_counter() - started
@@ -131,7 +138,7 @@ def _audit_one(args: argparse.Namespace, edition: Edition) -> Audit:
 def audit_quietly(args: argparse.Namespace, name: str) -> Audit:
     """One edition's audit in a worker process: no progress display, nothing printed."""
     edition = load_edition(name)
-    return audit(Verifier(edition, universe(edition, args), _options(args)))
+    return audit(Verifier(edition, universe(edition, args), _options(args)), refinements=args.refinements)
 
 
 def _print_audit(args: argparse.Namespace, report: Audit, seconds: float) -> None:
