@@ -227,6 +227,19 @@ class WholeEffectFails(ReferenceGame):
         return (False, frozenset()) if lost else (acts, affects)  # "draw two cards" fails with the creature gone
 
 
+class AnotherIgnored(ReferenceGame):
+    def subject_of(self, c: int) -> tuple[str, str, str]:
+        relation, whose, token = super().subject_of(c)
+        return ("any" if relation == "another" else relation), whose, token  # 'another creature' counts itself too
+
+
+class ControllerInverted(ReferenceGame):
+    def subject_of(self, c: int) -> tuple[str, str, str]:
+        relation, whose, token = super().subject_of(c)
+        flipped = {"you": "opponent", "opponent": "you"}.get(whose, whose)  # 'you control' read as an opponent's
+        return relation, flipped, token
+
+
 # --- the catalogue -------------------------------------------------------------------------------
 
 
@@ -306,6 +319,18 @@ MUTANTS: tuple[Mutant, ...] = (
         "if-not-at-trigger", "the intervening 'if' is not checked when the event happens", ("603.4",), IfNotAtTrigger
     ),
     Mutant("apnap-reversed", "APNAP order reversed", ("603.3b",), ApnapReversed),
+    Mutant(
+        "another-ignored",
+        "'whenever another creature enters/dies' triggers for its own permanent too",
+        ("603.6a", "603.6c", "113.3"),  # 113.3: what 'a creature card ... from anywhere' means
+        AnotherIgnored,
+    ),
+    Mutant(
+        "controller-inverted",
+        "'a creature you control' read as one an opponent controls, and the other way round",
+        ("603.6a", "603.6c", "113.3"),
+        ControllerInverted,
+    ),
     Mutant(
         "two-parts-ignored",
         "the two-part process of 603.3b ignored ('whenever an ability triggers' mixed in)",

@@ -279,12 +279,14 @@ NOT_CHECKABLE: dict[str, str] = {
 
 #: Card text that would not match its KIND (left out of the decks for that reason), and the adapter's approximations.
 FALSE_ALARM_SOURCES: dict[str, str] = {
-    "'another creature' (Soul Warden, Poison-Tip Archer)": "the model's creature_enters and creature_dies mean "
-    "'a creature', which counts the source itself (603.6a, 603.6c): such a card entering or dying would be "
-    "reported as a missed trigger.",
+    "'another creature' (Soul Warden, Poison-Tip Archer)": "the model plays 'another' (subject_relation), but the "
+    "adapter maps the engine's event keys, which read 'a creature' and 'another creature' alike, not the cards' "
+    "words: left out of the decks with the next.",
     "'a creature' on a creature (Vein Ripper)": "python-mtg never counts the source itself: a real deviation, "
     "which the decks avoid by giving these kinds to enchantments.",
-    "'when this dies' (Tattered Mummy, Tarpan)": "no KIND says 'dies'; leaves_self also counts exile and bounce.",
+    "'when this dies' (Tattered Mummy, Tarpan)": "the engine's dies_self key is mapped to leaves_self, which also "
+    "counts exile and bounce (nothing in the decks exiles or bounces); the model's 'when this dies' is "
+    "creature_dies with subject_relation 'this'.",
     "'your end step' (God-Pharaoh's Statue)": "the model's end_step is every end step; python-mtg's cards with "
     "'each end step' all have conditions it drops, so no end-step card is in the decks.",
     "the second main phase read as combat": "harmless here (no ability looks at either), wrong for 'beginning of "
@@ -948,6 +950,8 @@ class _WindowTrace:
             "final_chapter": [0] * n,
             "token": [False] * n,  # ASSUMPTIONS["token, legend_name"]
             "legend_name": [0] * n,
+            # The engine's event keys read 'a creature' and 'another creature' alike (FALSE_ALARM_SOURCES): no filter.
+            **{f: ["any"] * n for f in game.SUBJECT_FILTERS},
             "reflexive_from": [0],
             "pay_any": [False],
             "d_kind": ["none"],

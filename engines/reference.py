@@ -86,7 +86,7 @@ from rule603.models.game import (
     YOUR_UPKEEP,
 )
 
-from .scenario import Action, BeyondModelBounds, Scenario, check_action_names, check_scenario
+from .scenario import SUBJECT_VALUES, Action, BeyondModelBounds, Scenario, check_action_names, check_scenario
 
 #: 603.10a-f: the triggers judged on the game as it was just before the event ("look back in time").
 LOOK_BACK_KINDS = frozenset(
@@ -302,6 +302,10 @@ class ReferenceGame:
         self.n_abilities = self.n_cards + self.n_delayed + self.n_reflexive
         self.kind = [game.KINDS.index(card.trigger) for card in scenario.cards]
         self.d_kind = [game.KINDS.index(d.trigger) for d in scenario.delayed]
+        self.subject_filters = {
+            f: [values.index(getattr(card, f)) for card in scenario.cards]
+            for f, values in zip(game.SUBJECT_FILTERS, SUBJECT_VALUES, strict=True)
+        }
         self.d_cause = [game.CAUSES.index(d.cause) for d in scenario.delayed]
         self._keep: tuple[int, ...] = ()  # the legendary permanents the script keeps (704.5j), during one action
         self._kept: set[int] = set()  # ... those of them the legend rule applied to
@@ -1244,6 +1248,33 @@ class ReferenceGame:
         resolving = after.resolving
         return resolving.controller if resolving is not None else 0  # who controlled the resolving ability
 
+    def _speaks_of(self, a: int, c: int, seen: Moment) -> bool:
+        """Whether card ``c``'s object, as it is in ``seen``, is what ability ``a``'s printed condition speaks of:
+        "another creature" is any creature but the ability's own object; "when this creature dies" that object
+        alone; "you control" a permanent its controller controls, "an opponent controls" one another player does
+        (as it last existed on the battlefield, for one that left: 603.10a; a card elsewhere is its owner's,
+        108.3); "token" and "nontoken" what it is (111.1).  A delayed or reflexive ability's condition says none of
+        that here."""
+        cls, x = self.ability_class(a)
+        if cls != "printed":
+            return True
+        relation, whose, token = self.subject_of(x)
+        if (relation == "this") != (c == x) and relation != "any":
+            return False
+        obj = seen.cards[c]
+        holder = obj.controller if obj.zone == BATTLEFIELD else self.scenario.cards[c].owner
+        you = seen.cards[x].controller
+        if whose == "you" and holder != you:
+            return False
+        if whose == "opponent" and holder == you:
+            return False
+        return token == "any" or (token == "token") == self.scenario.cards[c].token
+
+    def subject_of(self, c: int) -> tuple[str, str, str]:
+        """What card ``c``'s printed condition says of its object: relation, controller, token."""
+        card = self.scenario.cards[c]
+        return card.subject_relation, card.subject_controller, card.subject_token
+
     def looks_back(self, kind: int) -> bool:
         """603.10: is a trigger of this kind judged on the game as it was just before the event?"""
         return kind in LOOK_BACK_KINDS
@@ -1289,15 +1320,20 @@ class ReferenceGame:
         if kind == ENTERS_SELF:  # 603.6a
             n = int(self._entered_battlefield(after, x))
         elif kind == CREATURE_ENTERS:  # 603.6a: every permanent, newcomers included; 603.6b: as they are now
-            n = sum(self._entered_battlefield(after, c) and after.cards[c].eff_creature for c in range(self.n_cards))
-        elif kind == CREATURE_DIES:  # 603.6c, 603.10a: creatures as they were before the event
-            died = [self._dies(before, after, c) and view.cards[c].eff_creature for c in range(self.n_cards)]
-            would = [after.cards[c].dies_replaced and view.cards[c].eff_creature for c in range(self.n_cards)]
+            n = sum(
+                self._entered_battlefield(after, c) and after.cards[c].eff_creature and self._speaks_of(a, c, after)
+                for c in range(self.n_cards)
+            )
+        elif kind in (CREATURE_DIES, LAND_TO_GRAVEYARD):  # 603.6c; 603.10a: as the permanents were before the event
+            # A creature as it was then; being a land is printed.
+            is_one = [
+                (view.cards[c].eff_creature if kind == CREATURE_DIES else self.flag(c, "land_card"))
+                and self._speaks_of(a, c, view)
+                for c in range(self.n_cards)
+            ]
+            died = [self._dies(before, after, c) and one for c, one in enumerate(is_one)]
+            would = [after.cards[c].dies_replaced and one for c, one in enumerate(is_one)]
             return sum(died), sum(died) + sum(would)  # 603.2h: a replaced death triggers nothing
-        elif kind == LAND_TO_GRAVEYARD:  # 603.6c: "put into a graveyard from the battlefield"; land is printed
-            died = [self._dies(before, after, c) and self.flag(c, "land_card") for c in range(self.n_cards)]
-            would = [after.cards[c].dies_replaced and self.flag(c, "land_card") for c in range(self.n_cards)]
-            return sum(died), sum(died) + sum(would)
         elif kind == LEAVES_SELF:  # 603.6c
             n = int(self._left_battlefield(before, after, x))
         elif kind == BECOMES_TAPPED:  # 603.2f: only the change, not entering tapped
@@ -1336,7 +1372,10 @@ class ReferenceGame:
             n = sum(shown) if own_static else 0
         elif kind == GRAVEYARD_FROM_ANYWHERE:  # creature cards, not judged by look-back (603.6c)
             n = sum(
-                card.zone == GRAVEYARD and card.since == t and self.flag(c, "creature_card")
+                card.zone == GRAVEYARD
+                and card.since == t
+                and self.flag(c, "creature_card")
+                and self._speaks_of(a, c, view)
                 for c, card in enumerate(after.cards)
             )
         elif kind == PLAYER_LOSES:  # 603.9: losing or leaving, not a draw
@@ -1344,7 +1383,10 @@ class ReferenceGame:
         elif kind == COUNTERED_SELF:  # 603.10e
             n = int(after.countered_now and before.stack[-1].code == self.spell_code(x))
         elif kind == LOSE_CONTROL:  # 603.10d: "you" is who controlled it just before
-            n = int(stayed and was.controller != now.controller and view.cards[x].controller == was.controller)
+            # Control is lost to another player, or with the permanent itself as it leaves the battlefield (Gustha's
+            # Scepter's ruling, 2004-10-04).
+            lost = (stayed and was.controller != now.controller) or self._left_battlefield(before, after, x)
+            n = int(lost and view.cards[x].controller == was.controller)
         elif kind == PHASES_OUT:  # 603.10b
             n = int(not was.phased_out and now.phased_out)
         elif kind == UNATTACHED:  # 603.10c: no longer attached to what it was attached to
@@ -1548,6 +1590,7 @@ class ReferenceGame:
             "final_chapter": [card.final_chapter for card in s.cards],
             "token": [card.token for card in s.cards],
             "legend_name": [card.legend_name for card in s.cards],
+            **{f: list(codes) for f, codes in self.subject_filters.items()},
         }
         return out
 

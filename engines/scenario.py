@@ -62,6 +62,10 @@ class Card:
     lore: int = 0  # lore counters it starts with, on the battlefield (``lore``, 714.3)
     token: bool = False  # a token, not a card (``token``, 111.1): zone "outside" until an action creates it
     legend_name: int = 0  # legendary, with this name (``legend_name``: same number, same name); 0: not legendary
+    # What its trigger condition's object must be, for a condition about any object of a kind (game.FILTERED_KINDS):
+    subject_relation: str = "any"  # "this" ('when this creature dies') or "another"; game.SUBJECT_RELATIONS
+    subject_controller: str = "any"  # "you" ('you control') or "opponent"; game.SUBJECT_PLAYERS
+    subject_token: str = "any"  # "token" or "nontoken"; game.SUBJECT_TOKENS
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
@@ -279,6 +283,9 @@ def check_scenario(s: Scenario) -> None:
         check_action_names(f"action {i}", action, s)
 
 
+SUBJECT_VALUES = (game.SUBJECT_RELATIONS, game.SUBJECT_PLAYERS, game.SUBJECT_TOKENS)
+
+
 def _check_card(c: int, card: Card, s: Scenario) -> None:
     where, n = f"card {c}", len(s.cards)
     _index(f"{where}: owner", card.owner, s.players, "player")
@@ -318,6 +325,12 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
         _fail(f"{where}: instances", f"{shown(card.instances)}: an object has 1 to 3 instances of its ability here")
     if card.instances != 1 and not on_battlefield:
         _fail(f"{where}: instances", "only a permanent has more than one instance of its ability in this model")
+    for field_, values in zip(game.SUBJECT_FILTERS, SUBJECT_VALUES, strict=True):
+        value = getattr(card, field_)
+        _one_of(f"{where}: {field_}", value, values)
+        if value != "any" and game.KINDS.index(card.trigger) not in game.FILTERED_KINDS:
+            filtered = ", ".join(game.KINDS[k] for k in game.FILTERED_KINDS)
+            _fail(f"{where}: {field_}", f"only a condition about any object of a kind ({filtered}) narrows it down")
     saga = card.trigger == "chapter"
     if saga != (1 <= card.final_chapter <= game.MAX_CHAPTER) or isinstance(card.final_chapter, bool):
         _fail(f"{where}: final_chapter", f"{shown(card.final_chapter)}: a Saga (trigger 'chapter') has 1 to 3 chapters")

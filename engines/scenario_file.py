@@ -181,7 +181,12 @@ class _Reader:
         self.lines = _key_lines(text)
 
     def fail(self, table: str, index: int, key: str, message: str) -> None:
-        line = self.lines.get((table, index, key)) or self.lines.get((table, index))
+        # An inline table's keys ("subject.relation") are on its own key's line.
+        line = (
+            self.lines.get((table, index, key))
+            or self.lines.get((table, index, key.split(".")[0]))
+            or self.lines.get((table, index))
+        )
         where = f"{table}[{index}].{key}" if index >= 0 and key else (f"{table}.{key}" if table else key)
         if index >= 0 and not key:
             where = f"{table}[{index}]"
@@ -423,6 +428,7 @@ def _card(
         "attached_to",
         "revealed",
         "trigger",
+        "subject",
         "oracle",
         "ability",
         "static",
@@ -446,11 +452,17 @@ def _card(
         flag for key, flag in ABILITY_FLAGS.items() if r.kind("objects.ability", i, key, ability.get(key, False), bool)
     )
     trigger = r.one_of("objects", i, "trigger", o.get("trigger", "none"), game.KINDS)
+    if "oracle" in o and ("trigger" in o or "subject" in o):
+        r.fail("objects", i, "oracle", "give the triggered ability as 'trigger' or as its printed text, not both")
+    point = _subject(r, i, o.get("subject", {}), trigger)
     if "oracle" in o:
-        if "trigger" in o:
+        if "trigger" in o or "subject" in o:
             r.fail("objects", i, "oracle", "give the triggered ability as 'trigger' or as its printed text, not both")
-        trigger, printed_flags = _printed_trigger(r, i, o["oracle"], o.get("card_name", o.get("name", "")), ability)
+        point, printed_flags = _printed_trigger(r, i, o["oracle"], o.get("card_name", o.get("name", "")), ability)
+        trigger = point.kind
         flags += printed_flags
+        if point.relation == "this" and "creature" not in types:
+            r.fail("objects", i, "oracle", "the game model plays 'when this ... dies' of a creature only (700.4)")
     static = r.kind("objects", i, "static", o.get("static", {}), dict)
     r.only("objects.static", i, static, tuple(STATIC_FLAGS))
     flags += [
@@ -479,6 +491,9 @@ def _card(
         instances=_instances(r, "objects", i, "instances", o.get("instances", 1)),
         final_chapter=r.kind("objects", i, "chapters", o.get("chapters", 0), int),
         lore=r.kind("objects", i, "lore", o.get("lore", 0), int),
+        subject_relation=point.relation,
+        subject_controller=point.controller,
+        subject_token=point.token,
     )
 
 
@@ -486,16 +501,18 @@ def _card(
 PRINTED_ABILITY_KEYS = ("intervening_if", "may", "unless", "modal", "targeted", "once_each_turn")
 
 
-def _printed_trigger(r: _Reader, i: int, value: Any, name: str, ability: dict[str, Any]) -> tuple[str, list[str]]:
-    """The model's trigger condition and ability flags for a triggered ability given as its printed text."""
+def _printed_trigger(
+    r: _Reader, i: int, value: Any, name: str, ability: dict[str, Any]
+) -> tuple[conditions.ModelPoint, list[str]]:
+    """How the model plays a triggered ability given as its printed text, and its ability flags."""
     text = r.kind("objects", i, "oracle", value, str)
     reading = oracle_text.read_trigger(text, name)
     if reading.not_understood or reading.condition is None:
         r.fail("objects", i, "oracle", "not understood: " + "; ".join(reading.not_understood))
     c = reading.condition
     assert c is not None
-    kind = conditions.preset_kind(c)
-    if kind is None:
+    point = conditions.model_point(c)
+    if point is None:
         r.fail(
             "objects",
             i,
@@ -507,14 +524,30 @@ def _printed_trigger(r: _Reader, i: int, value: Any, name: str, ability: dict[st
     for key in PRINTED_ABILITY_KEYS:
         if key in ability:
             r.fail("objects.ability", i, key, "the printed text ('oracle') says whether it has this: leave it out")
-    preset = conditions.PRESETS[kind]
+    assert point is not None
+    preset = conditions.PRESETS[point.kind]
     own_if = preset.intervening_if if preset is not None else ""
     flags = [
         flag for field_, flag in conditions.MODIFIER_FLAGS.items() if getattr(c, field_) and field_ != "intervening_if"
     ]
     if c.intervening_if and c.intervening_if != own_if:
         flags.append("has_if")
-    return kind, flags  # type: ignore[return-value]
+    return point, flags
+
+
+def _subject(r: _Reader, i: int, value: Any, trigger: str) -> conditions.ModelPoint:
+    """``subject = { relation = "another", controller = "you", token = "nontoken" }``: what narrows down the object a
+    condition about any object of a kind speaks of (``trigger`` one of game.FILTERED_KINDS)."""
+    table = r.kind("objects", i, "subject", value, dict)
+    parts = {"relation": game.SUBJECT_RELATIONS, "controller": game.SUBJECT_PLAYERS, "token": game.SUBJECT_TOKENS}
+    for key in table:
+        if key not in parts:
+            r.fail("objects", i, f"subject.{key}", f"unknown field; known: {', '.join(parts)}")
+    if table and game.KINDS.index(trigger) not in game.FILTERED_KINDS:
+        filtered = ", ".join(game.KINDS[k] for k in game.FILTERED_KINDS)
+        r.fail("objects", i, "subject", f"only a trigger about any object of a kind ({filtered}) has a subject")
+    chosen = [r.one_of("objects", i, f"subject.{k}", table.get(k, "any"), values) for k, values in parts.items()]
+    return conditions.ModelPoint(trigger, *chosen)
 
 
 def _nearest(c: conditions.Condition) -> str:

@@ -153,7 +153,17 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
         token=token,
         # Now and then legendary, with one of two names: two of a name meet often (704.5j).
         legend_name=draw(st.integers(1, 2)) if _one_in(draw, 4) else 0,
+        **_subject_filters(draw, trigger),
     )
+
+
+def _subject_filters(draw, trigger: str) -> dict[str, str]:
+    """For a condition about any object of a kind, half of the time something that narrows it down ("another",
+    "you control", "token", ...), each part drawn apart; "any" first, so that it shrinks to none."""
+    if game.KINDS.index(trigger) not in game.FILTERED_KINDS or not draw(st.booleans()):
+        return {}
+    values = (game.SUBJECT_RELATIONS, game.SUBJECT_PLAYERS, game.SUBJECT_TOKENS)
+    return {f: draw(st.sampled_from(v)) for f, v in zip(game.SUBJECT_FILTERS, values, strict=True)}
 
 
 @st.composite

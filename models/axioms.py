@@ -881,6 +881,9 @@ def trigger_conditions(g, t: int) -> Iterator[Rule]:
             refers = g.And(entering, m.on_battlefield(g, t, c), additional_times(g, t, a) >= 1)
             yield R(True, g.counts_additional(t, a) == refers, f"ability {a}")
     for c in m.cards(g):
+        if t == 0:  # only a condition about any object of a kind can narrow that object down
+            unfiltered = g.And(*[g.var(f, c) == m.ANY_SUBJECT for f in m.SUBJECT_FILTERS])
+            yield R(g.Not(m.is_kind(g, c, m.FILTERED_KINDS)), unfiltered, f"card {c}")
         # 603.6c says what a leaves-the-battlefield ability is; for 'from anywhere' it answers no.
         yield R(
             g.kind(c) != m.GRAVEYARD_FROM_ANYWHERE,
@@ -1012,7 +1015,12 @@ def plain_occurrences(g, t: int, a: int, kind: int):
         def count(v):
             return g.If(
                 exists_in(v),
-                g.count(g.And(g.zone(t, c) == GRAVEYARD, m.entered(g, t, c), g.creature_card(c)) for c in m.cards(g)),
+                g.count(
+                    g.And(
+                        g.zone(t, c) == GRAVEYARD, m.entered(g, t, c), g.creature_card(c), m.subject_matches(g, a, v, c)
+                    )
+                    for c in m.cards(g)
+                ),
                 0,
             )
 
@@ -1035,11 +1043,12 @@ def plain_occurrences(g, t: int, a: int, kind: int):
     if kind == m.LOSE_CONTROL:
         (c0, c1), (z0, z1) = mine("controller"), mine("zone")
         same = g.And(z0 == BATTLEFIELD, z1 == BATTLEFIELD, m.card_value(g, "since", t, src) != t)
-        # "you" is the ability's controller in the view: the old controller looking back.
+        # Its controller loses control of it as another player gains control, and as it leaves the battlefield
+        # (Gustha's Scepter's ruling).  "You" is the ability's controller in the view: the old controller looking back.
+        left = m.for_card(g, src, lambda c: m.left_battlefield(g, t, c))
         n = g.If(
             g.And(
-                same,
-                c0 != c1,
+                g.Or(g.And(same, c0 != c1), left),
                 in_view(g, t, a, exists_in),
                 in_view(g, t, a, lambda v: m.card_value(g, "controller", v, src)) == c0,
             ),

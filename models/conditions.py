@@ -315,6 +315,50 @@ def preset_kind(condition: Condition | None) -> str | None:
     return None
 
 
+#: The model's conditions about any object of a kind, which a subject filter can narrow down
+#: (``models.game.FILTERED_KINDS``).
+FILTERED_PRESETS = ("creature_enters", "creature_dies", "land_to_graveyard", "graveyard_from_anywhere")
+_TOKEN_WORDS = {None: "any", False: "nontoken", True: "token"}
+
+
+@dataclass(frozen=True)
+class ModelPoint:
+    """A condition as the game model plays it: a named trigger condition (``models.game.KINDS``) and, for one about
+    any object of a kind, what narrows that object down (``models.game.SUBJECT_RELATIONS`` and the rest)."""
+
+    kind: str
+    relation: str = "any"
+    controller: str = "any"
+    token: str = "any"
+
+
+def model_point(condition: Condition | None) -> ModelPoint | None:
+    """How the game model plays ``condition`` (its modifiers aside), or None if it cannot."""
+    kind = preset_kind(condition)
+    if kind is not None:
+        return ModelPoint(kind)
+    assert condition is not None
+    bare = condition.modifiers()
+    s = bare.subject
+    for name in FILTERED_PRESETS:
+        preset = PRESETS[name]
+        assert preset is not None
+        p = preset.subject
+        types = p.types if s.relation == "this" and not s.types else s.types  # "when this dies": a creature (700.4)
+        off_battlefield = "battlefield" not in (bare.event.origin, bare.event.destination)
+        # Off the battlefield an object has no controller (108.4a): "a creature card you own" says whose by owner.
+        whose = s.owner if off_battlefield else s.controller
+        if (not off_battlefield and s.owner != "any") or (off_battlefield and s.controller != "any"):
+            continue
+        token = s.token if p.token is None else (p.token if s.token == p.token else "differs")
+        if token == "differs":
+            continue
+        same = replace(s, relation=p.relation, types=types, controller=p.controller, owner=p.owner, token=p.token)
+        if replace(bare, subject=same) == preset.modifiers() and s.relation in ("any", "this", "another"):
+            return ModelPoint(name, s.relation, whose, _TOKEN_WORDS[token] if p.token is None else "any")
+    return None
+
+
 def leaves_the_battlefield(c: Condition) -> bool:
     """A leaves-the-battlefield ability (603.6c): it triggers as a permanent moves from the battlefield to another
     zone.  One that triggers on a card put into a zone "from anywhere" is never one (603.6c)."""

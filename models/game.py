@@ -145,6 +145,23 @@ SUBJECT_KINDS = (
 NAMES_AN_OBJECT = (*SUBJECT_KINDS, ENTERS_SELF, ENCHANTED_TAPPED_FOR_MANA, CHAPTER)
 #: Zone-change abilities that try to do something to the object that moved (603.6).
 ZONE_CHANGE_SELF_KINDS = (ENTERS_SELF, LEAVES_SELF)
+#: Trigger conditions about any object of a kind ("a creature", "a land"), whose printed text may narrow that object
+#: down: "another", "you control" / "an opponent controls", "token" / "nontoken" (``subject_*``), or name the ability's
+#: own object ("when this creature dies").
+FILTERED_KINDS = (CREATURE_ENTERS, CREATURE_DIES, LAND_TO_GRAVEYARD, GRAVEYARD_FROM_ANYWHERE)
+#: How the object a filtered condition speaks of relates to the ability's source: any (itself included), the source
+#: itself ("when this creature dies"), or any other ("whenever another creature enters").
+SUBJECT_RELATIONS = ("any", "this", "another")
+#: Who controls that object, as the ability's controller sees it (for one that left the battlefield: as it last
+#: existed there, 603.10a); off the battlefield, who owns it ("a creature card you own").
+SUBJECT_PLAYERS = ("any", "you", "opponent")
+#: Whether that object is a token (111.1) or not.
+SUBJECT_TOKENS = ("any", "nontoken", "token")
+ANY_SUBJECT = 0
+THIS_SUBJECT, ANOTHER_SUBJECT = 1, 2
+YOUR_SUBJECT, OPPONENTS_SUBJECT = 1, 2
+NONTOKEN_SUBJECT, TOKEN_SUBJECT = 1, 2
+SUBJECT_FILTERS = ("subject_relation", "subject_controller", "subject_token")
 
 CAUSES = ("spell", "ability", "replacement", "action")  # what created a delayed trigger (603.7a)
 SPELL_CAUSE, ABILITY_CAUSE, REPLACEMENT_CAUSE, ACTION_CAUSE = range(len(CAUSES))
@@ -222,6 +239,32 @@ VARIABLES: tuple[VarSpec, ...] = (
     # --- the cards and their printed text (constant over a trace) -----------------
     _const("owner", ("card",), "owner of the card", kind="int", max_dim="player"),
     _const("kind", ("card",), "trigger condition of the card's printed triggered ability", kind="enum", values=KINDS),
+    _const(
+        "subject_relation",
+        ("card",),
+        "for a filtered trigger condition (FILTERED_KINDS): the object it speaks of is any, this one ('when this"
+        " creature dies') or another ('whenever another creature enters')",
+        kind="enum",
+        values=SUBJECT_RELATIONS,
+        absent_means="any",
+    ),
+    _const(
+        "subject_controller",
+        ("card",),
+        "for a filtered trigger condition: the object it speaks of is controlled by anyone, by the ability's controller"
+        " ('you control') or by an opponent ('an opponent controls'); off the battlefield, owned",
+        kind="enum",
+        values=SUBJECT_PLAYERS,
+        absent_means="any",
+    ),
+    _const(
+        "subject_token",
+        ("card",),
+        "for a filtered trigger condition: the object it speaks of is any, not a token ('nontoken') or a token",
+        kind="enum",
+        values=SUBJECT_TOKENS,
+        absent_means="any",
+    ),
     _const("creature_card", ("card",), "printed card type includes creature"),
     _const("land_card", ("card",), "printed card type includes land"),
     _const("artifact_card", ("card",), "printed card type includes artifact", absent_means=False),
@@ -1063,8 +1106,35 @@ def begins(g, t: int):
     return g.Or(g.step(t) != g.step(t - 1), g.turn(t) != g.turn(t - 1), g.extra_step(t))
 
 
-def creature_enters_count(g, t: int, view_t: int):
-    return g.count(g.And(entered_battlefield(g, t, c), g.eff_creature(view_t, c)) for c in cards(g))
+def creature_enters_count(g, t: int, view_t: int, a: int | None = None):
+    """Creatures that entered the battlefield in batch ``t``, as they are in view ``view_t``; with ``a``, only those
+    ability ``a``'s condition speaks of (``subject_matches``)."""
+    return g.count(
+        g.And(entered_battlefield(g, t, c), g.eff_creature(view_t, c), subject_matches(g, a, view_t, c))
+        for c in cards(g)
+    )
+
+
+def subject_matches(g, a: int | None, v: int, c: int):
+    """Card ``c``'s object, as it is at moment ``v`` (the view the condition is judged in), is one ability ``a``'s
+    filtered trigger condition speaks of: "another" is not the source, "this" is; "you control" / "an opponent
+    controls" compares its controller (off the battlefield, its owner) with the ability's controller in the same
+    view; "token" / "nontoken" is what it is (111.1).  Delayed and reflexive abilities, and ``a`` None, have no
+    filter."""
+    if a is None or ability_class(g, a)[0] != "printed":
+        return True
+    x = a  # a printed ability's index is its card's
+    relation, whose, token = (g.var(f, x) for f in SUBJECT_FILTERS)
+    same = c == x
+    holder = g.If(on_battlefield(g, v, c), g.controller(v, c), g.owner(c))
+    you = source_controller(g, v, a)
+    return g.And(
+        relation != (ANOTHER_SUBJECT if same else THIS_SUBJECT),
+        g.Implies(whose == YOUR_SUBJECT, holder == you),
+        g.Implies(whose == OPPONENTS_SUBJECT, holder != you),
+        g.Implies(token == TOKEN_SUBJECT, g.token(c)),
+        g.Implies(token == NONTOKEN_SUBJECT, g.Not(g.token(c))),
+    )
 
 
 def attached_none(g) -> int:
@@ -1098,6 +1168,7 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
         events += [g.leaves_game(t, p) for p in players(g)]
     circumstances = [g.kind(c) != NONE for c in cards(g)] + [g.var(f, c) for f in CARD_FLAGS for c in cards(g)]
     circumstances += [x for c in cards(g) for x in (g.token(c), g.legend_name(c) != 0)]
+    circumstances += [g.var(f, c) != ANY_SUBJECT for f in SUBJECT_FILTERS for c in cards(g)]
     circumstances += [
         x for t in range(moments) for x in (g.lands_are_creatures(t), g.creatures_lose_abilities(t), g.grant_ability(t))
     ]
@@ -1343,6 +1414,15 @@ def describe(g, t: int) -> dict[str, str]:
     }
 
 
+def subject_words(g, c: int) -> str:
+    """What narrows down the object card ``c``'s condition speaks of, in words ("" for nothing)."""
+    relation, whose, token = (g.var(f, c) for f in SUBJECT_FILTERS)
+    words = [SUBJECT_RELATIONS[relation]] * (relation != ANY_SUBJECT)
+    words += [("you control", "an opponent controls")[whose - 1]] * (whose != ANY_SUBJECT)
+    words += [SUBJECT_TOKENS[token]] * (token != ANY_SUBJECT)
+    return f" ({', '.join(words)})" if words else ""
+
+
 def describe_setup(g) -> list[str]:
     """The cards involved (not idle in the library) and the delayed abilities of a trace, one line each."""
     lines = []
@@ -1353,7 +1433,7 @@ def describe_setup(g) -> list[str]:
         set_flags += ["token"] * bool(g.token(c))
         set_flags += [f"legendary (name {g.legend_name(c)})"] * bool(g.legend_name(c))
         lines.append(
-            f"c{c}: owner P{g.owner(c)}, trigger {KINDS[g.kind(c)]}"
+            f"c{c}: owner P{g.owner(c)}, trigger {KINDS[g.kind(c)]}{subject_words(g, c)}"
             + (f"; {', '.join(set_flags)}" if set_flags else "")
         )
     for d in g.range("delayed"):

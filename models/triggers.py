@@ -68,9 +68,11 @@ def leaves_counts(g, t, a, kind):
     subject = m.subject(g, a)
     if kind in (CREATURE_DIES, LAND_TO_GRAVEYARD):
         # "Whenever a creature dies" / "a land is put into a graveyard from the battlefield":
-        # a creature as it was in the view (603.10a looks back); being a land is printed.
+        # a creature as it was in the view (603.10a looks back); being a land is printed.  "Another", "you
+        # control", "nontoken" narrow it down, judged in the same view (the controller as it last existed).
         def counted(v, c):
-            return g.eff_creature(v, c) if kind == CREATURE_DIES else g.land_card(c)
+            kind_of = g.eff_creature(v, c) if kind == CREATURE_DIES else g.land_card(c)
+            return g.And(kind_of, m.subject_matches(g, a, v, c))
 
         def n(v):
             return g.If(

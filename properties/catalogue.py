@@ -60,6 +60,32 @@ def deaths(g, t: int):
     return g.count(g.And(m.dies(g, t, x), g.eff_creature(t - 1, x)) for x in m.cards(g))
 
 
+def names(g, c: int, x: int, v: int):
+    """Card ``c``'s printed condition about any creature (land, creature card) speaks of card ``x``'s object as it
+    is at moment ``v``: "another" names every object but ``c``'s, "this" ``c``'s alone; "you control" a permanent
+    ``c``'s controller controls at ``v``, "an opponent controls" one another player does (a card off the
+    battlefield by its owner, 108.3); "token", "nontoken" what it is (111.1).  For a permanent that left the
+    battlefield, ``v`` is the moment before (as it last existed, 603.10a)."""
+    relation, whose, token = g.subject_relation(c), g.subject_controller(c), g.subject_token(c)
+    holder = g.If(g.zone(v, x) == BATTLEFIELD, g.controller(v, x), g.owner(x))
+    mine = holder == g.controller(v, c)
+    return g.And(
+        relation != (m.ANOTHER_SUBJECT if x == c else m.THIS_SUBJECT),
+        g.Or(
+            whose == m.ANY_SUBJECT,
+            g.And(whose == m.YOUR_SUBJECT, mine),
+            g.And(whose == m.OPPONENTS_SUBJECT, g.Not(mine)),
+        ),
+        g.Or(token == m.ANY_SUBJECT, (token == m.TOKEN_SUBJECT) == g.token(x)),
+    )
+
+
+def deaths_named(g, t: int, c: int):
+    """Creatures that died in batch ``t`` (as they last existed on the battlefield) that card ``c``'s "whenever a
+    creature dies" ability speaks of."""
+    return g.count(g.And(m.dies(g, t, x), g.eff_creature(t - 1, x), names(g, c, x, t - 1)) for x in m.cards(g))
+
+
 def present(g, t: int, c: int):
     """Card ``c`` is a permanent on the battlefield whose triggered ability exists at ``t``."""
     return g.And(m.on_battlefield(g, t, c), m.functions(g, t, c))
@@ -332,21 +358,23 @@ def triggers_despite_prohibition(g, t):
 
 @prop("dies-once-per-creature", clauses=["603.2", "603.2c", "603.2h", "603.6c", "603.10a"])
 def dies_once_per_creature(g, t):
-    """'Whenever a creature dies' triggers exactly once for each creature that died (once per instance of the
-    ability, 113.2c), and not for replaced deaths."""
+    """'Whenever a creature dies' triggers exactly once for each creature that died that it speaks of ('another',
+    'you control', 'nontoken', 'this': judged as the creature last existed), once per instance of the ability
+    (113.2c), and not for replaced deaths."""
     if t == 0:
         return True
     claims = []
     for c in m.cards(g):
         watching = g.And(g.kind(c) == CREATURE_DIES, present(g, t - 1, c), unhindered(g, t, c))
-        claims.append(g.Implies(watching, g.triggers(t, c) == m.per_instance(g, deaths(g, t), g.instances(t - 1, c))))
+        died = deaths_named(g, t, c)
+        claims.append(g.Implies(watching, g.triggers(t, c) == m.per_instance(g, died, g.instances(t - 1, c))))
     return g.And(*claims)
 
 
 @prop("dies-seen-by-dying-artifact", clauses=["603.2", "603.6c", "603.10a"])
 def dies_seen_by_dying(g, t):
-    """A 'whenever a creature dies' permanent that dies in the same event still triggers for the creatures (look
-    back)."""
+    """A 'whenever a creature dies' permanent that dies in the same event still triggers for the creatures it speaks
+    of (look back)."""
     if t == 0:
         return True
     claims = []
@@ -356,7 +384,7 @@ def dies_seen_by_dying(g, t):
             present(g, t - 1, c),
             m.left_battlefield(g, t, c),
             unhindered(g, t, c),
-            deaths(g, t) >= 1,
+            deaths_named(g, t, c) >= 1,
         )
         claims.append(g.Implies(dying_too, g.triggers(t, c) >= 1))
     return g.And(*claims)
@@ -517,12 +545,15 @@ def intervening_if(g, t):
 
 @prop("enters-sees-continuous-effects", clauses=["603.2", "603.6a", "603.6b", "603.10"])
 def enters_with_effects(g, t):
-    """With 'All lands are creatures', a land entering triggers 'whenever a creature enters'."""
+    """With 'All lands are creatures', a land entering triggers 'whenever a creature enters' (one it speaks of: not
+    itself for 'another', one its controller controls for 'you control', ...)."""
     if t == 0:
         return True
     claims = []
     for c in m.cards(g):
-        land_arrives = g.Or(*[g.And(g.land_card(x), m.entered_battlefield(g, t, x)) for x in m.cards(g)])
+        land_arrives = g.Or(
+            *[g.And(g.land_card(x), m.entered_battlefield(g, t, x), names(g, c, x, t)) for x in m.cards(g)]
+        )
         watching = g.And(
             g.kind(c) == CREATURE_ENTERS, present(g, t, c), unhindered(g, t, c), g.lands_are_creatures(t), land_arrives
         )
@@ -571,7 +602,8 @@ def enters_with_granted_ability(g, t):
 
 @prop("newcomers-see-each-other", clauses=["603.2", "603.2c", "603.6a", "603.10"])
 def newcomers_see_each_other(g, t):
-    """A 'whenever a creature enters' permanent entering with others triggers for each of them and for itself."""
+    """A 'whenever a creature enters' permanent entering with others triggers for each of them it speaks of, itself
+    included unless it says 'another'."""
     if t == 0:
         return True
     claims = []
@@ -579,7 +611,10 @@ def newcomers_see_each_other(g, t):
         arriving = g.And(
             g.kind(c) == CREATURE_ENTERS, m.entered_battlefield(g, t, c), present(g, t, c), unhindered(g, t, c)
         )
-        claims.append(g.Implies(arriving, g.triggers(t, c) >= m.creature_enters_count(g, t, t)))
+        named = g.count(
+            g.And(m.entered_battlefield(g, t, x), g.eff_creature(t, x), names(g, c, x, t)) for x in m.cards(g)
+        )
+        claims.append(g.Implies(arriving, g.triggers(t, c) >= named))
     return g.And(*claims)
 
 
@@ -596,6 +631,20 @@ def zone_change_loses_object(g, t):
         still_there = g.And(m.on_battlefield(g, t - 1, c), g.since(t - 1, c) == m.top(g, t - 1, "slot_moment"))
         acting = g.And(g.kind(c) == ENTERS_SELF, g.Not(g.other_effect(c)), m.resolving_ability(g, t, a), g.acts(t))
         claims.append(g.Implies(acting, still_there))
+    return g.And(*claims)
+
+
+@prop("this-dies-only-into-a-graveyard", clauses=["603.6c"])
+def this_dies_only_into_a_graveyard(g, t):
+    """'When this creature dies' never triggers as its permanent leaves the battlefield for another zone than a
+    graveyard (exiled, returned to a hand: Rukh Egg's ruling), nor as another creature dies."""
+    if t == 0:
+        return True
+    claims = []
+    for c in m.cards(g):
+        own = g.And(g.kind(c) == CREATURE_DIES, g.subject_relation(c) == m.THIS_SUBJECT)
+        not_its_death = g.Or(g.Not(m.left_battlefield(g, t, c)), g.zone(t, c) != GRAVEYARD)
+        claims.append(g.Implies(g.And(own, not_its_death), g.triggers(t, c) == 0))
     return g.And(*claims)
 
 

@@ -17,9 +17,11 @@ from rule603.models.conditions import (
     Condition,
     ConditionError,
     Event,
+    ModelPoint,
     Subject,
     describe,
     looks_back,
+    model_point,
     preset_kind,
 )
 from rule603.models.oracle_text import read_trigger
@@ -566,6 +568,73 @@ PRESET_TEXTS = {
     "reveals_land_this_way": ("x", "Whenever you reveal a land card this way, draw."),
     "your_combat": ("Goblin Rabblemaster", CARDS[19][1]),
 }
+
+
+#: Printed texts of real cards whose object the model narrows down, and how it plays each: written by hand from the
+#: card's words (700.4: "dies" is a creature put into a graveyard from the battlefield).
+FILTERED_TEXTS = [
+    ("Soul Warden", "Whenever another creature enters, you gain 1 life.", ModelPoint("creature_enters", "another")),
+    (
+        "Vindictive Vampire",
+        "Whenever another creature you control dies, Vindictive Vampire deals 1 damage to each opponent.",
+        ModelPoint("creature_dies", "another", "you"),
+    ),
+    (
+        "Midnight Reaper",
+        "Whenever a nontoken creature you control dies, Midnight Reaper deals 1 damage to you and you draw a card.",
+        ModelPoint("creature_dies", "any", "you", "nontoken"),
+    ),
+    (
+        "Grismold, the Dreadsower",
+        "Whenever a creature token dies, put a +1/+1 counter on Grismold.",
+        ModelPoint("creature_dies", token="token"),
+    ),
+    (
+        "Rukh Egg",
+        "When Rukh Egg dies, create a 4/4 red Bird creature token with flying.",
+        ModelPoint("creature_dies", "this"),
+    ),
+    (
+        "Suture Priest",
+        "Whenever a creature an opponent controls enters, you may have that player lose 1 life.",
+        ModelPoint("creature_enters", controller="opponent"),
+    ),
+    (
+        "Sidisi, Brood Tyrant",
+        "Whenever one or more creature cards are put into your graveyard from your library, create a 2/2 black Zombie.",
+        None,  # from your library, "one or more": not a point of the model
+    ),
+    (
+        "Dread Slaver",
+        "Whenever a creature dealt damage by Dread Slaver this turn dies, return it to the battlefield.",
+        None,
+    ),
+    (
+        "Whisper, Blood Liturgist",
+        "Whenever another attacking creature dies, draw a card.",
+        None,  # a status is not a filter of the model
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), FILTERED_TEXTS, ids=[c[0] for c in FILTERED_TEXTS])
+def test_a_condition_about_some_creatures_plays_as_a_kind_with_its_filter(name, text, expected):
+    reading = read_trigger(text, name)
+    if reading.not_understood or reading.condition is None:
+        assert expected is None, reading.not_understood
+        return
+    assert model_point(reading.condition) == expected
+
+
+def test_a_preset_plays_unfiltered_and_nothing_but_a_kind_about_any_object_takes_a_filter():
+    for kind, preset in PRESETS.items():
+        assert model_point(preset) == ModelPoint(kind)
+    becomes_tapped = Condition(Event("becomes_tapped"), Subject("any", ("land",), controller="opponent"))
+    assert model_point(becomes_tapped) is None  # Thoughtleech's: becoming tapped is of "this" only, in the model
+    owned = Condition(
+        Event("zone_change", origin="battlefield", destination="graveyard"), Subject("any", ("creature",), owner="you")
+    )
+    assert model_point(owned) is None  # "a creature you own dies": the model's filter is the controller there
 
 
 @pytest.mark.parametrize("kind", [k for k in game.KINDS if k != "none"])

@@ -267,8 +267,8 @@ def test_a_triggered_ability_given_as_printed_text_is_the_models_condition_with_
     ("oracle", "expected"),
     [
         (
-            "Whenever another creature you control dies, draw a card.",
-            "s.toml:14: objects[0].oracle: 'Whenever another creature you control dies': the game model cannot play"
+            "Whenever another attacking creature dies, draw a card.",
+            "s.toml:14: objects[0].oracle: 'Whenever another attacking creature dies': the game model cannot play"
             " this condition yet; with the same event it plays 'Whenever a creature dies' (creature_dies)",
         ),
         (
@@ -326,3 +326,52 @@ def test_a_scenario_in_printed_text_answers_as_the_same_scenario_in_trigger_kind
         assert [dataclasses.replace(q, line=0) for q in a.questions] == [
             dataclasses.replace(q, line=0) for q in b.questions
         ]
+
+
+def test_a_subject_narrows_down_what_a_condition_about_any_creature_speaks_of(tmp_path: Path):
+    text = BASE.replace(
+        'trigger = "creature_dies"\n',
+        'trigger = "creature_dies"\nsubject = { relation = "another", controller = "you" }\n',
+    )
+    artist = load(_write(tmp_path, text)).scenario.cards[0]
+    assert (artist.subject_relation, artist.subject_controller, artist.subject_token) == ("another", "you", "any")
+    printed = load(
+        _write(tmp_path, ORACLE.replace("Blood Artist or another creature", "a nontoken creature you control"))
+    )
+    artist = printed.scenario.cards[0]
+    assert (artist.trigger, artist.subject_controller, artist.subject_token) == ("creature_dies", "you", "nontoken")
+
+
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
+        ('{ relation = "other" }', "s.toml:15: objects[0].subject.relation: 'other' is not one of any, this, another"),
+        ('{ whose = "you" }', "s.toml:15: objects[0].subject.whose: unknown field; known: relation, controller, token"),
+        ('"another"', "s.toml:15: objects[0].subject: expected dict"),
+    ],
+)
+def test_a_subject_the_model_has_no_word_for_is_one_line(tmp_path: Path, subject: str, expected: str):
+    text = BASE.replace('trigger = "creature_dies"\n', f'trigger = "creature_dies"\nsubject = {subject}\n')
+    with pytest.raises(ScenarioFileError) as caught:
+        load(_write(tmp_path, text))
+    message = str(caught.value).replace(str(tmp_path) + "/", "")
+    assert "\n" not in message and expected in message, message
+
+
+def test_only_a_condition_about_any_object_of_a_kind_has_a_subject(tmp_path: Path):
+    text = BASE.replace('trigger = "creature_dies"\n', 'trigger = "leaves_self"\nsubject = { relation = "another" }\n')
+    with pytest.raises(ScenarioFileError, match="only a trigger about any object of a kind"):
+        load(_write(tmp_path, text))
+    both = ORACLE.replace("oracle =", 'subject = { relation = "another" }\noracle =')
+    with pytest.raises(ScenarioFileError, match="not both"):
+        load(_write(tmp_path, both))
+
+
+def test_when_this_dies_is_said_of_a_creature(tmp_path: Path):
+    text = ORACLE.replace("Whenever Blood Artist or another creature dies", "When Blood Artist dies").replace(
+        'types = ["creature"]\nzone = "battlefield"\nowner = "Alice"\noracle',
+        'types = ["artifact"]\nzone = "battlefield"\nowner = "Alice"\noracle',
+        1,
+    )
+    with pytest.raises(ScenarioFileError, match="of a creature only"):
+        load(_write(tmp_path, text))

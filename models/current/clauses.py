@@ -508,7 +508,7 @@ def _enters_self(g, t, a):
 
 
 def _creature_enters(g, t, a):
-    return lambda v: g.If(m.can_trigger(g, t, v, a), m.creature_enters_count(g, t, v), 0)
+    return lambda v: g.If(m.can_trigger(g, t, v, a), m.creature_enters_count(g, t, v, a), 0)
 
 
 @clause(
