@@ -20,7 +20,6 @@ from rule603.models.game import (
     BECOMES_TAPPED,
     CREATURE_ENTERS,
     DEALT_DAMAGE,
-    ZONE_CHANGE_SELF_KINDS,
 )
 
 from .reference import Moment, ReferenceGame, Triggering
@@ -222,7 +221,7 @@ class WholeEffectFails(ReferenceGame):
     def _does_what_it_says(self, before: Moment, top, action: Action):
         acts, affects = super()._does_what_it_says(before, top, action)
         cls, c = self.ability_class(top.code - 1)
-        zone_change = cls == "printed" and self.kind[c] in ZONE_CHANGE_SELF_KINDS
+        zone_change = cls == "printed" and self.acts_on_its_own_object(c)
         lost = zone_change and not self._finds_its_object(before, c, top)
         return (False, frozenset()) if lost else (acts, affects)  # "draw two cards" fails with the creature gone
 

@@ -823,7 +823,7 @@ class ReferenceGame:
             return False, frozenset()  # "Do this only once each turn": its controller already took the action
         if self.flag(c, "optional") and action.decline:
             return False, frozenset()  # 603.5: the "may" choice is made on resolution
-        if self.kind[c] in ZONE_CHANGE_SELF_KINDS and not self._finds_its_object(before, c, top):
+        if self.acts_on_its_own_object(c) and not self._finds_its_object(before, c, top):
             # 603.6: it looks for the object in the zone it moved to; not found, the part of the ability that does
             # something to it does nothing -- all of it, unless it also does something else ("draw two cards").
             return self.flag(c, "other_effect"), frozenset()
@@ -1248,13 +1248,13 @@ class ReferenceGame:
         resolving = after.resolving
         return resolving.controller if resolving is not None else 0  # who controlled the resolving ability
 
-    def _speaks_of(self, a: int, c: int, seen: Moment) -> bool:
+    def _speaks_of(self, a: int, c: int, seen: Moment, by_owner: bool = False) -> bool:
         """Whether card ``c``'s object, as it is in ``seen``, is what ability ``a``'s printed condition speaks of:
         "another creature" is any creature but the ability's own object; "when this creature dies" that object
         alone; "you control" a permanent its controller controls, "an opponent controls" one another player does
-        (as it last existed on the battlefield, for one that left: 603.10a; a card elsewhere is its owner's,
-        108.3); "token" and "nontoken" what it is (111.1).  A delayed or reflexive ability's condition says none of
-        that here."""
+        (as it last existed on the battlefield, for one that left: 603.10a; a card elsewhere has no controller,
+        108.4a, so its owner's; "your graveyard", ``by_owner``: a card goes to its owner's, 404.1); "token" and
+        "nontoken" what it is (111.1).  A delayed or reflexive ability's condition says none of that here."""
         cls, x = self.ability_class(a)
         if cls != "printed":
             return True
@@ -1262,13 +1262,19 @@ class ReferenceGame:
         if (relation == "this") != (c == x) and relation != "any":
             return False
         obj = seen.cards[c]
-        holder = obj.controller if obj.zone == BATTLEFIELD else self.scenario.cards[c].owner
+        holder = obj.controller if obj.zone == BATTLEFIELD and not by_owner else self.scenario.cards[c].owner
         you = seen.cards[x].controller
         if whose == "you" and holder != you:
             return False
         if whose == "opponent" and holder == you:
             return False
         return token == "any" or (token == "token") == self.scenario.cards[c].token
+
+    def acts_on_its_own_object(self, c: int) -> bool:
+        """Card ``c``'s ability triggers on its own object changing zones: "when this enters", "when this leaves the
+        battlefield", "when this creature dies" (603.6: it then looks for that object where it went)."""
+        own = self.kind[c] in game.FILTERED_KINDS and self.subject_of(c)[0] == "this"
+        return self.kind[c] in ZONE_CHANGE_SELF_KINDS or own
 
     def subject_of(self, c: int) -> tuple[str, str, str]:
         """What card ``c``'s printed condition says of its object: relation, controller, token."""
@@ -1371,11 +1377,13 @@ class ReferenceGame:
             )
             n = sum(shown) if own_static else 0
         elif kind == GRAVEYARD_FROM_ANYWHERE:  # creature cards, not judged by look-back (603.6c)
+            # "A creature card": a token is not a card (108.2b); "your graveyard": the owner's (404.1).
             n = sum(
                 card.zone == GRAVEYARD
                 and card.since == t
                 and self.flag(c, "creature_card")
-                and self._speaks_of(a, c, view)
+                and not self.scenario.cards[c].token
+                and self._speaks_of(a, c, view, by_owner=True)
                 for c, card in enumerate(after.cards)
             )
         elif kind == PLAYER_LOSES:  # 603.9: losing or leaving, not a draw
@@ -1386,7 +1394,7 @@ class ReferenceGame:
             # Control is lost to another player, or with the permanent itself as it leaves the battlefield (Gustha's
             # Scepter's ruling, 2004-10-04).
             lost = (stayed and was.controller != now.controller) or self._left_battlefield(before, after, x)
-            n = int(lost and view.cards[x].controller == was.controller)
+            n = int(lost and self._controller(a, view, after) == was.controller)  # "you": the ability's controller
         elif kind == PHASES_OUT:  # 603.10b
             n = int(not was.phased_out and now.phased_out)
         elif kind == UNATTACHED:  # 603.10c: no longer attached to what it was attached to

@@ -328,9 +328,13 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
     for field_, values in zip(game.SUBJECT_FILTERS, SUBJECT_VALUES, strict=True):
         value = getattr(card, field_)
         _one_of(f"{where}: {field_}", value, values)
-        if value != "any" and game.KINDS.index(card.trigger) not in game.FILTERED_KINDS:
+        if not game.takes_filter(game.KINDS.index(card.trigger), field_, value):
             filtered = ", ".join(game.KINDS[k] for k in game.FILTERED_KINDS)
-            _fail(f"{where}: {field_}", f"only a condition about any object of a kind ({filtered}) narrows it down")
+            _fail(
+                f"{where}: {field_}",
+                f"{value!r}: only a condition about any object of a kind ({filtered}) narrows it down, and"
+                " 'a creature card ... from anywhere' is neither a token nor 'this' one",
+            )
     saga = card.trigger == "chapter"
     if saga != (1 <= card.final_chapter <= game.MAX_CHAPTER) or isinstance(card.final_chapter, bool):
         _fail(f"{where}: final_chapter", f"{shown(card.final_chapter)}: a Saga (trigger 'chapter') has 1 to 3 chapters")

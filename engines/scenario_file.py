@@ -547,6 +547,9 @@ def _subject(r: _Reader, i: int, value: Any, trigger: str) -> conditions.ModelPo
         filtered = ", ".join(game.KINDS[k] for k in game.FILTERED_KINDS)
         r.fail("objects", i, "subject", f"only a trigger about any object of a kind ({filtered}) has a subject")
     chosen = [r.one_of("objects", i, f"subject.{k}", table.get(k, "any"), values) for k, values in parts.items()]
+    for key, value in zip(parts, chosen, strict=True):
+        if not game.takes_filter(game.KINDS.index(trigger), f"subject_{key}", value):
+            r.fail("objects", i, f"subject.{key}", f"{value!r}: 'a creature card' is neither a token nor this one")
     return conditions.ModelPoint(trigger, *chosen)
 
 

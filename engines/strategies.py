@@ -162,8 +162,12 @@ def _subject_filters(draw, trigger: str) -> dict[str, str]:
     "you control", "token", ...), each part drawn apart; "any" first, so that it shrinks to none."""
     if game.KINDS.index(trigger) not in game.FILTERED_KINDS or not draw(st.booleans()):
         return {}
+    kind = game.KINDS.index(trigger)
     values = (game.SUBJECT_RELATIONS, game.SUBJECT_PLAYERS, game.SUBJECT_TOKENS)
-    return {f: draw(st.sampled_from(v)) for f, v in zip(game.SUBJECT_FILTERS, values, strict=True)}
+    return {
+        f: draw(st.sampled_from([x for x in v if game.takes_filter(kind, f, x)]))
+        for f, v in zip(game.SUBJECT_FILTERS, values, strict=True)
+    }
 
 
 @st.composite

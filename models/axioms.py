@@ -884,6 +884,10 @@ def trigger_conditions(g, t: int) -> Iterator[Rule]:
         if t == 0:  # only a condition about any object of a kind can narrow that object down
             unfiltered = g.And(*[g.var(f, c) == m.ANY_SUBJECT for f in m.SUBJECT_FILTERS])
             yield R(g.Not(m.is_kind(g, c, m.FILTERED_KINDS)), unfiltered, f"card {c}")
+            for kind, never in m.FILTERS_NOT_TAKEN.items():
+                values = {"subject_relation": m.SUBJECT_RELATIONS, "subject_token": m.SUBJECT_TOKENS}
+                taken = g.And(*[g.var(f, c) != values[f].index(v) for f, vs in never.items() for v in vs])
+                yield R(g.kind(c) == kind, taken, f"card {c}")
         # 603.6c says what a leaves-the-battlefield ability is; for 'from anywhere' it answers no.
         yield R(
             g.kind(c) != m.GRAVEYARD_FROM_ANYWHERE,
@@ -1017,7 +1021,11 @@ def plain_occurrences(g, t: int, a: int, kind: int):
                 exists_in(v),
                 g.count(
                     g.And(
-                        g.zone(t, c) == GRAVEYARD, m.entered(g, t, c), g.creature_card(c), m.subject_matches(g, a, v, c)
+                        g.zone(t, c) == GRAVEYARD,
+                        m.entered(g, t, c),
+                        g.creature_card(c),
+                        g.Not(g.token(c)),  # "a creature card": tokens aren't cards (108.2b)
+                        m.subject_matches(g, a, v, c, by_owner=True),
                     )
                     for c in m.cards(g)
                 ),
@@ -1050,7 +1058,8 @@ def plain_occurrences(g, t: int, a: int, kind: int):
             g.And(
                 g.Or(g.And(same, c0 != c1), left),
                 in_view(g, t, a, exists_in),
-                in_view(g, t, a, lambda v: m.card_value(g, "controller", v, src)) == c0,
+                # "You": the ability's controller (a delayed ability's own, 603.7d-f) is who controlled it.
+                in_view(g, t, a, lambda v: m.source_controller(g, v, a)) == c0,
             ),
             1,
             0,

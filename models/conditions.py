@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 
-from .game import STEPS
+from .game import KINDS, STEPS, takes_filter
 
 #: What can happen, in the game's own words.  Each is one kind of event (603.2) or, for ``state``,
 #: a game state (603.8).
@@ -354,8 +354,11 @@ def model_point(condition: Condition | None) -> ModelPoint | None:
         if token == "differs":
             continue
         same = replace(s, relation=p.relation, types=types, controller=p.controller, owner=p.owner, token=p.token)
-        if replace(bare, subject=same) == preset.modifiers() and s.relation in ("any", "this", "another"):
-            return ModelPoint(name, s.relation, whose, _TOKEN_WORDS[token] if p.token is None else "any")
+        point = ModelPoint(name, s.relation, whose, _TOKEN_WORDS[token] if p.token is None else "any")
+        kind = KINDS.index(name)
+        taken = all(takes_filter(kind, f"subject_{f}", getattr(point, f)) for f in ("relation", "controller", "token"))
+        if replace(bare, subject=same) == preset.modifiers() and s.relation in ("any", "this", "another") and taken:
+            return point
     return None
 
 

@@ -157,6 +157,18 @@ SUBJECT_RELATIONS = ("any", "this", "another")
 SUBJECT_PLAYERS = ("any", "you", "opponent")
 #: Whether that object is a token (111.1) or not.
 SUBJECT_TOKENS = ("any", "nontoken", "token")
+#: The filters a condition cannot take: "a creature card ... from anywhere" is never a token (108.2b) and is never
+#: this card's own (the model's ability does not function from a graveyard, 113.6k).
+FILTERS_NOT_TAKEN = {GRAVEYARD_FROM_ANYWHERE: {"subject_relation": ("this",), "subject_token": ("nontoken", "token")}}
+
+
+def takes_filter(kind: int, name: str, value: str) -> bool:
+    """Whether a condition of ``kind`` can say ``value`` for the subject filter ``name`` ("any" it always can)."""
+    if value == "any":
+        return True
+    return kind in FILTERED_KINDS and value not in FILTERS_NOT_TAKEN.get(kind, {}).get(name, ())
+
+
 ANY_SUBJECT = 0
 THIS_SUBJECT, ANOTHER_SUBJECT = 1, 2
 YOUR_SUBJECT, OPPONENTS_SUBJECT = 1, 2
@@ -1115,18 +1127,19 @@ def creature_enters_count(g, t: int, view_t: int, a: int | None = None):
     )
 
 
-def subject_matches(g, a: int | None, v: int, c: int):
+def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False):
     """Card ``c``'s object, as it is at moment ``v`` (the view the condition is judged in), is one ability ``a``'s
     filtered trigger condition speaks of: "another" is not the source, "this" is; "you control" / "an opponent
-    controls" compares its controller (off the battlefield, its owner) with the ability's controller in the same
-    view; "token" / "nontoken" is what it is (111.1).  Delayed and reflexive abilities, and ``a`` None, have no
-    filter."""
+    controls" compares its controller (a card off the battlefield has none, 108.4a: its owner) with the ability's
+    controller in the same view, and ``by_owner`` ("a creature card is put into your graveyard": a card goes to its
+    owner's graveyard, 404.1) compares its owner; "token" / "nontoken" is what it is (111.1).  Delayed and reflexive
+    abilities, and ``a`` None, have no filter."""
     if a is None or ability_class(g, a)[0] != "printed":
         return True
     x = a  # a printed ability's index is its card's
     relation, whose, token = (g.var(f, x) for f in SUBJECT_FILTERS)
     same = c == x
-    holder = g.If(on_battlefield(g, v, c), g.controller(v, c), g.owner(c))
+    holder = g.owner(c) if by_owner else g.If(on_battlefield(g, v, c), g.controller(v, c), g.owner(c))
     you = source_controller(g, v, a)
     return g.And(
         relation != (ANOTHER_SUBJECT if same else THIS_SUBJECT),
@@ -1135,6 +1148,13 @@ def subject_matches(g, a: int | None, v: int, c: int):
         g.Implies(token == TOKEN_SUBJECT, g.token(c)),
         g.Implies(token == NONTOKEN_SUBJECT, g.Not(g.token(c))),
     )
+
+
+def acts_on_its_own_object(g, c: int):
+    """Card ``c``'s printed ability triggers on its own object's zone change ("when this enters", "when this leaves
+    the battlefield", "when this creature dies"): its effect looks for that object in the zone it moved to (603.6)."""
+    own = g.And(is_kind(g, c, FILTERED_KINDS), g.subject_relation(c) == THIS_SUBJECT)
+    return g.Or(is_kind(g, c, ZONE_CHANGE_SELF_KINDS), own)
 
 
 def attached_none(g) -> int:
@@ -1418,7 +1438,10 @@ def subject_words(g, c: int) -> str:
     """What narrows down the object card ``c``'s condition speaks of, in words ("" for nothing)."""
     relation, whose, token = (g.var(f, c) for f in SUBJECT_FILTERS)
     words = [SUBJECT_RELATIONS[relation]] * (relation != ANY_SUBJECT)
-    words += [("you control", "an opponent controls")[whose - 1]] * (whose != ANY_SUBJECT)
+    owned = g.kind(c) == GRAVEYARD_FROM_ANYWHERE
+    words += [(("you own", "an opponent owns") if owned else ("you control", "an opponent controls"))[whose - 1]] * (
+        whose != ANY_SUBJECT
+    )
     words += [SUBJECT_TOKENS[token]] * (token != ANY_SUBJECT)
     return f" ({', '.join(words)})" if words else ""
 

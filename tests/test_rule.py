@@ -296,3 +296,11 @@ def test_a_script_the_engine_refuses_is_one_line_and_exit_2_wherever_it_is_ruled
     assert code == 2 and len(lines) == 1, err
     assert lines[0].startswith(f"rule603: error: {tmp_path / 'bad.toml'}:5: actions[0]: destroy card 0"), err
     assert "Traceback" not in err and (out / "603.10a-board-wipe.md").exists()
+
+
+@pytest.mark.parametrize("edition", ["2004", "2008", "current"])
+def test_a_creature_card_from_anywhere_is_its_owners_card_and_never_a_token_in_every_edition(capsys, edition: str):
+    # 2004's rule 410 leaves open whether such an ability looks back (is_leaves_ability): judged on the game before
+    # the event, a stolen creature would still be "yours" if the condition compared its controller (108.2b, 404.1).
+    code, report = _rule(capsys, SCENARIOS / "108.2b-creature-card-not-a-token.toml", "--edition", edition)
+    assert code == 0, [(q["id"], q["summary"]) for q in report["questions"]]

@@ -38,7 +38,6 @@ from ..game import (
     REPLACEMENT_CAUSE,
     SPELL_CAUSE,
     UNATTACHED,
-    ZONE_CHANGE_SELF_KINDS,
 )
 from ..triggers import (
     defines,
@@ -476,7 +475,7 @@ def _object_lost(g, t, *key):
         return False
     lost = []
     for c, a in printed_abilities(g):
-        res = g.And(m.resolving_ability(g, t, a), m.is_kind(g, a, ZONE_CHANGE_SELF_KINDS))
+        res = g.And(m.resolving_ability(g, t, a), m.acts_on_its_own_object(g, c))
         found = g.And(g.zone(t - 1, c) == top_before(g, t, "slot_zone"), found_where_it_moved(g, t, c))
         lost.append(g.And(res, g.Not(found), g.Not(g.other_effect(c))))
     if key:
