@@ -361,7 +361,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "delayed-controller-from-source",
         "a delayed trigger's controller taken from its source's current controller",
-        ("603.3a", "603.7d", "603.7e", "603.7f", "603.7g"),
+        # 603.2b: a delayed "at the beginning of your upkeep" then waits for the wrong player's upkeep
+        ("603.3a", "603.7d", "603.7e", "603.7f", "603.7g", "603.2b"),
         DelayedControllerFromSource,
     ),
     Mutant(
