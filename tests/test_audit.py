@@ -191,14 +191,15 @@ def test_a_deadlock_more_room_might_end_is_not_named_a_contradiction(monkeypatch
 
     monkeypatch.setattr(contradiction, "CAPACITY_ROOM", 3)
     met = []
-    found = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits, max_rounds=400).at(2, artefact=met.append)
+    with smt.steady_memory():  # z3's path through 400 proposals depends on the process's garbage (smt.steady_memory)
+        found = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits, max_rounds=400).at(2, artefact=met.append)
     assert not isinstance(found, Deadlock)
-    # It rests on the model's room (the stack's slots or the counts of one batch): more might end it.  (A deadlock
-    # of the model's own bookkeeping, model.pending's, goes on with that set aside even with 3 slots: settled.)
+    # It rests on the model's room (the stack's slots or the counts of one batch): more might end it.  Which other
+    # situations the 400 proposals meet is the solver's path: a deadlock of the model's own bookkeeping
+    # (model.pending's) goes on with that set aside even with 3 slots, and is settled, if one is met.
     unsettled = [a for a in met if not a.settled]
     assert len(unsettled) == 1 and "more room" in unsettled[0].reason
-    settled = [a for a in met if a.settled]
-    assert settled and all("model.pending" in a.core and "set aside" in a.reason for a in settled)
+    assert all("model.pending" in a.core and "set aside" in a.reason for a in met if a.settled)
     # every situation proposed is accounted for in why the check is undecided
     accounted = r"of the (\d+) situations proposed, (\d+) went on .*, (\d+) only with .* and (\d+) not even"
     counts = re.search(accounted, found.reason)

@@ -127,6 +127,7 @@ def test_editions_encoded_alike_have_no_behavioural_difference(capsys):
         (["diff", "2004", "2008", "--format", "md,json"], "several formats need --out"),
         (["diff", "2004", "2008", "--format", "pdf"], "formats are md, html, json"),
         (["diff", "2004", "2008", "--bound", "0"], "--bound 0"),
+        (["diff", "2004", "2008", "--rlimit", "-5"], "--rlimit -5"),
     ],
 )
 def test_a_mistake_is_one_line_and_exit_2(capsys, argv, message):
@@ -143,3 +144,40 @@ def test_reports_are_not_overwritten_unless_asked(capsys, tmp_path):
     assert target.read_text(encoding="utf-8") == "mine"
     code, _, _ = run(capsys, "diff", "2024-06", "current", "--bound", "1", "--out", str(tmp_path), "--overwrite")
     assert code == 0 and target.read_text(encoding="utf-8").startswith("# rule603 diff: 2024-06 → current")
+
+
+def test_with_too_small_a_resource_limit_every_verdict_is_unknown_and_none_is_the_same(capsys, tmp_path):
+    # z3's resource limit, not the wall clock, decides what a diff leaves unknown; two unknowns are not one verdict.
+    code, _, err = run(capsys, "diff", "2004", "2008", "--bound", "1", "--rlimit", "1", "--out", str(tmp_path))
+    assert code == 3, err
+    text = (tmp_path / "diff-2004-2008.md").read_text(encoding="utf-8")
+    assert "`rule603 diff 2004 2008 --bound 1 --rlimit 1`" in text and "up to 1 of z3's resource units" in text
+    assert "0 properties of the catalogue have a different verdict and " in text
+    assert "Every property of the catalogue has the same verdict" not in text
+    assert "| dies-once-per-creature" in text and "never read as holds" in text
+
+
+def test_an_unknown_verdict_is_asked_again_of_a_fresh_encoding(monkeypatch):
+    from types import SimpleNamespace
+
+    from rule603._internal import diff as diff_module
+
+    stuck = SimpleNamespace(
+        check=lambda prop: SimpleNamespace(verdict="unknown"),
+        edition=ED,
+        encoding=SimpleNamespace(universe="the universe"),
+        options=OPTIONS,
+        progress=print,
+    )
+    made = []
+
+    class Fresh:
+        def __init__(self, *args):
+            made.append(args)
+
+        def check(self, prop):
+            return SimpleNamespace(verdict="holds")
+
+    monkeypatch.setattr(diff_module, "Verifier", Fresh)
+    assert diff_module._verdict(stuck, "a property") == "holds"
+    assert made == [(ED, "the universe", OPTIONS, print)]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from rule603.cli import main
 from rule603.engines.mutants import MUTANTS, study
 from rule603.engines.reference import ReferenceGame, run
 from rule603.engines.scenario import Action, Card, DelayedAbility, Scenario
+from rule603.engines.scenario_file import load
 from rule603.models.current import edition
 from rule603.testing import check
 
@@ -39,6 +41,20 @@ def test_a_mutant_is_caught_where_its_bug_shows():
     assert check(run(scenario)).conforms
     found = check(mutant.run(scenario))
     assert [(v.moment, v.clause) for v in found.violations] == [(2, "603.7b")]
+
+
+def test_every_instance_taking_the_once_each_turn_action_is_caught_at_the_second_resolution():
+    # The study's stream has not drawn this game since it drew subject filters (docs/check.md): a "do this only
+    # once each turn" ability that triggered twice at once, both instances resolving (608.2c: the second does not
+    # take the action).
+    scenarios = Path(__file__).resolve().parents[1] / "scenarios"
+    scenario = load(str(scenarios / "603.2i-simultaneous-instances.toml")).scenario
+    (mutant,) = [m for m in MUTANTS if m.id == "once-each-instance"]
+    assert check(run(scenario)).conforms
+    found = check(mutant.run(scenario))
+    assert not found.conforms
+    first = min(v.moment for v in found.violations)
+    assert {v.clause for v in found.violations if v.moment == first} == {"608.2c"}
 
 
 def test_a_short_study_kills_by_the_right_clause():

@@ -29,12 +29,17 @@ from . import smt
 from .bmc import Encoding, concrete_game
 from .catalogue import builtin_properties, load_edition
 from .editions import align, aligned_clauses, find_edition, localise
-from .registry import Edition
+from .registry import Edition, Property
 from .ruling import minimal_core, pin_scenario
 from .trace import Trace
 from .verify import NOT_APPLICABLE, Options, Verifier
 
 DIFFERS, SAME, UNKNOWN = "differs", "same", "unknown"
+#: A committed diff must read the same on every machine, so z3's resource limit decides what is unknown, not the
+#: wall clock (which is a safety net of ten minutes).  600 million is about 300 s of solving on the slow machine of
+#: 2026-11-26, where with a 60-s wall clock ``state-trigger-single-instance`` (30 s in a fresh solver there) was
+#: "unknown" in battlefield-en after the catalogue's other checks and "holds" on a faster one.
+DIFF_LIMITS = smt.SolverLimits(timeout_ms=600_000, rlimit=600_000_000)
 RETRIES = 2  # other scenarios tried for a clause whose first broken game looks the same to the players
 NO_VISIBLE_DIFFERENCE = (
     "The players see no difference in this game: {edition} can reproduce every observable behaviour of it; "
@@ -136,6 +141,10 @@ class VerdictRow:
     a: str
     b: str
 
+    @property
+    def unknown(self) -> bool:
+        return UNKNOWN in (self.a, self.b)
+
 
 @dataclass
 class Diff:
@@ -148,6 +157,7 @@ class Diff:
     searches: list[Search]
     behaviours: tuple[str, ...]
     editions: dict[str, Edition] = field(default_factory=dict, repr=False)  # by name, for rendering games
+    rlimit: int = 0  # z3's resource limit per solver call (0: none, the wall clock decides)
 
     def by_behaviour(self) -> dict[tuple[str, str], list[str]]:
         """(behaviour, "A->B") -> the ids of the witnesses that show it, A allowing and B refusing."""
@@ -357,9 +367,27 @@ def verdicts(first: Verifier, second: Verifier, progress: Progress) -> list[Verd
         by_id = {p.id: NOT_APPLICABLE for p, _ in not_applicable}
         for p in applicable:
             progress(f"{v.edition.name}: checking {p.id}")
-            by_id[p.id] = v.check(p).verdict
+            by_id[p.id] = _verdict(v, p)
         found.append(by_id)
-    return [VerdictRow(p.id, found[0][p.id], found[1][p.id]) for p in props if found[0][p.id] != found[1][p.id]]
+    return [
+        VerdictRow(p.id, found[0][p.id], found[1][p.id]) for p in props if _may_differ(found[0][p.id], found[1][p.id])
+    ]
+
+
+def _may_differ(a: str, b: str) -> bool:
+    """Two verdicts the report must show: different, or one unknown (two unknowns are not the same verdict)."""
+    return a != b or UNKNOWN in (a, b)
+
+
+def _verdict(verifier: Verifier, prop: Property) -> str:
+    """``prop``'s verdict; an unknown one is asked again of a fresh encoding.  The catalogue's earlier checks can
+    leave the incremental solver on a path many times longer than a fresh one's (z3 starts a cut-short solver again
+    from its constraints, ``smt.Solver``, but not from what it was before those checks)."""
+    verdict = verifier.check(prop).verdict
+    if verdict != UNKNOWN:
+        return verdict
+    fresh = Verifier(verifier.edition, verifier.encoding.universe, verifier.options, verifier.progress)
+    return fresh.check(prop).verdict
 
 
 # --- the whole diff ----------------------------------------------------------------------
@@ -381,7 +409,18 @@ def compare(first: Edition, second: Edition, options: Options, universe: Any, pr
         rows = verdicts(one, two, progress)
         witnesses, searches = behaviour_witnesses(one, two, options.limits, progress)
     names = {first.name: first, second.name: second}
-    return Diff(first.name, second.name, options.bound, [], rows, witnesses, searches, first.model.BEHAVIOURS, names)
+    return Diff(
+        first.name,
+        second.name,
+        options.bound,
+        [],
+        rows,
+        witnesses,
+        searches,
+        first.model.BEHAVIOURS,
+        names,
+        options.limits.rlimit,
+    )
 
 
-__all__: Sequence[str] = ("Diff", "TextRow", "Witness", "compare", "diff", "text_rows", "word_changes")
+__all__: Sequence[str] = ("DIFF_LIMITS", "Diff", "TextRow", "Witness", "compare", "diff", "text_rows", "word_changes")

@@ -64,6 +64,14 @@ def document(result: Diff, command: str) -> list[Block]:
                 Code(command),
                 ". A game shown here is one the solver found, the shortest and then the smallest; "
                 "where no game is shown, none exists within the bound.",
+                *(
+                    [
+                        f" Each solver call may use up to {result.rlimit:,} of z3's resource units, so that what is "
+                        "unknown is so on every machine."
+                    ]
+                    if result.rlimit
+                    else []
+                ),
             ),
             "meta",
         ),
@@ -109,7 +117,8 @@ def _summary(result: Diff) -> list[Block]:
         Paragraph(
             (
                 f"{len(changed)} of {len(result.text)} aligned clauses changed; "
-                f"{len(result.verdicts)} properties of the catalogue have a different verdict; "
+                f"{sum(not v.unknown for v in result.verdicts)} properties of the catalogue have a different verdict"
+                f"{_unknown_verdicts(result)}; "
                 f"{len(result.witnesses)} games one edition allows break a clause of the other.",
             )
         ),
@@ -117,6 +126,11 @@ def _summary(result: Diff) -> list[Block]:
         Paragraph(("The observable behaviours in which the editions differ, and the games that show it:",)),
         table,
     ]
+
+
+def _unknown_verdicts(result: Diff) -> str:
+    unknown = sum(v.unknown for v in result.verdicts)
+    return f" and {unknown} an unknown one in either edition" if unknown else ""
 
 
 def _count(result: Diff, allowed: str, refused: str, what: str) -> str:
@@ -159,12 +173,24 @@ def _verdicts(result: Diff) -> list[Block]:
     out: list[Block] = [Heading(2, "Verdicts", "verdicts")]
     if not result.verdicts:
         return out + [Paragraph(("Every property of the catalogue has the same verdict in both editions.",))]
+    unknown = (
+        [
+            Paragraph(
+                (
+                    "A property unknown in either edition is listed: whether its verdicts differ is not known "
+                    "(an unknown is never read as holds).",
+                )
+            )
+        ]
+        if any(v.unknown for v in result.verdicts)
+        else []
+    )
     table = Table(
         "verdicts",
         ("property", result.a, result.b),
         tuple((v.property, v.a, v.b) for v in result.verdicts),
     )
-    return out + [table]
+    return out + [table, *unknown]
 
 
 def _behaviour(result: Diff) -> list[Block]:

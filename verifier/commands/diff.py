@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .._internal import smt
 from .._internal.catalogue import builtin_properties, load_edition
-from .._internal.diff import Diff, diff
+from .._internal.diff import DIFF_LIMITS, Diff, diff
 from .._internal.diffreport import FORMATS
 from .._internal.diffreport import render as render_diff
 from .._internal.editions import edition_texts, find_edition
@@ -20,6 +20,7 @@ from .._internal.verify import Options
 from .common import (
     BOUND,
     TIMEOUT,
+    Z3_UINT,
     ExitCode,
     Progress,
     UsageError,
@@ -27,6 +28,7 @@ from .common import (
     path,
     per_format,
     timeout_ms,
+    whole,
     write_text,
 )
 
@@ -45,13 +47,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--out", metavar="DIR", type=path("--out"), help="write diff-A-B.md (and .html, .json) into DIR")
     p.add_argument("--overwrite", action="store_true", help="with --out: replace existing reports")
-    p.add_argument("--timeout", type=TIMEOUT, default=60.0, help="seconds per solver call (default 60)")
+    p.add_argument(
+        "--timeout",
+        type=TIMEOUT,
+        default=DIFF_LIMITS.timeout_ms / 1000,
+        help=f"seconds per solver call, a safety net (default {DIFF_LIMITS.timeout_ms / 1000:g})",
+    )
+    p.add_argument(
+        "--rlimit",
+        type=whole("--rlimit", 0, Z3_UINT, f"0 (no limit) to {Z3_UINT}"),
+        default=DIFF_LIMITS.rlimit,
+        help="z3 resource limit per solver call: what is unknown is so on every machine "
+        f"(default {DIFF_LIMITS.rlimit}; 0: none, the wall clock decides)",
+    )
 
 
 def run(args: argparse.Namespace) -> ExitCode:
     """Exit 1 when the editions behave differently within the bound, 3 when that is unknown, else 0."""
     pairs = _diff_pairs(args)
-    limits = smt.SolverLimits(timeout_ms=timeout_ms(args))
+    limits = smt.SolverLimits(timeout_ms=timeout_ms(args), rlimit=args.rlimit)
     if not args.out and len(args.format) > 1:
         raise UsageError(f"--format {','.join(args.format)}: several formats need --out DIR")
     targets: list[dict[str, Path]] = []
@@ -60,7 +74,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     code = ExitCode.OK
     for i, (a, b) in enumerate(pairs):
         result, seconds = _one_diff(a, b, Options(bound=args.bound, limits=limits))
-        command = f"rule603 diff {a} {b} --bound {args.bound}"
+        rlimit = "" if args.rlimit == DIFF_LIMITS.rlimit else f" --rlimit {args.rlimit}"
+        command = f"rule603 diff {a} {b} --bound {args.bound}{rlimit}"
         texts = {fmt: render_diff(result, fmt, command) for fmt in args.format}
         if not targets:
             print(texts[args.format[0]], end="")
@@ -68,9 +83,10 @@ def run(args: argparse.Namespace) -> ExitCode:
             for fmt, text in texts.items():
                 write_text(targets[i][fmt], text, "--out")
         print(f"rule603 diff {a} {b}: {_diff_summary(result)}, {seconds:.0f} s", file=sys.stderr)
-        if any(s.result == "unknown" for s in result.searches) and code == ExitCode.OK:
+        unknown = any(s.result == "unknown" for s in result.searches) or any(r.unknown for r in result.verdicts)
+        if unknown and code == ExitCode.OK:
             code = ExitCode.UNKNOWN
-        if result.witnesses or result.verdicts:
+        if result.witnesses or any(not r.unknown for r in result.verdicts):
             code = ExitCode.VIOLATED
     return code
 
