@@ -164,7 +164,7 @@ def test_a_choice_shows_the_games_that_lead_to_each_value(capsys):
     assert choices[False].startswith("moment 1: stack (bottom→top) c1(enters_self) [P0], c0(enters_self) [P0]")
 
 
-@pytest.mark.exhaustive  # ten minutes on a slow machine: twelve scenarios ruled again
+@pytest.mark.exhaustive  # about a minute on the slow machine (63 s in CI, 2026-11-26): twelve scenarios ruled again
 def test_committed_ruling_reports_regenerate_byte_for_byte(fresh_rulings: Path):
     """reports/rulings/ is what the documented command writes: Markdown, HTML and JSON per scenario."""
     assert sorted(p.name for p in fresh_rulings.iterdir()) == sorted(
