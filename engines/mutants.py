@@ -176,6 +176,11 @@ class OnceEachInstance(ReferenceGame):
         return super()._does_what_it_says(replace(before, cards=cards), top, action)
 
 
+class BatchingLost(ReferenceGame):
+    def _one_event(self, c: int, occurrences: int) -> int:
+        return occurrences  # "whenever one or more creatures die" triggers once per creature
+
+
 class StateBasedActionsIgnored(ReferenceGame):
     def _state_based_actions(self, m: Moment) -> Action:
         return Action()  # lethal damage, Auras attached to nothing, players at 0 life: priority as if none
@@ -384,6 +389,12 @@ MUTANTS: tuple[Mutant, ...] = (
         " (Mulldrifter evoked draws nothing)",
         ("608.2",),
         WholeEffectFails,
+    ),
+    Mutant(
+        "batching-lost",
+        "'whenever one or more creatures die/enter' triggers once for each of them instead of once for the batch",
+        ("603.6a", "603.6c", "113.3"),
+        BatchingLost,
     ),
     Mutant(
         "once-each-instance",

@@ -952,6 +952,7 @@ class _WindowTrace:
             "legend_name": [0] * n,
             # The engine's event keys read 'a creature' and 'another creature' alike (FALSE_ALARM_SOURCES): no filter.
             **{f: ["any"] * n for f in game.SUBJECT_FILTERS},
+            "one_or_more": [False] * n,  # no card of the decks says "one or more"
             "reflexive_from": [0],
             "pay_any": [False],
             "d_kind": ["none"],

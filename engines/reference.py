@@ -86,7 +86,7 @@ from rule603.models.game import (
     YOUR_UPKEEP,
 )
 
-from .scenario import SUBJECT_VALUES, Action, BeyondModelBounds, Scenario, check_action_names, check_scenario
+from .scenario import Action, BeyondModelBounds, Scenario, check_action_names, check_scenario
 
 #: 603.10a-f: the triggers judged on the game as it was just before the event ("look back in time").
 LOOK_BACK_KINDS = frozenset(
@@ -303,8 +303,7 @@ class ReferenceGame:
         self.kind = [game.KINDS.index(card.trigger) for card in scenario.cards]
         self.d_kind = [game.KINDS.index(d.trigger) for d in scenario.delayed]
         self.subject_filters = {
-            f: [values.index(getattr(card, f)) for card in scenario.cards]
-            for f, values in zip(game.SUBJECT_FILTERS, SUBJECT_VALUES, strict=True)
+            f: [values.index(getattr(card, f)) for card in scenario.cards] for f, values in game.SUBJECT_VALUES.items()
         }
         self.d_cause = [game.CAUSES.index(d.cause) for d in scenario.delayed]
         self._keep: tuple[int, ...] = ()  # the legendary permanents the script keeps (704.5j), during one action
@@ -1219,8 +1218,8 @@ class ReferenceGame:
         else:
             tr.matches, tr.attempts = self._occurrences(a, kind, before, after, view, found)
             if cls == "printed":  # 113.2c: each instance of the ability triggers separately
-                tr.matches *= view.cards[i].instances
-                tr.attempts *= view.cards[i].instances
+                tr.matches = self._one_event(i, tr.matches) * view.cards[i].instances
+                tr.attempts = self._one_event(i, tr.attempts) * view.cards[i].instances
         tr.stopped_by = self._why_it_does_not_trigger(a, before, after, tr)
         if tr.stopped_by or not tr.matches:
             tr.base_triggers = 0
@@ -1406,6 +1405,11 @@ class ReferenceGame:
         elif kind == NO_CARDS_IN_HAND:  # 603.8: a state, true right now
             n = int(self.hand_is_empty(view, self._controller(a, view, after)))
         return n, n
+
+    def _one_event(self, c: int, occurrences: int) -> int:
+        """Card ``c``'s condition met ``occurrences`` times in one batch: "whenever one or more creatures die" asks for
+        one trigger per event, and the batch is one event however many creatures it has (603.2c)."""
+        return min(occurrences, 1) if self.flag(c, "one_or_more") else occurrences
 
     def _reflexive_occurrences(self, r: int, after: Moment) -> int:
         """603.12: the creating ability's resolution, and only it: how often its instructed action was taken."""

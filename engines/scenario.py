@@ -283,9 +283,6 @@ def check_scenario(s: Scenario) -> None:
         check_action_names(f"action {i}", action, s)
 
 
-SUBJECT_VALUES = (game.SUBJECT_RELATIONS, game.SUBJECT_PLAYERS, game.SUBJECT_TOKENS)
-
-
 def _check_card(c: int, card: Card, s: Scenario) -> None:
     where, n = f"card {c}", len(s.cards)
     _index(f"{where}: owner", card.owner, s.players, "player")
@@ -325,7 +322,7 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
         _fail(f"{where}: instances", f"{shown(card.instances)}: an object has 1 to 3 instances of its ability here")
     if card.instances != 1 and not on_battlefield:
         _fail(f"{where}: instances", "only a permanent has more than one instance of its ability in this model")
-    for field_, values in zip(game.SUBJECT_FILTERS, SUBJECT_VALUES, strict=True):
+    for field_, values in game.SUBJECT_VALUES.items():
         value = getattr(card, field_)
         _one_of(f"{where}: {field_}", value, values)
         if not game.takes_filter(game.KINDS.index(card.trigger), field_, value):
@@ -335,6 +332,10 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
                 f"{value!r}: only a condition about any object of a kind ({filtered}) narrows it down, and"
                 " 'a creature card ... from anywhere' is neither a token nor 'this' one",
             )
+    several = game.KINDS.index(card.trigger) in game.FILTERED_KINDS and card.subject_relation != "this"
+    if card.has("one_or_more") and not several:
+        filtered = ", ".join(game.KINDS[k] for k in game.FILTERED_KINDS)
+        _fail(f"{where}: flags", f"'one or more' speaks of several objects of a kind ({filtered}), not of 'this' one")
     saga = card.trigger == "chapter"
     if saga != (1 <= card.final_chapter <= game.MAX_CHAPTER) or isinstance(card.final_chapter, bool):
         _fail(f"{where}: final_chapter", f"{shown(card.final_chapter)}: a Saga (trigger 'chapter') has 1 to 3 chapters")

@@ -463,6 +463,7 @@ def _card(
         flags += printed_flags
         if point.relation == "this" and "creature" not in types:
             r.fail("objects", i, "oracle", "the game model plays 'when this ... dies' of a creature only (700.4)")
+    flags += ["one_or_more"] * point.one_or_more
     static = r.kind("objects", i, "static", o.get("static", {}), dict)
     r.only("objects.static", i, static, tuple(STATIC_FLAGS))
     flags += [
@@ -536,13 +537,14 @@ def _printed_trigger(
 
 
 def _subject(r: _Reader, i: int, value: Any, trigger: str) -> conditions.ModelPoint:
-    """``subject = { relation = "another", controller = "you", token = "nontoken" }``: what narrows down the object a
-    condition about any object of a kind speaks of (``trigger`` one of game.FILTERED_KINDS)."""
+    """``subject = { relation = "another", controller = "you", token = "nontoken", one_or_more = true }``: what narrows
+    down the object a condition about any object of a kind speaks of (``trigger`` one of game.FILTERED_KINDS), and
+    whether it says "one or more" of them."""
     table = r.kind("objects", i, "subject", value, dict)
-    parts = {"relation": game.SUBJECT_RELATIONS, "controller": game.SUBJECT_PLAYERS, "token": game.SUBJECT_TOKENS}
+    parts = {f.removeprefix("subject_"): values for f, values in game.SUBJECT_VALUES.items()}
     for key in table:
-        if key not in parts:
-            r.fail("objects", i, f"subject.{key}", f"unknown field; known: {', '.join(parts)}")
+        if key not in (*parts, "one_or_more"):
+            r.fail("objects", i, f"subject.{key}", f"unknown field; known: {', '.join(parts)}, one_or_more")
     if table and game.KINDS.index(trigger) not in game.FILTERED_KINDS:
         filtered = ", ".join(game.KINDS[k] for k in game.FILTERED_KINDS)
         r.fail("objects", i, "subject", f"only a trigger about any object of a kind ({filtered}) has a subject")
@@ -550,7 +552,10 @@ def _subject(r: _Reader, i: int, value: Any, trigger: str) -> conditions.ModelPo
     for key, value in zip(parts, chosen, strict=True):
         if not game.takes_filter(game.KINDS.index(trigger), f"subject_{key}", value):
             r.fail("objects", i, f"subject.{key}", f"{value!r}: 'a creature card' is neither a token nor this one")
-    return conditions.ModelPoint(trigger, *chosen)
+    several = r.kind("objects", i, "subject.one_or_more", table.get("one_or_more", False), bool)
+    if several and chosen[0] == "this":
+        r.fail("objects", i, "subject.one_or_more", "'one or more' speaks of several objects, not of 'this' one")
+    return conditions.ModelPoint(trigger, *chosen, several)
 
 
 def _nearest(c: conditions.Condition) -> str:

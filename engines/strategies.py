@@ -94,6 +94,8 @@ PLAYERS = st.integers(2, 3)  # how many players, by default (one-player games: p
 CARDS = st.integers(1, 4)  # how many cards, by default
 #: One card in how many has the flag (6 when not listed): creatures are common, granted abilities rare.
 FLAG_ODDS = {"creature_card": 2, "granted": 12}
+#: The flags drawn on their own; "one or more" is drawn with the subject filters, for the conditions that take it.
+DRAWN_FLAGS = tuple(f for f in game.CARD_FLAGS if f != "one_or_more")
 #: Trigger conditions and starting zones, the interesting ones first (Hypothesis favours the first).
 KINDS_FIRST = game.KINDS[1:] + game.KINDS[:1]
 #: Trigger conditions one batch can meet several times over (a board wipe, several creatures entering).
@@ -119,7 +121,7 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
     is built around: each card has them half of the time, so that abilities meet (several
     players' "dies" abilities in one board wipe, a doubler next to an enters ability, ...).
     """
-    flags = [flag for flag in game.CARD_FLAGS if _one_in(draw, FLAG_ODDS.get(flag, 6))]
+    flags = [flag for flag in DRAWN_FLAGS if _one_in(draw, FLAG_ODDS.get(flag, 6))]
     if focus_flag is not None and focus_flag not in flags and draw(st.booleans()):
         flags.append(focus_flag)
     token = _one_in(draw, 6)  # a token (111.1): on the battlefield, or outside the game until created
@@ -134,6 +136,8 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
             flags.remove("mana_ability")
         else:
             flags = [f for f in flags if f not in ("targeted", "modal", "once_each_turn")]
+    subject, one_or_more = _subject_filters(draw, trigger)
+    flags += ["one_or_more"] * one_or_more
     return Card(
         owner=draw(st.integers(0, players - 1)),
         trigger=trigger,
@@ -153,21 +157,24 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
         token=token,
         # Now and then legendary, with one of two names: two of a name meet often (704.5j).
         legend_name=draw(st.integers(1, 2)) if _one_in(draw, 4) else 0,
-        **_subject_filters(draw, trigger),
+        **subject,
     )
 
 
-def _subject_filters(draw, trigger: str) -> dict[str, str]:
+def _subject_filters(draw, trigger: str) -> tuple[dict[str, str], bool]:
     """For a condition about any object of a kind, half of the time something that narrows it down ("another",
-    "you control", "token", ...), each part drawn apart; "any" first, so that it shrinks to none."""
-    if game.KINDS.index(trigger) not in game.FILTERED_KINDS or not draw(st.booleans()):
-        return {}
+    "you control", "token", ...), each part drawn apart ("any" first, so that it shrinks to none); and now and then
+    "one or more" (not of "this" one object)."""
     kind = game.KINDS.index(trigger)
-    values = (game.SUBJECT_RELATIONS, game.SUBJECT_PLAYERS, game.SUBJECT_TOKENS)
-    return {
-        f: draw(st.sampled_from([x for x in v if game.takes_filter(kind, f, x)]))
-        for f, v in zip(game.SUBJECT_FILTERS, values, strict=True)
-    }
+    if kind not in game.FILTERED_KINDS:
+        return {}, False
+    filters = {}
+    if draw(st.booleans()):
+        filters = {
+            f: draw(st.sampled_from([x for x in v if game.takes_filter(kind, f, x)]))
+            for f, v in game.SUBJECT_VALUES.items()
+        }
+    return filters, filters.get("subject_relation") != "this" and _one_in(draw, 3)
 
 
 @st.composite
@@ -290,7 +297,7 @@ def scenarios(
     n_players = _n(draw, players)
     n_cards = _n(draw, cards)
     focus = draw(st.sampled_from(KINDS_FIRST[:-1]))
-    focus_flag = draw(st.sampled_from(game.CARD_FLAGS))
+    focus_flag = draw(st.sampled_from(DRAWN_FLAGS))
     chosen = _attachments(draw, [draw(card_texts(n_players, focus, focus_flag)) for _ in range(n_cards)])
     if n_cards >= 2 and _one_in(draw, 4):  # two of one legendary name, one owner's: the legend rule's game
         a, b = sorted(draw(st.lists(st.integers(0, n_cards - 1), min_size=2, max_size=2, unique=True)))

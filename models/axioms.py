@@ -884,9 +884,11 @@ def trigger_conditions(g, t: int) -> Iterator[Rule]:
         if t == 0:  # only a condition about any object of a kind can narrow that object down
             unfiltered = g.And(*[g.var(f, c) == m.ANY_SUBJECT for f in m.SUBJECT_FILTERS])
             yield R(g.Not(m.is_kind(g, c, m.FILTERED_KINDS)), unfiltered, f"card {c}")
+            # "One or more" speaks of several objects of a kind: never of "this" one.
+            several = g.And(m.is_kind(g, c, m.FILTERED_KINDS), g.subject_relation(c) != m.THIS_SUBJECT)
+            yield R(g.one_or_more(c), several, f"card {c}")
             for kind, never in m.FILTERS_NOT_TAKEN.items():
-                values = {"subject_relation": m.SUBJECT_RELATIONS, "subject_token": m.SUBJECT_TOKENS}
-                taken = g.And(*[g.var(f, c) != values[f].index(v) for f, vs in never.items() for v in vs])
+                taken = g.And(*[g.var(f, c) != m.SUBJECT_VALUES[f].index(v) for f, vs in never.items() for v in vs])
                 yield R(g.kind(c) == kind, taken, f"card {c}")
         # 603.6c says what a leaves-the-battlefield ability is; for 'from anywhere' it answers no.
         yield R(
@@ -1032,7 +1034,7 @@ def plain_occurrences(g, t: int, a: int, kind: int):
                 0,
             )
 
-        n = in_view(g, t, a, count)
+        n = in_view(g, t, a, lambda v: m.batched(g, a, count(v)))
         return n, n
     if kind == m.COUNTERED_SELF:
         hit = g.Or(

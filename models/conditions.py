@@ -330,6 +330,7 @@ class ModelPoint:
     relation: str = "any"
     controller: str = "any"
     token: str = "any"
+    one_or_more: bool = False  # "one or more": one batch triggers it once (603.2c)
 
 
 def model_point(condition: Condition | None) -> ModelPoint | None:
@@ -354,10 +355,11 @@ def model_point(condition: Condition | None) -> ModelPoint | None:
         if token == "differs":
             continue
         same = replace(s, relation=p.relation, types=types, controller=p.controller, owner=p.owner, token=p.token)
-        point = ModelPoint(name, s.relation, whose, _TOKEN_WORDS[token] if p.token is None else "any")
+        point = ModelPoint(name, s.relation, whose, _TOKEN_WORDS[token] if p.token is None else "any", bare.one_or_more)
         kind = KINDS.index(name)
         taken = all(takes_filter(kind, f"subject_{f}", getattr(point, f)) for f in ("relation", "controller", "token"))
-        if replace(bare, subject=same) == preset.modifiers() and s.relation in ("any", "this", "another") and taken:
+        alike = replace(bare, subject=same, one_or_more=False) == preset.modifiers()
+        if alike and s.relation in ("any", "this", "another") and taken:
             return point
     return None
 

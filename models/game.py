@@ -174,6 +174,8 @@ THIS_SUBJECT, ANOTHER_SUBJECT = 1, 2
 YOUR_SUBJECT, OPPONENTS_SUBJECT = 1, 2
 NONTOKEN_SUBJECT, TOKEN_SUBJECT = 1, 2
 SUBJECT_FILTERS = ("subject_relation", "subject_controller", "subject_token")
+#: Each filter's values, in the order of their codes ("any", code 0, first).
+SUBJECT_VALUES = dict(zip(SUBJECT_FILTERS, (SUBJECT_RELATIONS, SUBJECT_PLAYERS, SUBJECT_TOKENS), strict=True))
 
 CAUSES = ("spell", "ability", "replacement", "action")  # what created a delayed trigger (603.7a)
 SPELL_CAUSE, ABILITY_CAUSE, REPLACEMENT_CAUSE, ACTION_CAUSE = range(len(CAUSES))
@@ -240,6 +242,7 @@ CARD_FLAGS = (
     "mana_ability",
     "aura",
     "other_effect",
+    "one_or_more",
 )
 
 MAX_COUNT = 6  # the most instances one ability can put on the stack in one batch
@@ -292,6 +295,14 @@ VARIABLES: tuple[VarSpec, ...] = (
         "the zone-change ability's effect does something that is not done to the object that changed zones"
         " (Mulldrifter's 'draw two cards'): where that object can't be found, only the part acting on it fails"
         " (603.6). False: its effect is what it does to that object ('return it to its owner's hand')",
+        absent_means=False,
+    ),
+    _const(
+        "one_or_more",
+        ("card",),
+        "for a filtered trigger condition (FILTERED_KINDS) about several objects: it says 'one or more' ('whenever one"
+        " or more other creatures you control die'), so one batch triggers it once, however many of its objects the"
+        " batch has (603.2c: the batch is one event)",
         absent_means=False,
     ),
     _const("enters_tapped", ("card",), "static ability 'This permanent enters tapped' (603.6d)"),
@@ -1150,6 +1161,14 @@ def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False)
     )
 
 
+def batched(g, a: int, n):
+    """``n`` occurrences in one batch as ability ``a``'s condition counts them: once if it says "one or more" and there
+    are any (603.2c: the batch is one event with several occurrences; the card asks for one trigger per event)."""
+    if ability_class(g, a)[0] != "printed":
+        return n
+    return g.If(g.And(g.one_or_more(a), n >= 1), 1, n)
+
+
 def acts_on_its_own_object(g, c: int):
     """Card ``c``'s printed ability triggers on its own object's zone change ("when this enters", "when this leaves
     the battlefield", "when this creature dies"): its effect looks for that object in the zone it moved to (603.6)."""
@@ -1443,6 +1462,7 @@ def subject_words(g, c: int) -> str:
         whose != ANY_SUBJECT
     )
     words += [SUBJECT_TOKENS[token]] * (token != ANY_SUBJECT)
+    words += ["one or more"] * bool(g.one_or_more(c))
     return f" ({', '.join(words)})" if words else ""
 
 

@@ -50,12 +50,12 @@ def defines(g, t, a, kind, count_in_view, attempts_in_view=None):
         return R(False, True)
     if t == 0:
         return R(has_kind, g.And(g.matches(t, a) == 0, g.attempts(t, a) == 0), f"ability {a}")
-    n = in_view(g, t, a, lambda v: m.per_instance(g, count_in_view(v), m.instances_of(g, v, a)))
-    n_att = (
-        n
-        if attempts_in_view is None
-        else in_view(g, t, a, lambda v: m.per_instance(g, attempts_in_view(v), m.instances_of(g, v, a)))
-    )
+
+    def each_instance(count):  # "one or more" counts the batch once (603.2c); each instance triggers (113.2c)
+        return lambda v: m.per_instance(g, m.batched(g, a, count(v)), m.instances_of(g, v, a))
+
+    n = in_view(g, t, a, each_instance(count_in_view))
+    n_att = n if attempts_in_view is None else in_view(g, t, a, each_instance(attempts_in_view))
     return R(
         has_kind,
         g.And(g.matches(t, a) == n, g.attempts(t, a) == n_att),

@@ -80,6 +80,12 @@ def names(g, c: int, x: int, v: int):
     )
 
 
+def once_for_the_batch(g, c: int, n):
+    """``n`` objects of one batch as card ``c``'s condition counts them: "one or more" asks for one trigger per
+    event, and one batch is one event (603.2c)."""
+    return g.If(g.And(g.one_or_more(c), n >= 1), 1, n)
+
+
 def deaths_named(g, t: int, c: int):
     """Creatures that died in batch ``t`` (as they last existed on the battlefield) that card ``c``'s "whenever a
     creature dies" ability speaks of."""
@@ -359,14 +365,14 @@ def triggers_despite_prohibition(g, t):
 @prop("dies-once-per-creature", clauses=["603.2", "603.2c", "603.2h", "603.6c", "603.10a"])
 def dies_once_per_creature(g, t):
     """'Whenever a creature dies' triggers exactly once for each creature that died that it speaks of ('another',
-    'you control', 'nontoken', 'this': judged as the creature last existed), once per instance of the ability
-    (113.2c), and not for replaced deaths."""
+    'you control', 'nontoken', 'this': judged as the creature last existed), once for them all if it says 'one or
+    more', once per instance of the ability (113.2c), and not for replaced deaths."""
     if t == 0:
         return True
     claims = []
     for c in m.cards(g):
         watching = g.And(g.kind(c) == CREATURE_DIES, present(g, t - 1, c), unhindered(g, t, c))
-        died = deaths_named(g, t, c)
+        died = once_for_the_batch(g, c, deaths_named(g, t, c))
         claims.append(g.Implies(watching, g.triggers(t, c) == m.per_instance(g, died, g.instances(t - 1, c))))
     return g.And(*claims)
 
@@ -603,7 +609,7 @@ def enters_with_granted_ability(g, t):
 @prop("newcomers-see-each-other", clauses=["603.2", "603.2c", "603.6a", "603.10"])
 def newcomers_see_each_other(g, t):
     """A 'whenever a creature enters' permanent entering with others triggers for each of them it speaks of, itself
-    included unless it says 'another'."""
+    included unless it says 'another' (once for them all if it says 'one or more')."""
     if t == 0:
         return True
     claims = []
@@ -614,7 +620,19 @@ def newcomers_see_each_other(g, t):
         named = g.count(
             g.And(m.entered_battlefield(g, t, x), g.eff_creature(t, x), names(g, c, x, t)) for x in m.cards(g)
         )
-        claims.append(g.Implies(arriving, g.triggers(t, c) >= named))
+        claims.append(g.Implies(arriving, g.triggers(t, c) >= once_for_the_batch(g, c, named)))
+    return g.And(*claims)
+
+
+@prop("one-or-more-once-per-batch", clauses=["603.2c", "603.6a", "603.6c"])
+def one_or_more_once_per_batch(g, t):
+    """An ability that says 'one or more' ('whenever one or more other creatures you control die') triggers at most
+    once per instance of it in one batch, however many creatures the batch has: the batch is one event (603.2c)."""
+    claims = []
+    for c in m.cards(g):
+        # its instances as the batch began or as it ended (a dies ability looks back, 603.10a)
+        held = [g.instances(u, c) for u in ((t - 1, t) if t else (t,))]
+        claims.append(g.Implies(g.one_or_more(c), g.Or(*[g.base_triggers(t, c) <= n for n in held])))
     return g.And(*claims)
 
 

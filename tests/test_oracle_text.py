@@ -602,7 +602,22 @@ FILTERED_TEXTS = [
     (
         "Sidisi, Brood Tyrant",
         "Whenever one or more creature cards are put into your graveyard from your library, create a 2/2 black Zombie.",
-        None,  # from your library, "one or more": not a point of the model
+        None,  # from your library: not a point of the model
+    ),
+    (
+        "Vengeful Townsfolk",
+        "Whenever one or more other creatures you control die, put a +1/+1 counter on this creature.",
+        ModelPoint("creature_dies", "another", "you", one_or_more=True),
+    ),
+    (
+        "made-up enters card",
+        "Whenever one or more nontoken creatures enter, you gain 1 life.",
+        ModelPoint("creature_enters", token="nontoken", one_or_more=True),
+    ),
+    (
+        "made-up graveyard card",
+        "Whenever one or more creature cards are put into your graveyard from anywhere, draw a card.",
+        ModelPoint("graveyard_from_anywhere", controller="you", one_or_more=True),
     ),
     (
         "Dread Slaver",
