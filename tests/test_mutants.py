@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from rule603.cli import main
@@ -55,6 +56,20 @@ def test_every_instance_taking_the_once_each_turn_action_is_caught_at_the_second
     assert not found.conforms
     first = min(v.moment for v in found.violations)
     assert {v.clause for v in found.violations if v.moment == first} == {"608.2c"}
+
+
+def test_one_or_more_triggers_once_for_a_batch_and_a_mutant_that_counts_each_is_caught():
+    # Vengeful Townsfolk: "Whenever one or more other creatures you control die": a board wipe of two creatures of
+    # Alice's triggers it once (603.2c: one event); the same card without "one or more" twice.
+    scenarios = Path(__file__).resolve().parents[1] / "scenarios"
+    scenario = load(str(scenarios / "603.2c-vengeful-townsfolk-one-or-more.toml")).scenario
+    assert check(run(scenario)).conforms
+    assert run(scenario).states[1]["triggers"][0] == 1
+    each = replace(scenario, cards=(replace(scenario.cards[0], flags=("creature_card",)), *scenario.cards[1:]))
+    assert run(each).states[1]["triggers"][0] == 2
+    (mutant,) = [m for m in MUTANTS if m.id == "batching-lost"]
+    found = check(mutant.run(scenario))
+    assert [(v.moment, v.clause) for v in found.violations if v.moment == 1] == [(1, "603.6c")]
 
 
 def test_a_short_study_kills_by_the_right_clause():

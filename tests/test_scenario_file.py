@@ -346,8 +346,16 @@ def test_a_subject_narrows_down_what_a_condition_about_any_creature_speaks_of(tm
     ("subject", "expected"),
     [
         ('{ relation = "other" }', "s.toml:15: objects[0].subject.relation: 'other' is not one of any, this, another"),
-        ('{ whose = "you" }', "s.toml:15: objects[0].subject.whose: unknown field; known: relation, controller, token"),
+        (
+            '{ whose = "you" }',
+            "s.toml:15: objects[0].subject.whose: unknown field; known: relation, controller, token, one_or_more",
+        ),
         ('"another"', "s.toml:15: objects[0].subject: expected dict"),
+        ('{ one_or_more = "yes" }', "s.toml:15: objects[0].subject.one_or_more: expected bool"),
+        (
+            '{ relation = "this", one_or_more = true }',
+            "s.toml:15: objects[0].subject.one_or_more: 'one or more' speaks of several objects, not of 'this' one",
+        ),
     ],
 )
 def test_a_subject_the_model_has_no_word_for_is_one_line(tmp_path: Path, subject: str, expected: str):
@@ -356,6 +364,20 @@ def test_a_subject_the_model_has_no_word_for_is_one_line(tmp_path: Path, subject
         load(_write(tmp_path, text))
     message = str(caught.value).replace(str(tmp_path) + "/", "")
     assert "\n" not in message and expected in message, message
+
+
+def test_one_or_more_is_said_in_the_subject_or_read_from_the_printed_text(tmp_path: Path):
+    subject = 'subject = { relation = "another", one_or_more = true }\n'
+    text = BASE.replace('trigger = "creature_dies"\n', f'trigger = "creature_dies"\n{subject}')
+    artist = load(_write(tmp_path, text)).scenario.cards[0]
+    assert artist.subject_relation == "another" and artist.has("one_or_more")
+    printed = load(
+        _write(tmp_path, ORACLE.replace("Blood Artist or another creature dies", "one or more other creatures die"))
+    )
+    artist = printed.scenario.cards[0]
+    assert (artist.trigger, artist.subject_relation, artist.has("one_or_more")) == ("creature_dies", "another", True)
+    plain = load(_write(tmp_path, ORACLE.replace("Blood Artist or another creature dies", "another creature dies")))
+    assert not plain.scenario.cards[0].has("one_or_more")
 
 
 def test_only_a_condition_about_any_object_of_a_kind_has_a_subject(tmp_path: Path):
