@@ -202,6 +202,12 @@ class OnceEachTurnIgnored(ReferenceGame):
         return "" if why == "603.2i" else why  # "do this only once each turn" ignored
 
 
+class TriggersAgainThisTurn(ReferenceGame):
+    def _why_it_does_not_trigger(self, a, before, after, tr) -> str:
+        why = super()._why_it_does_not_trigger(a, before, after, tr)
+        return "" if why == "text.triggers_once_each_turn" else why  # it triggers again in a later batch
+
+
 class DelayedAllOrNothing(ReferenceGame):
     def _does_what_it_says(self, before: Moment, top, action: Action):
         acts, affects = super()._does_what_it_says(before, top, action)
@@ -389,6 +395,12 @@ MUTANTS: tuple[Mutant, ...] = (
         " (Mulldrifter evoked draws nothing)",
         ("608.2",),
         WholeEffectFails,
+    ),
+    Mutant(
+        "triggers-again-this-turn",
+        "'This ability triggers only once each turn' triggers again in a later event of the same turn",
+        ("text.triggers_once_each_turn",),
+        TriggersAgainThisTurn,
     ),
     Mutant(
         "batching-lost",

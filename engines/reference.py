@@ -158,6 +158,7 @@ class CardState:
     dies_replaced: bool = False
     resolutions: int = 0  # resolutions of its triggered ability this turn
     done_by: frozenset[int] = frozenset()  # players whose resolving ability of it did what it says this turn (603.2i)
+    triggered: tuple[int, int] = (0, -1)  # (turn, the object's since-stamp) its ability last triggered in
     lethal: bool = False  # lethal damage marked on it, or toughness 0 or less (704.5f-g)
 
 
@@ -1227,6 +1228,9 @@ class ReferenceGame:
             tr.base_triggers = 1  # 603.7b: once, for one of the simultaneous events
         elif cls == "reflexive" and self.scenario.reflexive[i].pay_any:
             tr.base_triggers = 1  # 603.12a: "one or more times" triggers once
+        elif cls == "printed" and self.flag(i, "triggers_once_each_turn"):
+            tr.base_triggers = 1  # once, however many occurrences the event has
+            after.cards[i].triggered = (after.turn, view.cards[i].since)
         else:
             tr.base_triggers = tr.matches  # 603.2c: once for each occurrence
         tr.counts_additional = self._counts_additional(a, after)
@@ -1459,6 +1463,11 @@ class ReferenceGame:
                 and before.turn == after.turn
             ):
                 return "603.2i"
+            if self.flag(i, "triggers_once_each_turn") and before is not None:
+                # "This ability triggers only once each turn", of this object (a new object has a new ability).
+                obj = (before if tr.look_back else after).cards[i].since
+                if before.cards[i].triggered == (after.turn, obj):
+                    return "text.triggers_once_each_turn"
             if self.flag(i, "has_if") and not after.cards[i].cond:
                 return "603.4"
         if cls == "delayed" and before is not None:

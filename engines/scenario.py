@@ -350,6 +350,8 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
     nth = any(d.nth and d.cause == "ability" and d.source == c for d in s.delayed)
     if card.instances != 1 and (card.has("once_each_turn") or nth):
         _fail(f"{where}: instances", "the model remembers one instance's resolutions (603.2i, 603.7h)")
+    if card.instances != 1 and card.has("triggers_once_each_turn"):
+        _fail(f"{where}: instances", "the model remembers whether one instance triggered this turn")
     if not card.permanent and (card.has("creature_card") or card.has("land_card")):
         _fail(where, "a creature or land card is a permanent card (permanent = true)")
 

@@ -97,6 +97,7 @@ ABILITY_FLAGS = {
     "modal": "modal",
     "targeted": "targeted",
     "once_each_turn": "once_each_turn",
+    "triggers_once_each_turn": "triggers_once_each_turn",
     "works_from_hand": "from_hand",
     "cant_be_countered": "uncounterable",
     "granted_by_effect": "granted",
@@ -499,7 +500,15 @@ def _card(
 
 
 #: ``[objects.ability]`` keys that the printed text says, given ``oracle``.
-PRINTED_ABILITY_KEYS = ("intervening_if", "may", "unless", "modal", "targeted", "once_each_turn")
+PRINTED_ABILITY_KEYS = (
+    "intervening_if",
+    "may",
+    "unless",
+    "modal",
+    "targeted",
+    "once_each_turn",
+    "triggers_once_each_turn",
+)
 
 
 def _printed_trigger(
@@ -520,8 +529,6 @@ def _printed_trigger(
             "oracle",
             f"'{conditions.describe(c)}': the game model cannot play this condition yet{_nearest(c)}",
         )
-    if c.triggers_once_each_turn:
-        r.fail("objects", i, "oracle", "'This ability triggers only once each turn' is not in the game model yet")
     for key in PRINTED_ABILITY_KEYS:
         if key in ability:
             r.fail("objects.ability", i, key, "the printed text ('oracle') says whether it has this: leave it out")

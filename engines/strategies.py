@@ -135,7 +135,7 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
         if trigger != "enchanted_tapped_for_mana":
             flags.remove("mana_ability")
         else:
-            flags = [f for f in flags if f not in ("targeted", "modal", "once_each_turn")]
+            flags = [f for f in flags if f not in ("targeted", "modal", "once_each_turn", "triggers_once_each_turn")]
     subject, one_or_more = _subject_filters(draw, trigger)
     flags += ["one_or_more"] * one_or_more
     return Card(
@@ -150,7 +150,10 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
         revealed=zone in ("hand", "library") and _one_in(draw, 4),
         # 113.2c: now and then a second instance of the ability (a state trigger is followed as one).
         instances=2
-        if on_battlefield and trigger != "no_cards_in_hand" and "once_each_turn" not in flags and _one_in(draw, 6)
+        if on_battlefield
+        and trigger != "no_cards_in_hand"
+        and not {"once_each_turn", "triggers_once_each_turn"} & set(flags)
+        and _one_in(draw, 6)
         else 1,
         final_chapter=draw(st.integers(1, game.MAX_CHAPTER)) if trigger == "chapter" else 0,
         lore=int(trigger == "chapter" and on_battlefield),

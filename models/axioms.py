@@ -851,6 +851,45 @@ def revealing_first_draws(g, t: int) -> Iterator[Rule]:
         yield R(g.revealed_first_draw(t, x), g.And(drawn, revealer), f"card {x}")
 
 
+def triggered_this_turn(g, t: int, a: int):
+    """Printed ability ``a`` triggered in an earlier batch of this turn, as the ability of the same object (a new
+    object has a new ability, 400.7): each batch's object is the one its condition is judged on (look-back)."""
+    if m.ability_class(g, a)[0] != "printed" or t <= 1:
+        return False
+    c = m.source_card(g, a)
+    now = in_view(g, t, a, lambda v: g.since(v, c))
+    return g.Or(
+        *[
+            g.And(g.base_triggers(u, a) >= 1, g.turn(u) == g.turn(t), in_view(g, u, a, lambda v: g.since(v, c)) == now)
+            for u in range(1, t)
+        ]
+    )
+
+
+def _limited(g, t: int, a: int):
+    return m.ability_class(g, a)[0] == "printed" and g.triggers_once_each_turn(m.source_card(g, a))
+
+
+def _triggered_already(g, t: int, a: int):
+    return g.And(_limited(g, t, a), triggered_this_turn(g, t, a))
+
+
+@_axiom(
+    "text.triggers_once_each_turn",
+    "'This ability triggers only once each turn': once a turn, for one occurrence however many the event has",
+    overrides={"603.2": _triggered_already, "603.2c": _limited},
+)
+def triggers_once_each_turn(g, t: int) -> Iterator[Rule]:
+    for a in m.abilities(g):
+        if m.ability_class(g, a)[0] != "printed":
+            continue
+        limited = _limited(g, t, a)
+        yield R(limited, g.base_triggers(t, a) <= 1, f"ability {a}", witness=g.And(limited, g.matches(t, a) >= 2))
+        if t >= 2:
+            already = _triggered_already(g, t, a)
+            yield R(already, g.base_triggers(t, a) == 0, f"ability {a}", witness=g.And(already, g.matches(t, a) >= 1))
+
+
 @_axiom("113.3", "what each trigger condition means, for conditions rule 603 does not define")
 def trigger_conditions(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):

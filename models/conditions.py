@@ -298,6 +298,7 @@ PRESETS: dict[str, Condition | None] = {
 MODIFIER_FLAGS = {
     "intervening_if": "has_if",
     "once_each_turn": "once_each_turn",
+    "triggers_once_each_turn": "triggers_once_each_turn",
     "optional": "optional",
     "targets": "targeted",
     "modal": "modal",

@@ -243,6 +243,7 @@ CARD_FLAGS = (
     "aura",
     "other_effect",
     "one_or_more",
+    "triggers_once_each_turn",
 )
 
 MAX_COUNT = 6  # the most instances one ability can put on the stack in one batch
@@ -303,6 +304,14 @@ VARIABLES: tuple[VarSpec, ...] = (
         "for a filtered trigger condition (FILTERED_KINDS) about several objects: it says 'one or more' ('whenever one"
         " or more other creatures you control die'), so one batch triggers it once, however many of its objects the"
         " batch has (603.2c: the batch is one event)",
+        absent_means=False,
+    ),
+    _const(
+        "triggers_once_each_turn",
+        ("card",),
+        "the ability says 'This ability triggers only once each turn': once it has triggered in a turn it doesn't"
+        " trigger again that turn, even if that instance was countered or left the stack (Elvish Warmaster's ruling,"
+        " 2021-02-05), and one event with several occurrences triggers it once; a new object has a new ability (400.7)",
         absent_means=False,
     ),
     _const("enters_tapped", ("card",), "static ability 'This permanent enters tapped' (603.6d)"),

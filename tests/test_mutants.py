@@ -72,6 +72,20 @@ def test_one_or_more_triggers_once_for_a_batch_and_a_mutant_that_counts_each_is_
     assert [(v.moment, v.clause) for v in found.violations if v.moment == 1] == [(1, "603.6c")]
 
 
+def test_this_ability_triggers_only_once_each_turn_and_a_mutant_that_triggers_again_is_caught():
+    # Vraan, Executioner Thane: two deaths at once trigger it once; its instance countered, a later death that turn
+    # doesn't trigger it (Elvish Warmaster's ruling of 2021-02-05 on the phrase); the next turn one does.
+    scenarios = Path(__file__).resolve().parents[1] / "scenarios"
+    scenario = load(str(scenarios / "603.2c-vraan-triggers-only-once-each-turn.toml")).scenario
+    trace = run(scenario)
+    assert check(trace).conforms
+    assert [trace.states[t]["base_triggers"][0] for t in (1, 3, 6)] == [1, 0, 1]
+    (mutant,) = [m for m in MUTANTS if m.id == "triggers-again-this-turn"]
+    found = check(mutant.run(scenario))
+    assert min(v.moment for v in found.violations) == 3
+    assert {v.clause for v in found.violations if v.moment == 3} == {"text.triggers_once_each_turn"}
+
+
 def test_a_short_study_kills_by_the_right_clause():
     result = study(200)
     killed = [o for o in result.outcomes if o.killed]

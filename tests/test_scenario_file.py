@@ -380,6 +380,15 @@ def test_one_or_more_is_said_in_the_subject_or_read_from_the_printed_text(tmp_pa
     assert not plain.scenario.cards[0].has("one_or_more")
 
 
+def test_this_ability_triggers_only_once_each_turn_is_a_flag_said_or_read(tmp_path: Path):
+    said = BASE.replace(
+        'trigger = "creature_dies"\n', 'trigger = "creature_dies"\nability = { triggers_once_each_turn = true }\n'
+    )
+    assert load(_write(tmp_path, said)).scenario.cards[0].has("triggers_once_each_turn")
+    once = ORACLE.replace("you gain 1 life.", "you gain 1 life. This ability triggers only once each turn.")
+    assert load(_write(tmp_path, once)).scenario.cards[0].has("triggers_once_each_turn")
+
+
 def test_only_a_condition_about_any_object_of_a_kind_has_a_subject(tmp_path: Path):
     text = BASE.replace('trigger = "creature_dies"\n', 'trigger = "leaves_self"\nsubject = { relation = "another" }\n')
     with pytest.raises(ScenarioFileError, match="only a trigger about any object of a kind"):
