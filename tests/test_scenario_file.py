@@ -381,9 +381,7 @@ def test_one_or_more_is_said_in_the_subject_or_read_from_the_printed_text(tmp_pa
 
 
 def test_this_ability_triggers_only_once_each_turn_is_a_flag_said_or_read(tmp_path: Path):
-    said = BASE.replace(
-        'trigger = "creature_dies"\n', 'trigger = "creature_dies"\nability = { triggers_once_each_turn = true }\n'
-    )
+    said = BASE.replace("may = true\n", "may = true\ntriggers_once_each_turn = true\n")
     assert load(_write(tmp_path, said)).scenario.cards[0].has("triggers_once_each_turn")
     once = ORACLE.replace("you gain 1 life.", "you gain 1 life. This ability triggers only once each turn.")
     assert load(_write(tmp_path, once)).scenario.cards[0].has("triggers_once_each_turn")
