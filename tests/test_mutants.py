@@ -81,7 +81,8 @@ def test_this_ability_triggers_only_once_each_turn_and_a_mutant_that_triggers_ag
     assert check(trace).conforms
     assert [trace.states[t]["base_triggers"][0] for t in (1, 3, 6)] == [1, 0, 1]
     (mutant,) = [m for m in MUTANTS if m.id == "triggers-again-this-turn"]
-    found = check(mutant.run(scenario))
+    # (its second instance would wait on the stack as the turn ends, which the script's engine refuses: stop there)
+    found = check(mutant.run(replace(scenario, actions=scenario.actions[:3])))
     assert min(v.moment for v in found.violations) == 3
     assert {v.clause for v in found.violations if v.moment == 3} == {"text.triggers_once_each_turn"}
 
