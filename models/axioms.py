@@ -885,6 +885,8 @@ def triggers_once_each_turn(g, t: int) -> Iterator[Rule]:
             continue
         limited = _limited(g, t, a)
         yield R(limited, g.base_triggers(t, a) <= 1, f"ability {a}", witness=g.And(limited, g.matches(t, a) >= 2))
+        # (the model remembers one instance's triggering: such an object has one instance of its ability)
+        yield R(limited, g.instances(t, m.source_card(g, a)) == 1, f"ability {a}")
         if t >= 2:
             already = _triggered_already(g, t, a)
             yield R(already, g.base_triggers(t, a) == 0, f"ability {a}", witness=g.And(already, g.matches(t, a) >= 1))

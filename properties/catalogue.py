@@ -51,8 +51,14 @@ LOOKING_BACK = m.LEAVES_KINDS + (LOSE_CONTROL, PHASES_OUT, UNATTACHED, PLAYER_LO
 
 
 def unhindered(g, t: int, c: int):
-    """No intervening 'if', 'once each turn' or activation prohibition on card ``c``'s ability."""
-    return g.And(g.Not(g.has_if(c)), g.Not(g.once_each_turn(c)), g.Not(g.prohibited(t, c)))
+    """No intervening 'if', 'Do this only once each turn', 'This ability triggers only once each turn' or activation
+    prohibition on card ``c``'s ability."""
+    return g.And(
+        g.Not(g.has_if(c)),
+        g.Not(g.once_each_turn(c)),
+        g.Not(g.triggers_once_each_turn(c)),
+        g.Not(g.prohibited(t, c)),
+    )
 
 
 def deaths(g, t: int):
@@ -357,6 +363,7 @@ def triggers_despite_prohibition(g, t):
             present(g, t, c),
             g.Not(g.has_if(c)),
             g.Not(g.once_each_turn(c)),
+            g.Not(g.triggers_once_each_turn(c)),
         )
         claims.append(g.Implies(taps, g.triggers(t, c) >= 1))
     return g.And(*claims)
@@ -624,10 +631,11 @@ def newcomers_see_each_other(g, t):
     return g.And(*claims)
 
 
-@prop("one-or-more-once-per-batch", clauses=["603.2c", "603.6a", "603.6c"])
+@prop("one-or-more-once-per-batch", clauses=["603.6a", "603.6c"])
 def one_or_more_once_per_batch(g, t):
     """An ability that says 'one or more' ('whenever one or more other creatures you control die') triggers at most
-    once per instance of it in one batch, however many creatures the batch has: the batch is one event (603.2c)."""
+    once per instance of it in one batch, however many creatures the batch has: the batch is one event (603.2c; the
+    bound is 603.2c's or 603.2h's, each standing in for the other, so neither is named)."""
     claims = []
     for c in m.cards(g):
         # its instances as the batch began or as it ended (a dies ability looks back, 603.10a)
