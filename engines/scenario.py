@@ -424,6 +424,8 @@ def check_action_names(where: str, a: Action, s: Scenario) -> None:
         _index(f"{where}: instances", pair[0], n, "card")
         if isinstance(pair[1], bool) or not isinstance(pair[1], int) or not 1 <= pair[1] <= 3:
             _fail(f"{where}: instances", f"{shown(pair[1])}: an object has 1 to 3 instances of its ability here")
+        if pair[1] != 1 and s.cards[pair[0]].has("triggers_once_each_turn"):
+            _fail(f"{where}: instances", "the model remembers whether one instance triggered this turn")
     for p in a.lose:
         _index(f"{where}: lose", p, s.players, "player")
     for p in a.no_life:

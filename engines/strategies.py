@@ -501,7 +501,9 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
         many = [
             c
             for c in permanents
-            if played.kind[c] not in (game.NONE, game.NO_CARDS_IN_HAND) and not played.remembers_resolutions(c)
+            if played.kind[c] not in (game.NONE, game.NO_CARDS_IN_HAND)
+            and not played.remembers_resolutions(c)
+            and not played.flag(c, "triggers_once_each_turn")  # one instance, which remembers its triggering
         ]
         return Action(instances=((draw(st.sampled_from(many)), draw(st.integers(1, 3))),)) if many else Action()
     if kind == "tap":
