@@ -36,7 +36,7 @@ from .verify import NOT_APPLICABLE, Options, Verifier
 
 DIFFERS, SAME, UNKNOWN = "differs", "same", "unknown"
 #: A committed diff must read the same on every machine, so z3's resource limit decides what is unknown, not the
-#: wall clock (which is a safety net of ten minutes).  600 million is about 300 s of solving on the slow machine of
+#: wall clock (which is a safety net of ten minutes).  600 million is about 250 s of solving on the slow machine of
 #: 2026-11-26, where with a 60-s wall clock ``state-trigger-single-instance`` (30 s in a fresh solver there) was
 #: "unknown" in battlefield-en after the catalogue's other checks and "holds" on a faster one.
 DIFF_LIMITS = smt.SolverLimits(timeout_ms=600_000, rlimit=600_000_000)

@@ -16,7 +16,7 @@ from .._internal.registry import Edition, Property
 from .._internal.usercode import CLAIM_SECONDS
 from .._internal.verify import UNKNOWN, VIOLATED, Adequacy, CheckResult, Options
 from ..errors import Rule603Error
-from .common import BOUND, TIMEOUT, Z3_UINT, ExitCode, UsageError, timeout_ms, whole
+from .common import BOUND, RLIMIT, TIMEOUT, Z3_UINT, ExitCode, UsageError, timeout_ms, whole
 
 
 def add_solver_arguments(p: argparse.ArgumentParser, *, timeout: float = 60.0, rlimit: int = 0) -> None:
@@ -27,7 +27,7 @@ def add_solver_arguments(p: argparse.ArgumentParser, *, timeout: float = 60.0, r
     p.add_argument("--timeout", type=TIMEOUT, default=timeout, help=f"seconds per solver call (default {timeout:g})")
     p.add_argument(
         "--rlimit",
-        type=whole("--rlimit", 0, Z3_UINT, f"0 (no limit) to {Z3_UINT}"),
+        type=RLIMIT,
         default=rlimit,
         help=f"z3 resource limit per call, for reproducible unknowns (default {rlimit or '0: none'})",
     )

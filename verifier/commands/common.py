@@ -77,6 +77,7 @@ def seconds(option: str) -> Callable[[str], float]:
 
 BOUND = whole("--bound", 1, MAX_BOUND)
 TIMEOUT = seconds("--timeout")
+RLIMIT = whole("--rlimit", 0, Z3_UINT, f"0 (no limit) to {Z3_UINT}")  # z3 resource units per solver call
 
 
 def path(option: str) -> Callable[[str], str]:

@@ -19,8 +19,8 @@ from .._internal.editions import edition_texts, find_edition
 from .._internal.verify import Options
 from .common import (
     BOUND,
+    RLIMIT,
     TIMEOUT,
-    Z3_UINT,
     ExitCode,
     Progress,
     UsageError,
@@ -28,7 +28,6 @@ from .common import (
     path,
     per_format,
     timeout_ms,
-    whole,
     write_text,
 )
 
@@ -55,7 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--rlimit",
-        type=whole("--rlimit", 0, Z3_UINT, f"0 (no limit) to {Z3_UINT}"),
+        type=RLIMIT,
         default=DIFF_LIMITS.rlimit,
         help="z3 resource limit per solver call: what is unknown is so on every machine "
         f"(default {DIFF_LIMITS.rlimit}; 0: none, the wall clock decides)",
