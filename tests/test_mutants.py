@@ -58,6 +58,18 @@ def test_every_instance_taking_the_once_each_turn_action_is_caught_at_the_second
     assert {v.clause for v in found.violations if v.moment == first} == {"608.2c"}
 
 
+def test_prevented_damage_triggering_is_caught_where_the_damage_is_prevented():
+    # The study's stream meets this game late (5,243 scenarios before "one or more"; not within 6,000 since), so it is
+    # pinned here: Spitemare dealt damage that is all prevented doesn't trigger (603.2h).
+    scenarios = Path(__file__).resolve().parents[1] / "scenarios"
+    scenario = load(str(scenarios / "603.2h-prevented-damage.toml")).scenario
+    (mutant,) = [m for m in MUTANTS if m.id == "prevented-damage-triggers"]
+    assert check(run(scenario)).conforms
+    found = check(mutant.run(scenario))
+    assert min(v.moment for v in found.violations) == 1
+    assert {v.clause for v in found.violations if v.moment == 1} == {"603.2h"}
+
+
 def test_one_or_more_triggers_once_for_a_batch_and_a_mutant_that_counts_each_is_caught():
     # Vengeful Townsfolk: "Whenever one or more other creatures you control die": a board wipe of two creatures of
     # Alice's triggers it once (603.2c: one event); the same card without "one or more" twice.
