@@ -44,30 +44,33 @@ def test_a_mutant_is_caught_where_its_bug_shows():
     assert [(v.moment, v.clause) for v in found.violations] == [(2, "603.7b")]
 
 
-def test_every_instance_taking_the_once_each_turn_action_is_caught_at_the_second_resolution():
-    # The study's stream has not drawn this game since it drew subject filters (docs/check.md): a "do this only
-    # once each turn" ability that triggered twice at once, both instances resolving (608.2c: the second does not
-    # take the action).
-    scenarios = Path(__file__).resolve().parents[1] / "scenarios"
-    scenario = load(str(scenarios / "603.2i-simultaneous-instances.toml")).scenario
-    (mutant,) = [m for m in MUTANTS if m.id == "once-each-instance"]
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+
+
+def _first_caught(scenario_file: str, mutant_id: str) -> tuple[int, set[str]]:
+    """The ruling's scenario played by the reference engine conforms; by the mutant, the first moment a clause is
+    broken at and the clauses broken there."""
+    scenario = load(str(SCENARIOS / scenario_file)).scenario
+    (mutant,) = [m for m in MUTANTS if m.id == mutant_id]
     assert check(run(scenario)).conforms
     found = check(mutant.run(scenario))
     assert not found.conforms
     first = min(v.moment for v in found.violations)
-    assert {v.clause for v in found.violations if v.moment == first} == {"608.2c"}
+    return first, {v.clause for v in found.violations if v.moment == first}
+
+
+def test_every_instance_taking_the_once_each_turn_action_is_caught_at_the_second_resolution():
+    # The study's stream has not drawn this game since it drew subject filters (docs/check.md): a "do this only
+    # once each turn" ability that triggered twice at once, both instances resolving (608.2c: the second does not
+    # take the action).
+    _, clauses = _first_caught("603.2i-simultaneous-instances.toml", "once-each-instance")
+    assert clauses == {"608.2c"}
 
 
 def test_prevented_damage_triggering_is_caught_where_the_damage_is_prevented():
     # The study's stream meets this game late (5,243 scenarios before "one or more"; not within 6,000 since), so it is
     # pinned here: Spitemare dealt damage that is all prevented doesn't trigger (603.2h).
-    scenarios = Path(__file__).resolve().parents[1] / "scenarios"
-    scenario = load(str(scenarios / "603.2h-prevented-damage.toml")).scenario
-    (mutant,) = [m for m in MUTANTS if m.id == "prevented-damage-triggers"]
-    assert check(run(scenario)).conforms
-    found = check(mutant.run(scenario))
-    assert min(v.moment for v in found.violations) == 1
-    assert {v.clause for v in found.violations if v.moment == 1} == {"603.2h"}
+    assert _first_caught("603.2h-prevented-damage.toml", "prevented-damage-triggers") == (1, {"603.2h"})
 
 
 def test_one_or_more_triggers_once_for_a_batch_and_a_mutant_that_counts_each_is_caught():
