@@ -313,6 +313,7 @@ def test_asking_of_the_last_moments_alone_finds_what_asking_of_the_whole_game_fi
     assert "Undetermined" not in windowed
 
 
+@pytest.mark.exhaustive  # the ambiguity search at bound 3; the default suite runs it at bound 2 above
 def test_the_cheaper_first_question_never_denies_a_pair_the_whole_game_has():
     # Without 603.2 an ability may or may not trigger, at moment 2 as at any other: a real pair exists there,
     # so the question asked of the last moments alone must not say "none", and the whole game's finds it.
@@ -353,6 +354,7 @@ def test_a_lesson_from_the_roomier_universe_serves_the_situation_it_was_learned_
     assert enc.solver.check(base + [learned]) == smt.Verdict.UNSAT  # the lesson rules the situation out
 
 
+@pytest.mark.exhaustive  # the ambiguity search at bound 3; the default suite runs it at bound 2 above
 def test_each_behaviour_keeps_the_first_moment_that_has_a_pair():
     # Without 603.2 an ability may or may not trigger at every moment: the pair reported is moment 1's, and asking
     # the behaviour again at moment 2 (which has one too) must not replace it.

@@ -1,13 +1,12 @@
-"""The whole catalogue at the default bound, adequacy, and the committed reports.
+"""The whole catalogue at the default bound, adequacy, and the committed verification report while it is current.
 
-Slow (about a minute): behind the ``exhaustive`` marker, which `.ci/run` also runs.
+Slow: behind the ``exhaustive`` marker, which `.ci/run` also runs.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from committed_reports import committed_text, require_current
 from rule603._internal.report import (
     HTML,
     MARKDOWN,
@@ -19,8 +18,6 @@ from rule603._internal.report import (
     to_markdown,
 )
 from rule603._internal.verify import HOLDS
-
-REPORTS = Path(__file__).resolve().parents[1] / "reports"
 
 pytestmark = pytest.mark.exhaustive
 
@@ -41,12 +38,8 @@ def test_adequacy_is_complete(run):
 
 
 @pytest.mark.parametrize("name, render", [(MARKDOWN, to_markdown), (HTML, to_html)])
-def test_committed_report_is_current(run, name, render):
-    """Byte for byte, except the time cells (normalised in both: they differ on every run)."""
-    command = regenerate_command()
-    committed = REPORTS / name
-    assert committed.exists(), f"reports/{name} is missing: run `{command}`"
-    expected = normalise_times(render(run, command))
-    assert normalise_times(committed.read_text(encoding="utf-8")) == expected, (
-        f"reports/{name} is out of date: run `{command}`"
-    )
+def test_the_committed_report_is_what_the_run_writes_while_it_is_current(run, name, render):
+    """Byte for byte, except the time cells (normalised in both: they differ on every run) and the provenance stamp."""
+    require_current("verification")
+    expected = normalise_times(render(run, regenerate_command()))
+    assert normalise_times(committed_text(f"reports/{name}")) == expected

@@ -103,12 +103,12 @@ def test_this_ability_triggers_only_once_each_turn_and_a_mutant_that_triggers_ag
 
 
 def test_a_short_study_kills_by_the_right_clause():
-    result = study(200)
+    result = study(45)
     killed = [o for o in result.outcomes if o.killed]
     assert not result.reference_violations
     assert len(killed) >= 6, [o.mutant.id for o in killed]
     assert all(o.right_clause for o in killed), [(o.mutant.id, o.broken) for o in killed if not o.right_clause]
-    assert all(o.scenarios <= 200 for o in result.outcomes)
+    assert all(o.scenarios <= 45 for o in result.outcomes)
 
 
 def test_mutants_command_json(capsys):

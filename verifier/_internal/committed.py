@@ -3,7 +3,8 @@
 Every committed report is listed here once, with the command that writes it (run at the top of
 the checkout), the files it writes, the modules its generator starts from and the input files it
 reads. ``status`` compares each with its record in ``reports/fingerprints.json`` (see
-:mod:`.fingerprint`); the command line runs the commands (``rule603 reports --regenerate``).
+:mod:`.fingerprint`); the command line runs the commands (``rule603 reports --regenerate``). A stale
+report is for whoever regenerates the reports to see, never a test's failure.
 """
 
 from __future__ import annotations
@@ -173,7 +174,8 @@ def forget_others(root: Path, reports: Sequence[CommittedReport], manifest: Mani
 
 
 def record(root: Path, report: CommittedReport, manifest: Manifest) -> None:
-    """Put ``report``'s files and fingerprint as they are now into ``manifest``, and write it at once.
+    """Put ``report``'s files (once stamped with their provenance) and fingerprint as they are now into
+    ``manifest``, and write it at once.
 
     ``manifest`` is the one read at the start of a regeneration and kept: each record is on disk as soon
     as its report is done, so an interrupted run keeps what it did, without reading the manifest again

@@ -1,22 +1,26 @@
-"""What a committed report was computed from, recorded so that a fast test can tell it is current.
+"""What a committed report was computed from, recorded so that ``rule603 reports`` can tell it is current.
 
-Regenerating every report takes about half an hour on two cores (the six audits alone take 22
-minutes), too long for every test run. Instead each report is recorded in
+Regenerating every report takes far longer than a test run, so each report is recorded in
 ``reports/fingerprints.json`` with the fingerprint of everything it was computed from:
 
-- ``code``: every module of rule603 its generator can import (the static import closure of its
-  entry modules, function-level imports included), each by the hash of its source. The command
-  line's own subcommand modules are the one exception (``DISPATCH``): it imports only the one that
-  runs, so a report counts the command line's file and its command's module, not every command's;
-- ``data``: the edition texts, alignments and encoding decisions the package ships, and the
-  report's own input files (a scenario file);
+- ``code``: one hash of every module of rule603 its generator can import (the static import closure
+  of its entry modules, function-level imports included), each module by the hash of its source. The
+  command line's own subcommand modules are the one exception (``DISPATCH``): it imports only the one
+  that runs, so a report counts the command line's file and its command's module, not every command's;
+- ``editions``: one hash of the edition texts, alignments and encoding decisions the package ships;
+- ``inputs``: the report's own input files (a scenario file), each by its hash, so that a changed one
+  is named;
 - ``versions``: the solver's full version, since verdicts depend on it, and the version of any
   third-party engine the report is about;
 - ``command``: the command that writes it, which carries its bound and limits.
 
+The two hashes of many files are each the hash of the canonical JSON of the sorted ``{name: hash}``
+map (``combined``), so that a manifest written when every module and data file was listed by name
+converts exactly (``Fingerprint.from_json``): a report current under the old manifest stays current.
+
 A report whose recorded fingerprint differs from the checkout's is stale, and the difference is
-named (which modules, which files, the solver). The hash of each file's content is recorded too, so a
-hand edit shows as well. Nothing here runs a generator: that is the command line's job.
+named (the code, the edition texts, which input files, the solver). The hash of each file's content is
+recorded too, so a hand edit shows as well. Nothing here runs a generator: that is the command line's job.
 """
 
 from __future__ import annotations
@@ -147,16 +151,32 @@ def package_data() -> dict[str, Path]:
     return dict(sorted(files.items()))
 
 
+def combined(digests: Mapping[str, str]) -> str:
+    """One hash of many named hashes: the digest of the canonical JSON of the map, sorted by name.
+
+    Canonical (sorted keys, no spaces) so that the same map gives the same hash however it was built, and an
+    older manifest's per-module or per-file map converts to exactly the hash this code computes."""
+    return digest(json.dumps(dict(digests), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def _is_package_data(name: str) -> bool:
+    return name.partition("/")[0] in DATA_PACKAGES
+
+
 @dataclass(frozen=True)
 class Fingerprint:
     """What one report was computed from; equal fingerprints mean the same computation."""
 
     command: str
     versions: Mapping[str, str]
-    code: Mapping[str, str]
-    data: Mapping[str, str]
+    # ``combined`` of the hash of each module in the closure of ``entries``.
+    code: str
+    # ``combined`` of the hash of each file of ``package_data``.
+    editions: str
+    # The report's own input files, each by its hash, by repository-relative path.
+    inputs: Mapping[str, str]
     # The modules ``code`` is the closure of, sorted; kept so that a stale report says when what it starts
-    # from changed, not only which modules came and went. Empty in a record written before they were kept.
+    # from changed. Empty in a record written before they were kept.
     entries: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
@@ -164,14 +184,26 @@ class Fingerprint:
             "command": self.command,
             "entries": list(self.entries),
             "versions": dict(self.versions),
-            "code": dict(self.code),
-            "data": dict(self.data),
+            "code": self.code,
+            "editions": self.editions,
+            "inputs": dict(self.inputs),
         }
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Fingerprint:
-        entries = tuple(obj.get("entries", ()))
-        return cls(obj["command"], dict(obj["versions"]), dict(obj["code"]), dict(obj["data"]), entries)
+        """Read a record's fingerprint, in this format or the older one (``code`` and ``data`` by name)."""
+        code = obj["code"]
+        if isinstance(code, Mapping):  # the older format: every module by name
+            code = combined(code)
+        if "editions" in obj:
+            editions, inputs = obj["editions"], dict(obj["inputs"])
+        else:  # the older format: the package data and the inputs in one map
+            data = obj["data"]
+            editions = combined({k: v for k, v in data.items() if _is_package_data(k)})
+            inputs = {k: v for k, v in data.items() if not _is_package_data(k)}
+        if not isinstance(code, str) or not isinstance(editions, str):
+            raise TypeError("code and editions are each one hash")
+        return cls(obj["command"], dict(obj["versions"]), code, editions, inputs, tuple(obj.get("entries", ())))
 
     def differences(self, other: Fingerprint) -> list[str]:
         """What differs from ``other`` (the recorded one), in words; empty when nothing does."""
@@ -185,8 +217,11 @@ class Fingerprint:
             was, now = other.versions.get(name, "absent"), self.versions.get(name, "absent")
             if was != now:
                 out.append(f"{name} was {was}, is {now}")
-        out += _changed("code", self.code, other.code)
-        out += _changed("data", self.data, other.data)
+        if self.code != other.code:
+            out.append(f"code changed (rule603's code hash was {other.code}, is {self.code})")
+        if self.editions != other.editions:
+            out.append(f"edition texts changed (their hash was {other.editions}, is {self.editions})")
+        out += _changed("data", self.inputs, other.inputs)
         return out
 
 
@@ -209,17 +244,21 @@ def fingerprint(
     ``engines``: the distributions of third-party engines the report is about, by name.
     """
     starts = tuple(sorted(set(entries)))
-    code = dict(_code(starts))
-    data = {name: digest(path.read_bytes()) for name, path in {**package_data(), **(inputs or {})}.items()}
+    files = {name: digest(path.read_bytes()) for name, path in sorted((inputs or {}).items())}
     versions = {"z3": smt.z3_version(), **{name: _version(name) for name in engines}}
-    return Fingerprint(command, versions, code, dict(sorted(data.items())), starts)
+    return Fingerprint(command, versions, _code(starts), editions(), files, starts)
+
+
+def editions() -> str:
+    """The hash of the edition texts, alignments and encoding decisions the package ships (``combined``)."""
+    return combined({name: digest(path.read_bytes()) for name, path in package_data().items()})
 
 
 @functools.cache
-def _code(entries: tuple[str, ...]) -> dict[str, str]:
-    """The hash of each module in the closure; kept for the process, since rule603's source does not change under it
-    (the status of 69 reports would otherwise read the same 46 modules 69 times)."""
-    return {name: digest(path.read_bytes()) for name, path in closure(entries).items()}
+def _code(entries: tuple[str, ...]) -> str:
+    """The hash of the closure's modules (``combined``); kept for the process, since rule603's source does not
+    change under it (the status of every report would otherwise read the same modules once a report)."""
+    return combined({name: digest(path.read_bytes()) for name, path in closure(entries).items()})
 
 
 def _version(distribution: str) -> str:
@@ -248,6 +287,8 @@ class Manifest:
 
     @classmethod
     def read(cls, path: Path) -> Manifest:
+        """The manifest at ``path`` (empty if there is none), in this format or the older one, which ``write``
+        rewrites in this one."""
         if not path.exists():
             return cls()
         try:

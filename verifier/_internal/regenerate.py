@@ -2,11 +2,13 @@
 
 Each command runs in a process of its own (``python -m rule603.cli ...``), exactly as a person
 would type it, so what lands in ``reports/`` is what the documented command writes. After each
-report its record in the manifest is written at once, so an interrupted run keeps what it did.
+report its files are stamped with what they were computed from (:mod:`.provenance`) and its record in the
+manifest is written at once, so an interrupted run keeps what it did.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import subprocess
 import sys
@@ -18,10 +20,13 @@ from pathlib import Path
 
 from .committed import CommittedReport, record
 from .fingerprint import Manifest
+from .provenance import Provenance, stamp_files
 
 # A command's own exit statuses that still mean it wrote its report: 1 (a violation, a finding or a
 # difference) and 3 (something undecided) are what some reports are about.
 WROTE = (0, 1, 3)
+# The status of a report whose files could not be stamped: the command line's own for a bug in rule603.
+UNSTAMPED = 4
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,8 @@ def regenerate(
         for future in as_completed(futures):
             outcome = future.result()
             if outcome.ok:
+                outcome = _stamped(outcome, root)
+            if outcome.ok:
                 record(root, outcome.report, manifest)
             outcomes.append(outcome)
             done(outcome)
@@ -79,3 +86,13 @@ def _timed(report: CommittedReport, root: Path) -> Outcome:
     started = time.perf_counter()
     done = subprocess.run(argv(report), cwd=root, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     return Outcome(report, done.returncode, time.perf_counter() - started, done.stderr)
+
+
+def _stamped(outcome: Outcome, root: Path) -> Outcome:
+    """``outcome`` once its report's files state their provenance; a failed one, not recorded, if they cannot."""
+    report = outcome.report
+    try:
+        stamp_files(report.written(root), Provenance.of(root, report.fingerprint(root)))
+    except (ValueError, OSError) as e:
+        return dataclasses.replace(outcome, returncode=UNSTAMPED, stderr=f"{outcome.stderr}stamping its files: {e}\n")
+    return outcome

@@ -1,4 +1,8 @@
-"""``rule603 reports``: the committed reports and whether each is current; ``--regenerate`` writes them again."""
+"""``rule603 reports``: the committed reports and whether each is current; ``--regenerate`` writes them again.
+
+A stale report fails no test: the listing is for whoever regenerates the reports (a release step), and its
+exit status (1 when one is stale) lets a script tell.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +21,11 @@ from .common import ExitCode, UsageError, path, whole
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("names", nargs="*", metavar="NAME", help="only these reports (as listed), with --regenerate")
-    p.add_argument("--regenerate", action="store_true", help="run the command of each stale report")
+    p.add_argument(
+        "--regenerate",
+        action="store_true",
+        help="run the command of each stale report, stamp its files with what they were computed from and record it",
+    )
     p.add_argument("--all", action="store_true", help="with --regenerate: every report, stale or not")
     p.add_argument("--jobs", type=whole("--jobs", 1, 64), default=2, help="reports regenerated at once (default 2)")
     p.add_argument("--root", type=path("--root"), default=".", help="the top of the rule603 checkout")
