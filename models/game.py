@@ -1267,7 +1267,7 @@ def observed_value(g, what: str, value) -> str:
     if what.startswith(OBJECT_AT):
         return object_name(g, value) if value else "none"
     if what.startswith(CONTROLLER_AT):
-        return f"P{value}" if value >= 0 else "none"
+        return g.names.player(value) if value >= 0 else "none"
     return str(value)
 
 
@@ -1355,6 +1355,9 @@ def _resolution_seen(g, t: int) -> list[tuple[str, str, object]]:
 
 
 def card_name(g, c: int) -> str:
+    """A card by the scenario's name for it; unnamed, by the model's label and its trigger (``c0(creature_dies)``)."""
+    if g.names.named_card(c):
+        return g.names.card(c)
     kind = KINDS[g.kind(c)]
     return f"c{c}" + ("" if kind == "none" else f"({kind})")
 
@@ -1364,8 +1367,8 @@ def ability_name(g, a: int) -> str:
     if cls == "printed":
         return card_name(g, i)
     if cls == "delayed":
-        return f"d{i}({KINDS[g.d_kind(i)]}{', this turn' if g.d_duration(i) else ''})"
-    return f"r{i}(reflexive of c{g.reflexive_from(i)})"
+        return f"{g.names.delayed_ability(i)}({KINDS[g.d_kind(i)]}{', this turn' if g.d_duration(i) else ''})"
+    return f"r{i}(reflexive of {g.names.card(g.reflexive_from(i))})"
 
 
 def object_name(g, code: int) -> str:
@@ -1373,11 +1376,11 @@ def object_name(g, code: int) -> str:
     n = g.size("ability")
     if code <= n:
         return ability_name(g, code - 1)
-    return f"spell c{code - n - 1}"
+    return f"spell {g.names.card(code - n - 1)}"
 
 
 def stack_entry(g, t: int, s: int) -> str:
-    return f"{object_name(g, g.slot_src(t, s))} [P{g.slot_controller(t, s)}]"
+    return f"{object_name(g, g.slot_src(t, s))} [{g.names.player(g.slot_controller(t, s))}]"
 
 
 def describe(g, t: int) -> dict[str, str]:
@@ -1385,7 +1388,7 @@ def describe(g, t: int) -> dict[str, str]:
     events: list[str] = []
     changes: list[str] = []
     if t > 0 and begins(g, t):
-        events.append(f"{STEPS[g.step(t)]} begins (turn {g.turn(t)}, P{g.active(t)} active)")
+        events.append(f"{STEPS[g.step(t)]} begins (turn {g.turn(t)}, {g.names.player(g.active(t))} active)")
     for c in cards(g):
         name = card_name(g, c)
         if t > 0 and (g.zone(t, c) != g.zone(t - 1, c) or g.since(t, c) == t):
@@ -1416,16 +1419,17 @@ def describe(g, t: int) -> dict[str, str]:
             if g.tapped(t, c) != g.tapped(t - 1, c):
                 changes.append(f"{name} {'tapped' if g.tapped(t, c) else 'untapped'}")
             if g.controller(t, c) != g.controller(t - 1, c):
-                changes.append(f"{name} control P{g.controller(t - 1, c)}→P{g.controller(t, c)}")
+                was, now = (g.names.player(g.controller(m, c)) for m in (t - 1, t))
+                changes.append(f"{name} control {was}→{now}")
             if g.phased_out(t, c) != g.phased_out(t - 1, c):
                 changes.append(f"{name} phased {'out' if g.phased_out(t, c) else 'in'}")
         elif g.tapped(t, c) and on_battlefield(g, t, c):
             changes.append(f"{name} enters tapped" if t > 0 else f"{name} tapped")
     for p in players(g):
         if g.no_life(t, p) and (t == 0 or not g.no_life(t - 1, p)):
-            changes.append(f"P{p} at 0 life")
+            changes.append(f"{g.names.player(p)} at 0 life")
         if g.leaves_game(t, p):
-            events.append(f"P{p} leaves the game" + (" (draw)" if g.by_draw(t, p) else ""))
+            events.append(f"{g.names.player(p)} leaves the game" + (" (draw)" if g.by_draw(t, p) else ""))
     if t > 0 and g.leave(t) != NO_LEAVE:
         events.append(
             f"top of stack: {LEAVES[g.leave(t)]}"
@@ -1434,12 +1438,12 @@ def describe(g, t: int) -> dict[str, str]:
             + (" (all its targets illegal)" if g.targets_illegal(t) else "")
             + (" (does its effect)" if g.acts(t) else "")
         )
-        affected = [f"c{c}" for c in cards(g) if g.affects(t, c)]
+        affected = [g.names.card(c) for c in cards(g) if g.affects(t, c)]
         if affected:
             events.append(f"it affects {', '.join(affected)}")
     for d in g.range("delayed"):
         if delayed_created(g, t, d):
-            changes.append(f"d{d} created [P{g.d_controller(t, d)}]")
+            changes.append(f"{g.names.delayed_ability(d)} created [{g.names.player(g.d_controller(t, d))}]")
     if g.lands_are_creatures(t):
         changes.append("effect: lands are creatures")
     if g.creatures_lose_abilities(t):
@@ -1447,7 +1451,7 @@ def describe(g, t: int) -> dict[str, str]:
     if g.grant_ability(t):
         changes.append("effect: grants abilities")
     triggers = [
-        f"{ability_name(g, a)} ×{g.triggers(t, a)} [P{g.trigger_controller(t, a)}]"
+        f"{ability_name(g, a)} ×{g.triggers(t, a)} [{g.names.player(g.trigger_controller(t, a))}]"
         for a in abilities(g)
         if g.triggers(t, a)
     ]
@@ -1485,14 +1489,14 @@ def describe_setup(g) -> list[str]:
         set_flags += ["token"] * bool(g.token(c))
         set_flags += [f"legendary (name {g.legend_name(c)})"] * bool(g.legend_name(c))
         lines.append(
-            f"c{c}: owner P{g.owner(c)}, trigger {KINDS[g.kind(c)]}{subject_words(g, c)}"
+            f"{g.names.card(c)}: owner {g.names.player(g.owner(c))}, trigger {KINDS[g.kind(c)]}{subject_words(g, c)}"
             + (f"; {', '.join(set_flags)}" if set_flags else "")
         )
     for d in g.range("delayed"):
         if any(g.registered(t, d) for t in range(g.moments)):
             lines.append(
-                f"d{d}: {KINDS[g.d_kind(d)]}{' this turn' if g.d_duration(d) else ''}, created by "
-                f"{CAUSES[g.d_cause(d)]} of c{g.d_source(d)}, refers to "
-                + (", ".join(f"c{c}" for c in cards(g) if g.d_refers(d, c)) or "no object")
+                f"{g.names.delayed_ability(d)}: {KINDS[g.d_kind(d)]}{' this turn' if g.d_duration(d) else ''}, "
+                f"created by {CAUSES[g.d_cause(d)]} of {g.names.card(g.d_source(d))}, refers to "
+                + (", ".join(g.names.card(c) for c in cards(g) if g.d_refers(d, c)) or "no object")
             )
     return lines

@@ -88,7 +88,9 @@ def test_markdown_cites_clause_text_and_shows_the_game(capsys):
     assert code == 0
     assert "**always 2**" in out
     assert "**603.10a** *needed* Some zone-change triggers look back in time." in out
-    assert "A game of this scenario" in out and "c0(creature_dies) ×2" in out
+    # Cards and players by the scenario's names, not the model's labels (c0, P0).
+    assert "A game of this scenario" in out and "Blood Artist ×2 [Alice]" in out
+    assert "Blood Artist: owner Alice, trigger creature_dies" in out and "c0" not in out and "P0" not in out
 
 
 @pytest.mark.parametrize(
@@ -208,8 +210,8 @@ def test_a_choice_shows_the_games_that_lead_to_each_value(capsys):
     _, report = _rule(capsys, SCENARIOS / "603.3b-apnap.toml")
     choices = {c["value"]: c["how"] for c in _answers(report)["own-order"]["choices"]}
     assert set(choices) == {False, True}
-    assert choices[True].startswith("moment 1: stack (bottom→top) c0(enters_self) [P0], c1(enters_self) [P0]")
-    assert choices[False].startswith("moment 1: stack (bottom→top) c1(enters_self) [P0], c0(enters_self) [P0]")
+    assert choices[True].startswith("moment 1: stack (bottom→top) Alice's Elf [Alice], Alice's Wolf [Alice]")
+    assert choices[False].startswith("moment 1: stack (bottom→top) Alice's Wolf [Alice], Alice's Elf [Alice]")
 
 
 def test_several_formats_need_an_output_directory(capsys):

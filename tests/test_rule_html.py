@@ -28,4 +28,4 @@ def test_answers_citations_and_timeline_are_visible_in_a_browser(tmp_path: Path,
     assert shown["answers"] == ["always 2"]
     assert {"603.2c", "603.10a"} <= set(shown["clauses"])
     assert shown["moments"] == 2
-    assert "c0(creature_dies) ×2 [P0]" in shown["timeline"] and "moment 1" in shown["timeline"]
+    assert "Blood Artist ×2 [Alice]" in shown["timeline"] and "moment 1" in shown["timeline"]

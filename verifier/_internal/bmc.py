@@ -17,7 +17,7 @@ from ..errors import InvalidDefinition, Rule603Error
 from . import smt, usercode
 from .expr import CONCRETE, Expr
 from .registry import MODEL_BOUND, ClauseEncoding, Edition, Property
-from .schema import ENV, Game, Schema, Universe, VarSpec
+from .schema import ENV, MODEL_LABELS, Game, Names, Schema, Universe, VarSpec
 from .trace import Trace
 
 
@@ -285,7 +285,7 @@ def scenario_equalities(enc: Encoding, script: Trace, also_fixed: Sequence[Any] 
 # --- concrete evaluation: the same definitions on a recorded trace ----------------
 
 
-def concrete_game(edition: Edition, trace: Trace, enabled: Iterable[str]) -> Game:
+def concrete_game(edition: Edition, trace: Trace, enabled: Iterable[str], names: Names = MODEL_LABELS) -> Game:
     schema = Schema(tuple(edition.model.VARIABLES))
     on = frozenset(enabled)
     table = trace.flat_values()
@@ -300,6 +300,7 @@ def concrete_game(edition: Edition, trace: Trace, enabled: Iterable[str]) -> Gam
 
     g = Game(CONCRETE, schema, trace.universe, lookup, lambda n: n in on, trace.length)
     g.edition = edition
+    g.names = names
     return g
 
 

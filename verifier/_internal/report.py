@@ -24,7 +24,7 @@ from .bmc import concrete_game
 from .bounds import CutOff, cut_off_text
 from .catalogue import builtin_properties, check_clause_names
 from .registry import Edition, Property
-from .schema import Universe
+from .schema import MODEL_LABELS, Names, Universe
 from .smt import SolverLimits
 from .trace import Trace
 from .verify import HOLDS, UNKNOWN, VIOLATED, Adequacy, CheckResult, DropResult, Options, Progress, Verifier
@@ -106,9 +106,9 @@ def drop_text(d: DropResult) -> str:
     return d.clause if d.verdict == VIOLATED else f"{d.clause} ({d.verdict} without it)"
 
 
-def render_trace(edition: Edition, trace: Trace, fmt: str = "simple") -> str:
-    """A trace as a step table, preceded by the cards involved."""
-    g = concrete_game(edition, trace, [])
+def render_trace(edition: Edition, trace: Trace, fmt: str = "simple", names: Names = MODEL_LABELS) -> str:
+    """A trace as a step table, preceded by the cards involved, each named as ``names`` says."""
+    g = concrete_game(edition, trace, [], names)
     setup = edition.model.describe_setup(g)
     rows = [edition.model.describe(g, t) for t in range(trace.length)]
     table = tabulate([list(r.values()) for r in rows], headers=list(rows[0]), tablefmt=fmt, maxcolwidths=36)

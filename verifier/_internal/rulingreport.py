@@ -13,6 +13,7 @@ from .bmc import concrete_game
 from .bounds import cut_off_text
 from .registry import Edition
 from .report import render_trace
+from .schema import MODEL_LABELS, Names
 from .timeline import svg_timeline
 from .trace import Trace
 
@@ -38,7 +39,7 @@ def render_ruling(fmt: str, path: str, loaded, edition: Edition, played: Trace, 
         "conflict": ruling.conflict,
         **({"conflict_note": ruling.conflict_note} if ruling.conflict_note else {}),
         **({"cut_off": [c.to_json() for c in ruling.cut_off]} if ruling.cut_off is not None else {}),
-        "questions": [{**a.to_json(), **_choices_json(edition, a)} for a in ruling.answers],
+        "questions": [{**a.to_json(), **_choices_json(edition, a, scenario_names(loaded))} for a in ruling.answers],
     }
     return json.dumps(report, indent=1, ensure_ascii=False)
 
@@ -64,11 +65,12 @@ def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling)
             lines += [FORCED_BY, ""]
             lines += [f"- **{n}**{NEEDED if n in a.needed else ''} {_clause_text(edition, n)}" for n in a.clauses]
             lines += [""]
-        for choice in _choices_json(edition, a).get("choices", []):
+        for choice in _choices_json(edition, a, scenario_names(loaded)).get("choices", []):
             lines += [f"- {_word(choice['value'])}: {choice['how']}"]
         if a.games:
             lines += [""]
-    lines += ["## A game of this scenario", "", "```", render_trace(edition, played), "```"]
+    game = render_trace(edition, played, names=scenario_names(loaded))
+    lines += ["## A game of this scenario", "", "```", game, "```"]
     return "\n".join(lines)
 
 
@@ -106,10 +108,11 @@ def _ruling_html(path: str, loaded, edition: Edition, played: Trace, ruling) -> 
                 f"{escape(_clause_text(edition, n))}</p>"
                 for n in a.clauses
             ]
-        for choice in _choices_json(edition, a).get("choices", []):
+        for choice in _choices_json(edition, a, scenario_names(loaded)).get("choices", []):
             parts.append(f"<p class='choice'>{escape(_word(choice['value']))}: {escape(choice['how'])}</p>")
         parts.append("</section>")
-    rows = [edition.model.describe(concrete_game(edition, played, []), t) for t in range(played.length)]
+    game = concrete_game(edition, played, [], scenario_names(loaded))
+    rows = [edition.model.describe(game, t) for t in range(played.length)]
     parts += ["<h2>A game of this scenario</h2>", f"<div class='timeline'>{svg_timeline(rows)}</div>"]
     parts.append("</body></html>")
     return "\n".join(parts)
@@ -137,11 +140,19 @@ def _verdict(answer) -> str:
     return answer.answer
 
 
-def _choices_json(edition: Edition, answer) -> dict:
+def scenario_names(loaded) -> Names:
+    """The scenario file's names of its cards, players and delayed abilities, by the model's indices."""
+    first_delayed = len(loaded.objects)
+    delayed = loaded.abilities[first_delayed : first_delayed + len(loaded.scenario.delayed)]
+    return Names(tuple(loaded.objects), tuple(loaded.players), tuple(delayed))
+
+
+def _choices_json(edition: Edition, answer, names: Names = MODEL_LABELS) -> dict:
     """For a "depends" answer: how the games with each value differ (what a player chose)."""
     if len(answer.games) < 2:
         return {}
-    rows = [[edition.model.describe(concrete_game(edition, g, []), t) for t in range(g.length)] for g in answer.games]
+    views = [concrete_game(edition, g, [], names) for g in answer.games]
+    rows = [[edition.model.describe(view, t) for t in range(view.moments)] for view in views]
     keys = ("events", "triggers", "stack (bottom→top)")
     differing = {
         t: [k for k in keys if len({r[t][k] for r in rows}) > 1]

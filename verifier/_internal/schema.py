@@ -23,6 +23,33 @@ ROLES = (ENV, RULE)
 
 
 @dataclass(frozen=True)
+class Names:
+    """What a scenario calls its cards, players and delayed abilities, by index.  Every output a person reads names
+    things so; where there is no name (a counterexample, an engine's trace), the model's labels ``c0``, ``P0``,
+    ``d0`` stand in."""
+
+    cards: tuple[str, ...] = ()
+    players: tuple[str, ...] = ()
+    delayed: tuple[str, ...] = ()
+
+    def card(self, c: int) -> str:
+        return self.cards[c] if 0 <= c < len(self.cards) else f"c{c}"
+
+    def player(self, p: int) -> str:
+        return self.players[p] if 0 <= p < len(self.players) else f"P{p}"
+
+    def delayed_ability(self, d: int) -> str:
+        return self.delayed[d] if 0 <= d < len(self.delayed) else f"d{d}"
+
+    def named_card(self, c: int) -> bool:
+        return 0 <= c < len(self.cards)
+
+
+#: No names: the model's own labels.
+MODEL_LABELS = Names()
+
+
+@dataclass(frozen=True)
 class VarSpec:
     """One variable family, e.g. ``zone`` indexed by moment and card."""
 
@@ -141,6 +168,8 @@ class Game:
         self.schema = schema
         self.universe = universe
         self.moments = moments
+        # How the outputs people read name cards and players (``describe``); set by ``concrete_game``.
+        self.names = MODEL_LABELS
         self._lookup = lookup
         self._enabled = enabled
         self._accessors: dict[str, Callable[..., Expr]] = {}
