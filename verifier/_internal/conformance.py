@@ -28,7 +28,7 @@ from .catalogue import EDITIONS, load_edition
 from .compiled import CompiledChecker
 from .registry import MODEL_BOUND, Edition
 from .schema import Schema
-from .trace import Trace, from_json, parse
+from .trace import Trace, from_json, parse, trace_names
 from .trace import to_json as trace_json
 
 STREAM_SUFFIXES = (".jsonl", ".ndjson")
@@ -285,7 +285,7 @@ def _finding(edition: Edition, schema: Schema, trace: Trace, broken) -> Finding:
         kind = MODEL_BOUND
     else:
         kind = "game model" if edition.is_axiom(broken.clause) else "clause"
-    return Finding(broken.moment, broken.clause, kind, summary, broken.about, values)
+    return Finding(broken.moment, broken.clause, kind, summary, trace_names(trace).about(broken.about), values)
 
 
 _PROCESS_CHECKER: TraceChecker | None = None  # one per worker process, set by the pool's initializer

@@ -7,6 +7,7 @@ for concrete checking, and renders values for people (enum codes as names).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product
@@ -43,6 +44,20 @@ class Names:
 
     def named_card(self, c: int) -> bool:
         return 0 <= c < len(self.cards)
+
+    def about(self, text: str) -> str:
+        """A rule instance's ``about`` ("card 2", "delayed 0, card 1") with each named member by its name."""
+        lists = {"card": self.cards, "player": self.players, "delayed": self.delayed}
+
+        def name(match: re.Match[str]) -> str:
+            listed, i = lists[match.group(1)], int(match.group(2))
+            return listed[i] if i < len(listed) else match.group(0)
+
+        return _ABOUT.sub(name, text)
+
+
+#: How clause encodings name the objects of a rule instance (``Rule.about``).
+_ABOUT = re.compile(r"\b(card|player|delayed) (\d+)\b")
 
 
 #: No names: the model's own labels.

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import TraceFormatError
 from .documents import DocumentError, parse_json, read_document, shown
-from .schema import Schema, Universe, VarSpec
+from .schema import MODEL_LABELS, Names, Schema, Universe, VarSpec
 
 FORMAT = "rule603-trace/4"
 #: Versions ``rule603 migrate`` rewrites in this one (rule603.models.migrations).
@@ -253,10 +253,40 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
             where = f"/states/{t}/{spec.name}"
             decoded[spec.name] = _decode_value(spec, value, universe, spec.dims, where, source, top)
         states.append(decoded)
+    if "names" in meta:
+        _check_names(meta["names"], universe, source)
     extra = {
         k: v for k, v in meta.items() if k not in ("format", "format-description", "rule603", "edition", "universe")
     }
     return Trace(str(meta.get("edition", "")), universe, params, tuple(states), extra)
+
+
+#: ``#meta.names``: what the engine calls the members of these domains, by index (optional, each list too).
+NAMED_DOMAINS = ("card", "player", "delayed")
+
+
+def _check_names(names: Any, universe: Universe, source: str) -> None:
+    if not isinstance(names, dict):
+        raise TraceFormatError(source, "/#meta/names", f"expected an object of name lists, got {shown(names)}")
+    for domain, listed in names.items():
+        where = f"/#meta/names/{domain}"
+        if domain not in NAMED_DOMAINS:
+            raise TraceFormatError(source, where, f"names are given for {', '.join(NAMED_DOMAINS)}, not {domain!r}")
+        if not isinstance(listed, list) or len(listed) > universe.sizes.get(domain, 0):
+            size = universe.sizes.get(domain, 0)
+            raise TraceFormatError(source, where, f"expected a list of at most {size} names (#meta.universe.{domain})")
+        for i, name in enumerate(listed):
+            if not isinstance(name, str) or not name.strip() or len(name) > 200:
+                why = f"expected a name (1 to 200 characters), got {shown(name)}"
+                raise TraceFormatError(source, f"{where}/{i}", why)
+
+
+def trace_names(trace: Trace) -> Names:
+    """The names ``#meta.names`` gives (checked when the trace was read); the model's labels for the rest."""
+    names = trace.meta.get("names")
+    if not isinstance(names, dict):
+        return MODEL_LABELS
+    return Names(*(tuple(names.get(domain, ())) for domain in NAMED_DOMAINS))
 
 
 def dump(trace: Trace, schema: Schema, path: Path, extra_meta: Mapping[str, Any] | None = None) -> None:

@@ -147,6 +147,19 @@ def json_schema(schema: Schema) -> dict[str, Any]:
                         },
                         "additionalProperties": size,
                     },
+                    "names": {
+                        "type": "object",
+                        "description": (
+                            "Optional: what the engine calls its cards, players and delayed abilities, by index, so "
+                            "that rule603's outputs name them so.  A list may be shorter than its domain (the rest "
+                            "keep rule603's labels c0, P0, d0), never longer (checked by the loader)."
+                        ),
+                        "properties": {
+                            d: {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 200}}
+                            for d in ("card", "player", "delayed")
+                        },
+                        "additionalProperties": False,
+                    },
                 },
             },
             "params": {

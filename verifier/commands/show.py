@@ -8,7 +8,7 @@ from pathlib import Path
 from .._internal.catalogue import load_edition
 from .._internal.report import render_trace
 from .._internal.schema import Schema
-from .._internal.trace import load
+from .._internal.trace import load, trace_names
 from .common import ExitCode, path
 
 
@@ -21,5 +21,5 @@ def run(args: argparse.Namespace) -> ExitCode:
     edition = load_edition(args.edition)
     trace = load(Path(args.trace), Schema(tuple(edition.model.VARIABLES)))
     edition.model.check_universe(trace.universe, args.trace)
-    print(render_trace(edition, trace))
+    print(render_trace(edition, trace, names=trace_names(trace)))
     return ExitCode.OK
