@@ -977,6 +977,8 @@ class _WindowTrace:
                 "mode": self.window.mode,
                 "engine_moments": [self.window.steps[0].moment, self.window.steps[-1].moment],
                 "cards": [c.name for c in self.cards],
+                # rule603's outputs (show, check) name the cards as the engine does.
+                "names": {"card": [c.name for c in self.cards]},
                 "format": "ITF",
                 "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
                 "rule603": TRACE_FORMAT,

@@ -43,7 +43,10 @@ def test_check_names_the_objects_of_the_broken_rule(tmp_path, capsys):
     path = _named(tmp_path, "delayed-fires-twice.json", {"delayed": ["Obzedat's return"]})
     assert main(["check", str(path), "--format", "json"]) == 1
     (violation,) = json.loads(capsys.readouterr().out)["traces"][0]["violations"]
-    assert (violation["clause"], violation["about"]) == ("603.7b", "Obzedat's return")
+    # "about" keeps the model's indices for programs; "objects" names them for people, as the table does.
+    assert (violation["about"], violation["objects"]) == ("delayed 0", "Obzedat's return")
+    assert main(["check", str(path)]) == 1
+    assert "Obzedat's return" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

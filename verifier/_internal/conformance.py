@@ -46,8 +46,9 @@ class Finding:
     #: goes past a bound of the model, not of the game: from there on the model cannot judge it)
     kind: str
     summary: str
-    about: str
+    about: str  # the objects involved by the model's indices ("delayed 0, card 2"), for programs
     values: dict[str, Any]
+    objects: str = ""  # the same, each by the trace's name for it where it has one (#meta.names), for people
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +57,7 @@ class Finding:
             "kind": self.kind,
             "summary": self.summary,
             "about": self.about,
+            "objects": self.objects or self.about,
             "values": self.values,
         }
 
@@ -285,7 +287,8 @@ def _finding(edition: Edition, schema: Schema, trace: Trace, broken) -> Finding:
         kind = MODEL_BOUND
     else:
         kind = "game model" if edition.is_axiom(broken.clause) else "clause"
-    return Finding(broken.moment, broken.clause, kind, summary, trace_names(trace).about(broken.about), values)
+    named = trace_names(trace).about(broken.about)
+    return Finding(broken.moment, broken.clause, kind, summary, broken.about, values, named)
 
 
 _PROCESS_CHECKER: TraceChecker | None = None  # one per worker process, set by the pool's initializer
@@ -435,7 +438,8 @@ def to_junit(batch: Batch) -> str:
             lines.append(f'      <error type="unreadable" message={quoteattr(r.problem)}>{escape(str(r))}</error>')
         elif r.cut_off:  # skipped: past a bound of the model, the trace is not judged
             first = next(v for v in r.violations if v.kind == MODEL_BOUND)
-            why = f"cut off at moment {first.moment}: past the model's bound {first.clause} ({first.about})"
+            where = first.objects or first.about
+            why = f"cut off at moment {first.moment}: past the model's bound {first.clause} ({where})"
             lines.append(f"      <skipped message={quoteattr(why)}/>")
         else:
             lines += [_junit_failure(v) for v in r.violations]
@@ -445,6 +449,6 @@ def to_junit(batch: Batch) -> str:
 
 
 def _junit_failure(v: Finding) -> str:
-    message = f"moment {v.moment}: {v.clause} {v.summary} ({v.about})"
+    message = f"moment {v.moment}: {v.clause} {v.summary} ({v.objects or v.about})"
     detail = "\n".join(f"{k} = {val}" for k, val in v.values.items())
     return f"      <failure type={quoteattr(v.clause)} message={quoteattr(message)}>{escape(detail)}</failure>"
