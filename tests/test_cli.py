@@ -260,3 +260,20 @@ def test_show_rejects_an_inconsistent_universe(capsys, tmp_path):
     # Either the size check or the first list of the wrong length names the problem.
     assert code == ExitCode.USAGE and ("/#meta/universe/ability" in err or "(one per ability)" in err)
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("edition", ["current", "2004", "2008", "battlefield-en", "battlefield-fr", "2024-06"])
+def test_the_game_rules_of_every_edition_are_listed_in_rule_order(capsys, edition):
+    code, out, err = run(capsys, "clauses", "--game-rules", "--edition", edition, "--format", "json")
+    assert code == 0 and err == ""
+    rules = [row["rule"] for row in json.loads(out)]
+    numbered = [r for r in rules if r[0].isdigit()]
+    assert rules == numbered + sorted(r for r in rules if r.startswith("text.")) + sorted(
+        r for r in rules if r.startswith("model.")
+    )
+    assert "704.3" in numbered and numbered.index("113.3") < numbered.index("704.3")
+
+
+def test_game_rules_and_precedence_are_two_listings_not_one(capsys):
+    code, _, err = run(capsys, "clauses", "--precedence", "--game-rules")
+    assert code == 2 and err.count("\n") == 1 and "not allowed with argument --precedence" in err

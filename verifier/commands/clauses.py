@@ -12,8 +12,11 @@ from .common import ExitCode, print_rows
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--edition", default="current")
     p.add_argument("--format", choices=("table", "json", "markdown"), default="table")
-    p.add_argument("--precedence", action="store_true", help="list the 'specific beats general' relations instead")
-    p.add_argument(
+    listing = p.add_mutually_exclusive_group()
+    listing.add_argument(
+        "--precedence", action="store_true", help="list the 'specific beats general' relations instead"
+    )
+    listing.add_argument(
         "--game-rules",
         action="store_true",
         help="list the rules of the game outside 603 the model relies on (704, 500-514, 608.2, ...) instead",
@@ -60,20 +63,30 @@ def _game_rules(edition: Edition, fmt: str) -> ExitCode:
     rows = [{"rule": ax.number, "summary": ax.summary} for ax in sorted(edition.axioms, key=_rule_order)]
     print_rows(rows, fmt)
     if fmt != "json":
-        own = sum(r["rule"].startswith("model.") for r in rows)
+        text = sum(r["rule"].startswith(CARD_TEXT) for r in rows)
+        own = sum(r["rule"].startswith(MODEL_OWN) for r in rows)
         print(
-            f"\n{len(rows) - own} rules of the game outside 603 and {own} of the model's own, always in force; "
-            "a check or ruling names them like clauses"
+            f"\n{len(rows) - text - own} rules of the game outside 603, {text} of cards' printed text and {own} of "
+            "the model's own, always in force; a check or ruling names them like clauses"
         )
     return ExitCode.OK
 
 
+#: Game rules named otherwise than by a rule number: what a card's printed text says ("This ability triggers only
+#: once each turn"), and the model's own bookkeeping and bounds.
+CARD_TEXT, MODEL_OWN = "text.", "model."
+
+
 def _rule_order(ax: ClauseEncoding) -> tuple:
-    """Rule numbers in the Comprehensive Rules' order (113.2c before 500.1 before 608.2b), the model's last."""
+    """Rule numbers in the Comprehensive Rules' order (113.2c before 500.1 before 608.2b), then the rules of
+    cards' printed text, then the model's own; any other name after the numbered rules, by name."""
     number = ax.number
-    if number.startswith("model."):
-        return (1, 0, 0, number)
+    for rank, prefix in ((2, CARD_TEXT), (3, MODEL_OWN)):
+        if number.startswith(prefix):
+            return (rank, 0, 0, number)
     rule_part, _, sub = number.partition(".")
+    if not rule_part.isdigit():
+        return (1, 0, 0, number)
     digits = "".join(ch for ch in sub if ch.isdigit())
     return (0, int(rule_part), int(digits or 0), sub)
 
