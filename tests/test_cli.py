@@ -66,6 +66,8 @@ def test_verify_markdown(capsys):
         (["verify", "--rlimit", "-1"], "--rlimit -1"),
         (["verify", "--no-builtin"], "--no-builtin: nothing left to check"),
         (["bench", "--bounds", "4,x"], "--bounds 4,x"),
+        (["bench", "--bounds", "4,,6"], "--bounds 4,,6: expected comma-separated whole numbers"),
+        (["bench", "--bounds", "4,6,"], "--bounds 4,6,: expected comma-separated whole numbers"),
         (["bench", "--timeout", "-1"], "--timeout -1: must be a positive number"),
         (["diff", "2004", "2008", "--timeout", "0"], "--timeout 0: must be a positive number"),
         (["rule", "scenarios/603.10-humility-enters.toml", "--timeout", "inf"], "--timeout inf: must be a positive"),

@@ -43,10 +43,10 @@ def run(args: argparse.Namespace) -> ExitCode:
 
 
 def _bounds(text: str) -> list[int]:
-    """``--bounds 4,6,8``: at least one, each a bound ``--bound`` accepts."""
-    parts = [part for part in text.split(",") if part.strip()]
+    """``--bounds 4,6,8``: at least one, each a bound ``--bound`` accepts, none empty (``4,,6`` is a slip, refused)."""
+    parts = text.split(",")
     try:
-        if parts:
+        if all(part.strip() for part in parts):
             return [BOUND(part) for part in parts]
     except UsageError:
         pass
