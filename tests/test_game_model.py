@@ -313,6 +313,49 @@ def test_rule603_migrate_rewrites_old_traces_and_refuses_what_it_cannot(tmp_path
     assert json.loads(old.read_text(encoding="utf-8"))["#meta"]["rule603"] == "rule603-trace/4"
 
 
+@pytest.mark.parametrize(("where", "value"), [("turn", float("nan")), ("turn", -1), ("step", "teatime")])
+def test_a_trace_the_new_version_cannot_carry_is_refused_and_every_file_kept(tmp_path, capsys, where, value):
+    """Issue 40: a version-3 trace with NaN for a turn was rewritten in place and then unreadable; now nothing is
+    written, not even the traces given beside it that would migrate, and the refusal names the JSON pointer."""
+    from rule603.cli import main
+
+    text = (Path(__file__).parent / "fixtures" / "board-wipe-v3.json").read_text(encoding="utf-8")
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(text, encoding="utf-8")
+    broken = json.loads(text)
+    broken["states"][1][where] = value
+    bad.write_text(json.dumps(broken), encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert main(["migrate", str(good), str(bad), "--overwrite"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{bad}: at /states/1/{where}: cannot be migrated" in err, err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no partial file left either
+
+
+def test_a_write_is_whole_or_not_at_all(tmp_path, monkeypatch):
+    """What a command writes goes to a new file beside the target, renamed over it only once it is whole."""
+    import os
+
+    from rule603._internal.documents import write_atomically
+
+    target = tmp_path / "report.md"
+    target.write_text("the user's report\n", encoding="utf-8")
+    target.chmod(0o640)
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomically(target, "half")
+    assert target.read_text(encoding="utf-8") == "the user's report\n" and list(tmp_path.iterdir()) == [target]
+    monkeypatch.undo()
+    write_atomically(target, "new\n")
+    assert target.read_text(encoding="utf-8") == "new\n" and (target.stat().st_mode & 0o777) == 0o640
+    write_atomically(os.devnull, "into the device, not over it")
+    assert Path(os.devnull).is_char_device()
+
+
 # --- the independent review's counterexamples (/work/research/review-21.md) -----------------------------------
 
 

@@ -245,12 +245,16 @@ def test_the_status_command_refuses_a_folder_that_is_no_checkout(tmp_path, capsy
     assert "not the top of a rule603 checkout" in capsys.readouterr().err
 
 
-def test_regenerating_one_report_writes_it_stamped_and_its_record(checkout, capsys):
-    """Each file is the command's output (the committed one, unstamped) with the stamp of what it was computed
-    from, the same hashes as its record's; and the record, written after the stamp, is current."""
+def test_regenerating_one_report_writes_it_stamped_and_its_record(checkout, capsys, monkeypatch, tmp_path_factory):
+    """Each file is the command's output (as this code writes it, whether or not the committed one is current) with
+    the stamp of what it was computed from, the same hashes as its record's; and the record, written after the
+    stamp, is current."""
     (report,) = [r for r in committed.committed_reports(checkout) if r.name == "ruling 603.2-soul-warden"]
     files = report.written(checkout)
-    kept = {path: path.read_text(encoding="utf-8") for path in files}
+    fresh = tmp_path_factory.mktemp("fresh")
+    monkeypatch.chdir(checkout)  # the report names its scenario by its path from the top of the checkout
+    assert main(["rule", "scenarios/603.2-soul-warden.toml", "--out", str(fresh), "--format", "md,html,json"]) == 0
+    kept = {path: (fresh / path.name).read_text(encoding="utf-8") for path in files}
     files[0].write_text("edited\n", encoding="utf-8")
     assert main(["reports", "--root", str(checkout), "--regenerate", report.name]) == 0
     stated = json.loads((checkout / "reports" / "rulings" / "603.2-soul-warden.json").read_text(encoding="utf-8"))

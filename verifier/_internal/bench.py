@@ -20,6 +20,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from . import smt
+from .documents import write_atomically
 
 
 def _selected(ids: list[str]) -> list:
@@ -106,7 +107,7 @@ def _write(output: str | None, name: str, figures: dict) -> None:
     }
     path = Path(output) if output else Path("rule603-out") / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    write_atomically(path, json.dumps(report, indent=1) + "\n")
     print(f"\nwrote {path}")
 
 

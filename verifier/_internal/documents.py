@@ -14,8 +14,11 @@ for values nested deeply or integers too long to print.
 from __future__ import annotations
 
 import json
+import os
 import re
 import reprlib
+import secrets
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -158,3 +161,26 @@ def shown(value: Any) -> str:
         return _SHORT.repr(value)
     except (ValueError, RecursionError):  # pragma: no cover - reprlib bounds both; a guard for exotic values
         return f"<a {type(value).__name__}>"
+
+
+def write_atomically(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: into a new file beside it, then renamed over it.
+
+    An interrupted or failed write leaves what was at ``path`` byte for byte as it was.  A path that is no regular
+    file (``/dev/null``, a pipe) is written directly: renaming over it would replace the device, not write to it.
+    A new file gets the permissions the umask gives; a replaced one keeps its own.  Raises ``OSError`` as
+    ``Path.write_text`` does."""
+    target = Path(path)
+    if target.exists() and not target.is_file():
+        target.write_text(text, encoding="utf-8", errors="backslashreplace")
+        return
+    partial = target.with_name(f".{target.name[:100]}.{os.getpid()}.{secrets.token_hex(4)}.partial")
+    try:
+        with open(partial, "x", encoding="utf-8", errors="backslashreplace") as out:  # "x": never someone's file
+            out.write(text)
+        if target.exists():
+            os.chmod(partial, stat.S_IMODE(target.stat().st_mode))
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgument, InvalidDefinition, RuleTextError
-from .documents import DocumentError, clipped, parse_toml, shown
+from .documents import DocumentError, clipped, parse_toml, shown, write_atomically
 from .editiontext import load_rule_text
 from .registry import ClauseEncoding, Edition, GameFeature, NotModelled, Property
 from .ruletext import RuleClause, RuleDocument, _split_lines, parse_rules
@@ -633,7 +633,7 @@ def add_edition(source: Path, edition_id: str, *, date: str | None = None, overw
     try:
         if target.exists() and not overwrite:
             raise InvalidArgument(f"--id {edition_id}: {target} exists; add --overwrite to replace it")
-        target.write_text(content, encoding="utf-8")
+        write_atomically(target, content)
     except OSError as exc:
         raise InvalidArgument(f"--id {edition_id}: cannot write {target} ({exc.strerror})") from None
     _load.cache_clear()

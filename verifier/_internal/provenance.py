@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .documents import write_atomically
 from .fingerprint import Fingerprint
 
 KEY = "provenance"
@@ -137,7 +138,7 @@ def stamp_files(paths: Iterable[Path], provenance: Provenance) -> None:
         text = path.read_text(encoding="utf-8")
         stamped = stamp(text, path.suffix, provenance)
         if stamped != text:
-            path.write_text(stamped, encoding="utf-8")
+            write_atomically(path, stamped)
 
 
 def _code_span(text: str) -> str:

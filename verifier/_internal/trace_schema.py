@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .documents import write_atomically
 from .schema import ENV, RULE, Schema, VarSpec
 from .trace import FORMAT
 
@@ -223,7 +224,7 @@ def current_schema() -> Schema:
 
 def write_schema(path: Path, schema: Schema | None = None) -> None:
     """Write the JSON Schema of the trace format (of the current edition unless ``schema`` is given)."""
-    Path(path).write_text(schema_text(schema or current_schema()), encoding="utf-8")
+    write_atomically(path, schema_text(schema or current_schema()))
 
 
 # --------------------------------------------------------------------------- documentation

@@ -11,7 +11,7 @@ from tabulate import tabulate
 
 from .._internal import conformance
 from .._internal.registry import MODEL_BOUND
-from .common import ExitCode, Progress, check_output, path, whole
+from .common import ExitCode, Progress, check_output, path, whole, write_text
 
 LIST_ALL_UP_TO = 20  # larger batches list only the traces that break a clause and the unreadable inputs
 EPILOG = """\
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     else:
         text = _check_table(batch)
     if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+        write_text(Path(args.output), text + "\n", "--output")
     else:
         print(text)
     if batch.violating:

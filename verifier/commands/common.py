@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from .._internal.documents import clipped
+from .._internal.documents import clipped, write_atomically
 
 
 class ExitCode(enum.IntEnum):
@@ -177,7 +177,7 @@ def write_text(target: Path, text: str, label: str) -> None:
     """The last step of a command: writing what it made.  Checked before the work (``writable``), this fails
     only when something changed meanwhile (a full disk): one line, not a traceback."""
     try:
-        target.write_text(text, encoding="utf-8", errors="backslashreplace")
+        write_atomically(target, text)
     except OSError as e:
         raise UsageError(f"{label}: cannot write {target} ({e.strerror})") from None
 

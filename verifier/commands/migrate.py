@@ -7,7 +7,10 @@ import json
 from pathlib import Path
 
 from .._internal.documents import DocumentError, parse_json, read_document, shown
-from .._internal.trace import FORMAT, OLDER_FORMATS
+from .._internal.schema import Schema
+from .._internal.trace import FORMAT, OLDER_FORMATS, from_json
+from ..errors import TraceFormatError
+from ..models import game
 from ..models.migrations import can_migrate, migrate
 from .common import ExitCode, UsageError, out_files, path, writable, write_text
 
@@ -32,11 +35,25 @@ def run(args: argparse.Namespace) -> ExitCode:
         targets = [Path(name) for name in args.traces]
         for target in targets:
             writable(target, f"{target}:", True, "")
-    for (name, doc), target in zip(documents, targets, strict=True):
-        old = doc["#meta"]["rule603"]
-        write_text(target, json.dumps(migrate(doc), indent=1, ensure_ascii=False) + "\n", str(target))
+    # Every trace migrated and read back as a trace of the current version before any file is written: a value
+    # the new version can't carry is refused, and no trace is replaced by one rule603 would then call unreadable.
+    migrated = [(name, doc["#meta"]["rule603"], _migrated(name, doc)) for name, doc in documents]
+    for (name, old, new), target in zip(migrated, targets, strict=True):
+        write_text(target, new, str(target))
         print(f"{name}: {old} -> {FORMAT}: {target}")
     return ExitCode.OK
+
+
+def _migrated(name: str, doc: dict) -> str:
+    """``doc`` in the current version, as the text to write; refused (one line, the JSON pointer) if unreadable."""
+    new = migrate(doc)
+    try:
+        from_json(parse_json(json.dumps(new)), Schema(tuple(game.VARIABLES)), name)
+    except (TraceFormatError, DocumentError, ValueError) as e:
+        where = f" at {e.pointer}" if isinstance(e, TraceFormatError) and e.pointer else ""
+        message = e.message if isinstance(e, TraceFormatError) else str(e)
+        raise UsageError(f"{name}:{where}: cannot be migrated: {message}") from None
+    return json.dumps(new, indent=1, ensure_ascii=False) + "\n"
 
 
 def _read(name: str) -> dict:
