@@ -219,3 +219,38 @@ def test_help_documents_every_exit_status_of_check(capsys):
     epilog = capsys.readouterr().out.split("exit status:\n")[1]
     documented = {int(line.split()[0]) for line in epilog.splitlines() if line.split()[0].isdigit()}
     assert documented == {ExitCode.OK, ExitCode.VIOLATED, ExitCode.USAGE, ExitCode.UNKNOWN, ExitCode.UNREADABLE}
+
+
+def test_a_line_past_the_limit_is_unreadable_and_the_stream_goes_on(monkeypatch):
+    limit = max(len(GOOD[0]), len(GOOD[1])) + 10
+    monkeypatch.setattr(conformance, "MAX_LINE", limit)  # the limit, small for the test (it is 64 MiB)
+    stream = io.BytesIO(f"{GOOD[0]}\n{'x' * 3 * limit}\n{GOOD[1]}\n".encode())
+    items = list(conformance.inputs(["-"], stdin=stream))
+    assert [type(i).__name__ for i in items] == ["_Input", "Unreadable", "_Input"]
+    assert items[1].where == "<stdin>:2" and items[1].message.startswith("a line longer than")
+    assert "the rest of the stream" not in items[1].message
+
+
+def test_a_line_that_never_ends_ends_the_stream_in_bounded_memory(monkeypatch):
+    """``rule603 check - < /dev/zero`` ran until memory was exhausted (issue 40): now the line past the limit and
+    as much again without an end of line is where the stream stops being read."""
+
+    class Zeros(io.RawIOBase):  # /dev/zero, counting what is read from it
+        read_bytes = 0
+
+        def readline(self, size: int = -1) -> bytes:
+            assert size > 0, "a read without a limit"
+            Zeros.read_bytes += size
+            return b"\0" * size
+
+    monkeypatch.setattr(conformance, "MAX_LINE", 4096)
+    (item,) = conformance.inputs(["-"], stdin=Zeros())
+    assert item.where == "<stdin>:1" and "the rest of the stream is not read" in item.message
+    assert Zeros.read_bytes <= 4097 + 4096 + 2**20  # the line, the skip, one chunk: not the whole device
+
+
+def test_rule603_check_of_an_endless_stdin_is_a_result_not_a_crash(monkeypatch, capsys):
+    monkeypatch.setattr(conformance, "MAX_LINE", 4096)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\0" * 20000)))
+    assert main(["check", "-"]) == ExitCode.UNREADABLE
+    assert "the rest of the stream is not read" in capsys.readouterr().out.replace("\n", " ").replace("  ", " ")

@@ -322,3 +322,18 @@ def test_the_data_files_are_package_data():
         if text.path.parent.name == "editions":
             assert text.path.name in shipped
     assert {Path(al.path).name for al in committed_alignments()} <= shipped
+
+
+def test_adding_an_endless_or_huge_file_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
+    """``editions --add /dev/zero`` read until memory ran out (issue 40): at most MAX_BYTES are read now."""
+    from rule603._internal import documents, editions
+
+    monkeypatch.setattr(editions, "editions_folder", lambda: tmp_path)
+    monkeypatch.setattr(documents, "MAX_BYTES", 1000)
+    huge = tmp_path / "rules.txt"
+    huge.write_text("603. Handling Triggered Abilities\n" * 100, encoding="utf-8")
+    for source in (str(huge), "/dev/zero"):
+        assert main(["editions", "--add", source, "--id", "huge"]) == ExitCode.USAGE
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"--add {source}: larger than" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rules.txt"]  # nothing added

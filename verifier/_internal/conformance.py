@@ -14,6 +14,7 @@ files) raises :class:`InvalidArgument`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -26,12 +27,16 @@ from xml.sax.saxutils import escape, quoteattr
 from ..errors import InvalidArgument, Rule603Error, TraceFormatError
 from .catalogue import EDITIONS, load_edition
 from .compiled import CompiledChecker
+from .documents import MAX_BYTES
 from .registry import MODEL_BOUND, Edition
 from .schema import Schema
 from .trace import Trace, from_json, parse, trace_names
 from .trace import to_json as trace_json
 
 STREAM_SUFFIXES = (".jsonl", ".ndjson")
+#: The longest line of a stream, and the largest trace file, read: no real trace comes near (a trace of 30 moments
+#: is about 100 KiB); it keeps memory bounded whatever arrives on standard input.
+MAX_LINE = MAX_BYTES
 TRACE_SUFFIXES = (".json",) + STREAM_SUFFIXES
 PARALLEL_FROM = 400  # smaller batches are checked in this process: each worker compiles every trace shape again
 
@@ -166,18 +171,59 @@ def _file(path: Path) -> Iterator[_Input | Unreadable]:
             if path.suffix in STREAM_SUFFIXES:
                 items = list(_nonempty(name, _stream(name, handle)))
             else:
-                items = [_decoded(name, None, handle.read())]
+                items = [_whole(name, handle)]
     except OSError as e:  # a file that went away or may not be read: the others are still checked
         items = [Unreadable(name, None, "", f"cannot be read: {e.strerror or e}")]
     yield from items
 
 
-def _stream(name: str, lines: Iterable[bytes | str]) -> Iterator[_Input | Unreadable]:
-    for number, line in enumerate(lines, start=1):
+def _stream(name: str, handle: Any) -> Iterator[_Input | Unreadable]:
+    for number, line in enumerate(_bounded_lines(handle), start=1):
+        if isinstance(line, Unreadable):
+            yield dataclasses.replace(line, source=name, line=number)
+            continue
         # Blank lines are skipped, as JSON Lines readers do.  Without its newline, a line cut
         # short mid-string is reported as unterminated, not as holding a control character.
         if text := line.rstrip():
             yield _decoded(name, number, text)
+
+
+def _bounded_lines(handle: Any) -> Iterator[bytes | str | Unreadable]:
+    """The lines of a stream, each at most :data:`MAX_LINE` long: a longer one is unreadable and skipped up to its
+    end, and a line that has no end within another :data:`MAX_LINE` (``/dev/zero``) ends the stream there.  Memory
+    stays bounded whatever arrives."""
+    while line := handle.readline(MAX_LINE + 1):
+        if len(line) <= MAX_LINE or line[-1:] in (b"\n", "\n"):
+            yield line
+            continue
+        ended = _skip_line(handle)
+        yield Unreadable(
+            "",
+            None,
+            "",
+            f"a line longer than {MAX_LINE // 2**20} MiB, far more than any trace"
+            + ("" if ended else "; no end of line in the next one either, so the rest of the stream is not read"),
+        )
+        if not ended:
+            return
+
+
+def _skip_line(handle: Any) -> bool:
+    """Read past the rest of the current line, at most :data:`MAX_LINE` more; whether its end was found."""
+    skipped = 0
+    while skipped <= MAX_LINE:
+        chunk = handle.readline(2**20)
+        if not chunk or chunk[-1:] in (b"\n", "\n"):
+            return True
+        skipped += len(chunk)
+    return False
+
+
+def _whole(name: str, handle: Any) -> _Input | Unreadable:
+    data = handle.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        return Unreadable(name, None, "", f"larger than {MAX_BYTES // 2**20} MiB, far more than any trace")
+    return _decoded(name, None, data)
 
 
 def _nonempty(name: str, items: Iterable[_Input | Unreadable]) -> Iterator[_Input | Unreadable]:

@@ -50,15 +50,21 @@ class DocumentError(ValueError):
         super().__init__(message if named else f"{message} (line {line})")
 
 
+def read_capped(path: str | Path) -> bytes:
+    """A file's bytes, at most :data:`MAX_BYTES` (``/dev/zero`` or a huge file is a :class:`DocumentError`, not a
+    process that reads until memory runs out).  ``OSError`` is the caller's to name."""
+    with open(path, "rb") as file:
+        data = file.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise DocumentError(f"larger than {MAX_BYTES // 2**20} MiB, far more than any document rule603 reads")
+    return data
+
+
 def read_document(path: str | Path) -> str:
     """A document's text, as ``Path.read_text(encoding="utf-8")`` reads it (universal newlines), but at most
     :data:`MAX_BYTES`: larger is a :class:`DocumentError`.  ``OSError`` and ``UnicodeDecodeError`` are the
     caller's to name."""
-    with open(path, "rb") as file:
-        data = file.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise DocumentError(f"larger than {MAX_BYTES // 2**20} MiB, far more than any trace or scenario file")
-    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    return read_capped(path).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def parse_json(text: str) -> Any:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgument, InvalidDefinition, RuleTextError
-from .documents import DocumentError, clipped, parse_toml, shown, write_atomically
+from .documents import DocumentError, clipped, parse_toml, read_capped, shown, write_atomically
 from .editiontext import load_rule_text
 from .registry import ClauseEncoding, Edition, GameFeature, NotModelled, Property
 from .ruletext import RuleClause, RuleDocument, _split_lines, parse_rules
@@ -601,9 +601,11 @@ def add_edition(source: Path, edition_id: str, *, date: str | None = None, overw
     if date is not None and (not date.strip() or not date.isprintable() or len(date) > 100):
         raise InvalidArgument(f"--date {shown(date)}: one line of text, e.g. 'April 18, 2025'")
     try:
-        text = source.read_bytes().decode("utf-8-sig")
+        text = read_capped(source).decode("utf-8-sig")
     except OSError as exc:
         raise InvalidArgument(f"--add {source}: cannot read it ({exc.strerror})") from None
+    except DocumentError as exc:
+        raise InvalidArgument(f"--add {source}: {exc}") from None
     except UnicodeDecodeError:
         raise InvalidArgument(f"--add {source}: not UTF-8; save the rules text as UTF-8") from None
     lines = _split_lines(text)  # as the parser splits them, so that line numbers are the file's
