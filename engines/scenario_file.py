@@ -75,6 +75,8 @@ class ScenarioFileError(InvalidArgument):
 
 
 #: What a question may ask, and the fields it needs besides ``id`` and ``ask``.
+#: Questions of one scenario file: each costs solver calls; the rule's own examples ask at most a handful.
+MAX_QUESTIONS = 64
 QUESTIONS = {
     "does_trigger": ("ability",),  # does X trigger (at moment ``at``, or at all)
     "how_many_times": ("ability",),  # how many times does X trigger
@@ -300,10 +302,10 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
         check_scenario(scenario)
     except InvalidArgument as e:
         _fail_at_object(r, str(e))
-    questions = tuple(
-        _question(r, i, q, abilities, object_names, len(actions))
-        for i, q in enumerate(r.kind("", -1, "questions", data.get("questions", []), list))
-    )
+    asked = r.kind("", -1, "questions", data.get("questions", []), list)
+    if len(asked) > MAX_QUESTIONS:  # each is answered by the solver: refused before any work, not minutes later
+        r.fail("", -1, "questions", f"{len(asked)} questions: a scenario file asks at most {MAX_QUESTIONS}")
+    questions = tuple(_question(r, i, q, abilities, object_names, len(actions)) for i, q in enumerate(asked))
     return ScenarioFile(
         r.path,
         scenario.description,

@@ -404,3 +404,22 @@ def test_when_this_dies_is_said_of_a_creature(tmp_path: Path):
     )
     with pytest.raises(ScenarioFileError, match="of a creature only"):
         load(_write(tmp_path, text))
+
+
+@pytest.mark.parametrize(
+    ("table", "entry", "message"),
+    [
+        ("questions", 'id = "q{i}"\nask = "does_trigger"\nability = "x"\n', "questions: 20000 questions: a scenario "),
+        ("objects", 'name = "o{i}"\nowner = "A"\nzone = "hand"\n', "cards: 20001 cards: the model plays 1 to 6"),
+        ("actions", "next_turn = true\n", "actions: 20000 actions: a trace holds at most"),
+    ],
+)
+def test_a_scenario_far_larger_than_the_model_is_refused_before_any_work(tmp_path: Path, table, entry, message):
+    """Issue 40: a file of 20,000 tables was worked on for minutes; it is refused as it is read."""
+    head = '[[players]]\nname = "A"\n[[players]]\nname = "B"\n[[objects]]\nname = "x"\nowner = "A"\n'
+    head += 'zone = "battlefield"\ntypes = ["creature"]\ntrigger = "creature_dies"\n'
+    path = tmp_path / "huge.toml"
+    path.write_text(head + "".join(f"[[{table}]]\n" + entry.format(i=i) for i in range(20000)), encoding="utf-8")
+    with pytest.raises(ScenarioFileError) as refused:
+        load(path)
+    assert message in str(refused.value)
