@@ -117,7 +117,7 @@ def engine_traces(draw) -> Trace:
     return Trace(trace.edition, trace.universe, trace.params, tuple(states))
 
 
-@settings(max_examples=8, derandomize=True, deadline=None)  # 200 more in the exhaustive suite's test below
+@settings(max_examples=5, derandomize=True, deadline=None)  # 200 more in the exhaustive suite's test below
 @given(engine_traces())
 def test_same_violations_on_long_engine_traces(trace: Trace):
     assert _compiled(CHECKER, trace) == _interpreted(trace)

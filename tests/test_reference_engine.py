@@ -389,7 +389,7 @@ def _label(trace, a: int) -> str:
 FUZZ = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 
-@settings(FUZZ, max_examples=30)  # the exhaustive suite's tests below generate 3,500 more
+@settings(FUZZ, max_examples=15)  # the exhaustive suite's tests below generate 3,500 more
 @given(scenarios())
 def test_engine_traces_obey_every_clause(scenario):
     check_scenario_against_the_encodings(scenario)

@@ -1,8 +1,8 @@
 """`rule603 report`: both files from one run, every clause and property in them, times the only difference.
 
 Most tests render a hand-built run (three properties: one holds, one violated, one
-unknown) so that every verdict shows without a solver; one runs the command at bound 2.
-The whole catalogue at bound 8 and the committed reports are in test_exhaustive.py.
+unknown) so that every verdict shows without a solver; one runs the command at bound 1.
+The committed verification report, compared while it is current, is test_exhaustive.py's.
 """
 
 from __future__ import annotations

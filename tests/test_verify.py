@@ -117,3 +117,32 @@ def test_after_a_check_cut_short_the_solver_still_holds_every_constraint(edition
     assert enc.check_with(3, clauses, [crowded]) == smt.Verdict.UNSAT
     assert enc.check_with(3, clauses, []) == smt.Verdict.SAT
     assert violations(edition, enc.extract(3), clauses) == []
+
+
+def test_the_counterexample_verify_shows_does_not_depend_on_the_machines_speed(monkeypatch, capsys):
+    """Issue 39: on a loaded machine docs/verify.md's example showed a larger counterexample, because each probe
+    that shrinks it had a wall clock.  ``rule603 verify`` gives each probe z3's resource limit instead: on a machine
+    where every probe with a wall clock runs out of time, the counterexample is the same."""
+    import json
+
+    from rule603._internal.bmc import Encoding
+    from rule603.cli import main
+
+    argv = ["verify", "--property-file", "examples/my_props.py", "--no-builtin", "--bound", "3", "--format", "json"]
+    argv += ["--jobs", "1"]
+    assert main(argv) == 1
+    quiet = json.loads(capsys.readouterr().out)
+    check_with = Encoding.check_with
+
+    def loaded(self, depth, enabled, literals, timeout_ms=None, rlimit=None):
+        if timeout_ms is not None and timeout_ms <= 5_000:  # a probe's wall clock: out of time on a slow machine
+            return smt.Verdict.UNKNOWN
+        return check_with(self, depth, enabled, literals, timeout_ms, rlimit)
+
+    monkeypatch.setattr(Encoding, "check_with", loaded)
+    assert main(argv) == 1
+    slow = json.loads(capsys.readouterr().out)
+    assert [p.get("counterexample") for p in slow["properties"]] == [
+        p.get("counterexample") for p in quiet["properties"]
+    ]
+    assert any(p.get("counterexample") for p in quiet["properties"])

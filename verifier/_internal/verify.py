@@ -21,6 +21,9 @@ from .schema import Universe
 from .trace import Trace
 
 MINIMISE_TIMEOUT_MS = 5_000  # each probe while shrinking a counterexample (a safety net, rarely reached)
+#: z3's resource units for each probe while shrinking a counterexample, as ``rule603 verify`` runs it: a wall clock
+#: there gave a larger counterexample on a loaded machine than on a quiet one; a count gives the same on both.
+MINIMISE_PROBE_RLIMIT = 25_000_000
 MINIMISE_PROBES = 16  # probes for one counterexample: a count, so that the result does not depend on speed
 
 T = TypeVar("T")

@@ -22,7 +22,16 @@ from .._internal.report import drop_text, render_trace, verdict_text
 from .._internal.schema import Schema
 from .._internal.trace import dump, to_json
 from .._internal.usercode import CLAIM_SECONDS
-from .._internal.verify import HOLDS, NOT_APPLICABLE, UNKNOWN, VIOLATED, Adequacy, CheckResult, Verifier
+from .._internal.verify import (
+    HOLDS,
+    MINIMISE_PROBE_RLIMIT,
+    NOT_APPLICABLE,
+    UNKNOWN,
+    VIOLATED,
+    Adequacy,
+    CheckResult,
+    Verifier,
+)
 from .._internal.workers import Workers
 from .checking import add_solver_arguments, exit_code, load_properties, solver_options, steps, universe
 from .common import ExitCode, Progress, UsageError, out_files, path, seconds, whole
@@ -77,7 +86,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> ExitCode:
     edition = load_edition(args.edition)
-    options = solver_options(args)
+    options = solver_options(args, MINIMISE_PROBE_RLIMIT)
     sizes = universe(edition, args)
     cited = load_properties(args)
     props, not_applicable = _in_edition(cited, edition)
