@@ -254,3 +254,16 @@ def test_rule603_check_of_an_endless_stdin_is_a_result_not_a_crash(monkeypatch, 
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\0" * 20000)))
     assert main(["check", "-"]) == ExitCode.UNREADABLE
     assert "the rest of the stream is not read" in capsys.readouterr().out.replace("\n", " ").replace("  ", " ")
+
+
+def test_a_trace_past_the_moments_limit_is_refused_before_it_is_decoded(tmp_path, capsys):
+    """Issue 40: a trace of 5,000 moments was worked on for most of a minute; past 1,000 it is unreadable at once."""
+    from rule603._internal.trace import MAX_MOMENTS
+
+    data = json.loads((Path(__file__).resolve().parents[1] / "examples" / "traces" / "board-wipe.json").read_text())
+    data["states"] = [data["states"][0]] * (MAX_MOMENTS + 1)
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["check", str(path), "--format", "json"]) == ExitCode.UNREADABLE
+    (unreadable,) = json.loads(capsys.readouterr().out)["unreadable"]
+    assert unreadable["pointer"] == "/states" and f"{MAX_MOMENTS + 1} moments" in unreadable["message"]

@@ -232,6 +232,13 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
     states_in = data.get("states")
     if not isinstance(states_in, list) or not states_in:
         raise TraceFormatError(source, "/states", "expected a non-empty list of states")
+    if len(states_in) > MAX_MOMENTS:
+        raise TraceFormatError(
+            source,
+            "/states",
+            f"{len(states_in)} moments: a trace holds at most {MAX_MOMENTS}; split a long game "
+            "into windows of consecutive moments, each a trace",
+        )
     per_moment = [
         (spec, schema.max_value(spec, universe) if spec.kind == "int" else None)
         for spec in schema.specs
@@ -259,6 +266,11 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
         k: v for k, v in meta.items() if k not in ("format", "format-description", "rule603", "edition", "universe")
     }
     return Trace(str(meta.get("edition", "")), universe, params, tuple(states), extra)
+
+
+#: Moments of one trace: refused past this before anything is decoded.  A game long past it is checked as windows
+#: of consecutive moments (as the python-mtg adapter does); checking time grows with the moments.
+MAX_MOMENTS = 1000
 
 
 #: ``#meta.names``: what the engine calls the members of these domains, by index (optional, each list too).

@@ -21,7 +21,7 @@ from typing import Any
 
 from .documents import write_atomically
 from .schema import ENV, RULE, Schema, VarSpec
-from .trace import FORMAT
+from .trace import FORMAT, MAX_MOMENTS
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 ITF_ADR = "https://apalache-mc.org/docs/adr/015adr-trace.html"
@@ -185,7 +185,11 @@ def json_schema(schema: Schema) -> dict[str, Any]:
             "states": {
                 "type": "array",
                 "minItems": 1,
-                "description": ("One state per moment: the state after the batch of events since the previous moment."),
+                "maxItems": MAX_MOMENTS,
+                "description": (
+                    "One state per moment: the state after the batch of events since the previous moment; at most "
+                    f"{MAX_MOMENTS} (a longer game is checked as windows of consecutive moments, each a trace)."
+                ),
                 "items": {
                     "type": "object",
                     "required": ["#meta", *(s.name for s in per_moment)],
