@@ -189,7 +189,7 @@ def test_adequacy_json_totals(capsys):
         "verify",
         "--adequacy",
         "--bound",
-        "5",
+        "4",
         "--format",
         "json",
         "--property",

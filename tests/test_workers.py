@@ -27,7 +27,7 @@ from rule603.commands.common import ExitCode
 
 ROOT = Path(__file__).resolve().parents[1]
 MY_PROPS = str(ROOT / "examples" / "my_props.py")
-BOUND = 4
+BOUND = 3
 OPTIONS = Options(bound=BOUND, limits=smt.SolverLimits(timeout_ms=TEST_TIMEOUT_MS))
 
 
