@@ -70,7 +70,7 @@ def weaker():
     # The tests below are about the behaviour search; the verdicts of two properties stand for the catalogue's.
     some = [p for p in diff_module.builtin_properties() if p.id in KEPT_BY_THE_SMALL_LIMIT_TEST[:2]]
     with mock.patch.object(diff_module, "builtin_properties", lambda: some):
-        return loose, compare(loose, ED, OPTIONS, ED.model.universe(), lambda _: None)
+        return loose, compare(loose, ED, dataclasses.replace(OPTIONS, bound=2), ED.model.universe(), lambda _: None)
 
 
 def test_a_clause_that_demands_nothing_is_the_only_clause_the_weaker_edition_breaks(weaker):
