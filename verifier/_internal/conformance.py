@@ -27,7 +27,7 @@ from xml.sax.saxutils import escape, quoteattr
 from ..errors import InvalidArgument, Rule603Error, TraceFormatError
 from .catalogue import EDITIONS, load_edition
 from .compiled import CompiledChecker
-from .documents import MAX_BYTES
+from .documents import MAX_BYTES, DocumentError, read_capped
 from .registry import MODEL_BOUND, Edition
 from .schema import Schema
 from .trace import Trace, from_json, parse, trace_names
@@ -53,7 +53,7 @@ class Finding:
     summary: str
     about: str  # the objects involved by the model's indices ("delayed 0, card 2"), for programs
     values: dict[str, Any]
-    objects: str = ""  # the same, each by the trace's name for it where it has one (#meta.names), for people
+    objects: str  # the same, each by the trace's name for it where it has one (#meta.names), for people
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,7 +62,7 @@ class Finding:
             "kind": self.kind,
             "summary": self.summary,
             "about": self.about,
-            "objects": self.objects or self.about,
+            "objects": self.objects,
             "values": self.values,
         }
 
@@ -167,11 +167,11 @@ def inputs(paths: Iterable[str], stdin: Any = None) -> Iterator[_Input | Unreada
 def _file(path: Path) -> Iterator[_Input | Unreadable]:
     name = str(path)
     try:
-        with path.open("rb") as handle:
-            if path.suffix in STREAM_SUFFIXES:
+        if path.suffix in STREAM_SUFFIXES:
+            with path.open("rb") as handle:
                 items = list(_nonempty(name, _stream(name, handle)))
-            else:
-                items = [_whole(name, handle)]
+        else:
+            items = [_whole(name, path)]
     except OSError as e:  # a file that went away or may not be read: the others are still checked
         items = [Unreadable(name, None, "", f"cannot be read: {e.strerror or e}")]
     yield from items
@@ -219,11 +219,11 @@ def _skip_line(handle: Any) -> bool:
     return False
 
 
-def _whole(name: str, handle: Any) -> _Input | Unreadable:
-    data = handle.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        return Unreadable(name, None, "", f"larger than {MAX_BYTES // 2**20} MiB, far more than any trace")
-    return _decoded(name, None, data)
+def _whole(name: str, path: Path) -> _Input | Unreadable:
+    try:
+        return _decoded(name, None, read_capped(path))
+    except DocumentError as e:  # larger than any document rule603 reads
+        return Unreadable(name, None, "", str(e))
 
 
 def _nonempty(name: str, items: Iterable[_Input | Unreadable]) -> Iterator[_Input | Unreadable]:
@@ -484,8 +484,7 @@ def to_junit(batch: Batch) -> str:
             lines.append(f'      <error type="unreadable" message={quoteattr(r.problem)}>{escape(str(r))}</error>')
         elif r.cut_off:  # skipped: past a bound of the model, the trace is not judged
             first = next(v for v in r.violations if v.kind == MODEL_BOUND)
-            where = first.objects or first.about
-            why = f"cut off at moment {first.moment}: past the model's bound {first.clause} ({where})"
+            why = f"cut off at moment {first.moment}: past the model's bound {first.clause} ({first.objects})"
             lines.append(f"      <skipped message={quoteattr(why)}/>")
         else:
             lines += [_junit_failure(v) for v in r.violations]
@@ -495,6 +494,6 @@ def to_junit(batch: Batch) -> str:
 
 
 def _junit_failure(v: Finding) -> str:
-    message = f"moment {v.moment}: {v.clause} {v.summary} ({v.objects or v.about})"
+    message = f"moment {v.moment}: {v.clause} {v.summary} ({v.objects})"
     detail = "\n".join(f"{k} = {val}" for k, val in v.values.items())
     return f"      <failure type={quoteattr(v.clause)} message={quoteattr(message)}>{escape(detail)}</failure>"

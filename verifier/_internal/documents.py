@@ -53,7 +53,7 @@ class DocumentError(ValueError):
 def read_capped(path: str | Path) -> bytes:
     """A file's bytes, at most :data:`MAX_BYTES` (``/dev/zero`` or a huge file is a :class:`DocumentError`, not a
     process that reads until memory runs out).  ``OSError`` is the caller's to name."""
-    with open(path, "rb") as file:
+    with Path(path).open("rb") as file:
         data = file.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
         raise DocumentError(f"larger than {MAX_BYTES // 2**20} MiB, far more than any document rule603 reads")

@@ -111,7 +111,7 @@ def _check_table(batch: conformance.Batch) -> str:
             values += f", … (+{more})" if more > 0 else ""
             past = v.kind == MODEL_BOUND
             verdict = f"cut off at moment {v.moment}" if past else f"moment {v.moment}"
-            rows.append([r.file, verdict, v.clause, v.summary, v.objects or v.about, values])
+            rows.append([r.file, verdict, v.clause, v.summary, v.objects, values])
     headers = ["trace", "verdict", "clause", "summary", "objects", "values read"]
     out = [tabulate(rows, headers=headers, maxcolwidths=[40, None, None, 50, 20, 60])] if rows else []
     hidden = total - len(listed)
