@@ -30,6 +30,7 @@ def render_ruling(fmt: str, path: str, loaded, edition: Edition, played: Trace, 
         return _ruling_html(path, loaded, edition, played, ruling)
     if fmt == "md":
         return _ruling_markdown(path, loaded, edition, played, ruling)
+    names = scenario_names(loaded)
     report = {
         "scenario": path,
         "title": loaded.title,
@@ -39,12 +40,13 @@ def render_ruling(fmt: str, path: str, loaded, edition: Edition, played: Trace, 
         "conflict": ruling.conflict,
         **({"conflict_note": ruling.conflict_note} if ruling.conflict_note else {}),
         **({"cut_off": [c.to_json() for c in ruling.cut_off]} if ruling.cut_off is not None else {}),
-        "questions": [{**a.to_json(), **_choices_json(edition, a, scenario_names(loaded))} for a in ruling.answers],
+        "questions": [{**a.to_json(), **_choices_json(edition, a, names)} for a in ruling.answers],
     }
     return json.dumps(report, indent=1, ensure_ascii=False)
 
 
 def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling) -> str:
+    names = scenario_names(loaded)
     lines = [
         f"# {loaded.title or path}",
         "",
@@ -65,17 +67,18 @@ def _ruling_markdown(path: str, loaded, edition: Edition, played: Trace, ruling)
             lines += [FORCED_BY, ""]
             lines += [f"- **{n}**{NEEDED if n in a.needed else ''} {_clause_text(edition, n)}" for n in a.clauses]
             lines += [""]
-        for choice in _choices_json(edition, a, scenario_names(loaded)).get("choices", []):
+        for choice in _choices_json(edition, a, names).get("choices", []):
             lines += [f"- {_word(choice['value'])}: {choice['how']}"]
         if a.games:
             lines += [""]
-    game = render_trace(edition, played, names=scenario_names(loaded))
+    game = render_trace(edition, played, names=names)
     lines += ["## A game of this scenario", "", "```", game, "```"]
     return "\n".join(lines)
 
 
 def _ruling_html(path: str, loaded, edition: Edition, played: Trace, ruling) -> str:
     """A self-contained page: no scripts, no network; the timeline is inline SVG."""
+    names = scenario_names(loaded)
     title = escape(loaded.title or path)
     parts = [
         "<!DOCTYPE html>",
@@ -108,10 +111,10 @@ def _ruling_html(path: str, loaded, edition: Edition, played: Trace, ruling) -> 
                 f"{escape(_clause_text(edition, n))}</p>"
                 for n in a.clauses
             ]
-        for choice in _choices_json(edition, a, scenario_names(loaded)).get("choices", []):
+        for choice in _choices_json(edition, a, names).get("choices", []):
             parts.append(f"<p class='choice'>{escape(_word(choice['value']))}: {escape(choice['how'])}</p>")
         parts.append("</section>")
-    game = concrete_game(edition, played, [], scenario_names(loaded))
+    game = concrete_game(edition, played, [], names)
     rows = [edition.model.describe(game, t) for t in range(played.length)]
     parts += ["<h2>A game of this scenario</h2>", f"<div class='timeline'>{svg_timeline(rows)}</div>"]
     parts.append("</body></html>")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TraceFormatError
-from .documents import DocumentError, parse_json, read_document, shown
+from .documents import DocumentError, parse_json, read_document, shown, write_atomically
 from .schema import MODEL_LABELS, Names, Schema, Universe, VarSpec
 
 FORMAT = "rule603-trace/4"
@@ -302,7 +302,7 @@ def trace_names(trace: Trace) -> Names:
 
 
 def dump(trace: Trace, schema: Schema, path: Path, extra_meta: Mapping[str, Any] | None = None) -> None:
-    path.write_text(json.dumps(to_json(trace, schema, extra_meta), indent=1) + "\n", encoding="utf-8")
+    write_atomically(path, json.dumps(to_json(trace, schema, extra_meta), indent=1) + "\n")
 
 
 def load(path: Path, schema: Schema) -> Trace:
