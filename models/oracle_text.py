@@ -58,6 +58,11 @@ _NUMERAL = "(?:" + "|".join(_NUMERALS) + ")"
 _CHAPTER = re.compile(rf"^({_NUMERAL}(?:\s*,\s*{_NUMERAL})*)\s*[—-]+\s*(.*)$")
 
 
+#: The longest trigger condition looked for, in characters (printed ones are under 100).  The reader tries the
+#: text before each comma within it, so a long text of commas costs no more than a short one.
+MAX_CONDITION = 200
+
+
 def read_trigger(text: str, name: str = "") -> Reading:
     """Read one triggered ability's text; ``name`` is the card's name, which the text may use for "this"."""
     return _named(_read(_normalize(text, name)), name)
@@ -100,9 +105,10 @@ def _split(word: str, rest: str) -> tuple[Condition | None, str, tuple[str, ...]
     """The trigger condition ends at a comma; a type list ("an artifact, creature, or enchantment") has commas
     too, so the condition is the longest part before a comma that reads in full (an effect's words never make
     one: "destroy target artifact, creature, or enchantment" is no event)."""
-    commas = [m.start() for m in re.finditer(",", rest)]
+    commas = [m.start() for m in re.finditer(",", rest[: MAX_CONDITION + 1])]
     if not commas:
-        return None, rest, (f"{rest}: no comma ends the trigger condition (603.1)",)
+        where = "" if len(rest) <= MAX_CONDITION else f" within its first {MAX_CONDITION} characters"
+        return None, rest, (f"{rest[:MAX_CONDITION]}: no comma{where} ends the trigger condition (603.1)",)
     first_error = several = ""
     found: tuple[Condition, str] | None = None
     for at in commas:

@@ -813,3 +813,32 @@ def test_any_condition_put_into_words_reads_back_to_itself(condition):
     reading = read_trigger(text)
     assert reading.not_understood == (), (text, reading.not_understood)
     assert reading.condition == condition, text
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    unit=st.sampled_from(["a creature, ", ",", "another creature you control dies, ", "x ", ", or "]),
+    repeats=st.integers(1, 20_000),
+)
+def test_a_long_text_of_commas_costs_the_reader_no_more_than_a_short_one(unit, repeats):
+    """The reader tries the words before each comma as a trigger condition; it looks only within the first
+    ``MAX_CONDITION`` characters, so the words it tries are bounded whatever the text's length (a step count, not
+    a clock)."""
+    from unittest import mock
+
+    from rule603.models import oracle_text
+
+    tried: list[str] = []
+    real = oracle_text._condition
+
+    def counting(word: str, phrase: str):
+        tried.append(phrase)
+        return real(word, phrase)
+
+    text = "Whenever " + unit * repeats + " draw a card."
+    with mock.patch.object(oracle_text, "_condition", counting):
+        reading = read_trigger(text)
+    limit = oracle_text.MAX_CONDITION
+    assert sum(len(p) for p in tried) <= limit * (limit + 1) // 2 + limit
+    assert all(len(p) <= limit for p in tried)
+    assert reading.condition is not None or reading.not_understood  # an answer, not a hang or a silent nothing

@@ -127,8 +127,9 @@ def cut_offs(
                 for k in wanted:
                     found[k] = _cut_off(edition, k, normal, slots, t, unknown=True)
                 break
+            value = enc.solver.model_reader()  # fetched once per answer: a fetch costs more than the reads
             for k in wanted:
-                if enc.solver.model_value(terms[k]):
+                if value(terms[k]):
                     found[k] = _cut_off(edition, k, normal, slots, t)
     return [found[k] for k in kinds if k in found]
 

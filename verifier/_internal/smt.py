@@ -12,6 +12,7 @@ import gc
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import z3
 
@@ -58,35 +59,70 @@ class Z3Backend(Backend):
             # process gave different counterexamples when an old context was collected).
             gc.collect()
         self.ctx = ctx or z3.Context()
+        self._true, self._false = z3.BoolVal(True, self.ctx), z3.BoolVal(False, self.ctx)
+        self._numerals: dict[int, Expr] = {}  # each integer's term, made once
+
+    # The connectives are built straight from z3's C API when every argument is a term of this backend's own
+    # context: z3's Python functions first coerce and sort-check each argument, which cost most of the time
+    # spent building an encoding.  The terms are the same ones (z3 shares equal terms; tests/test_smt_backend.py).
+
+    def _asts(self, items: Sequence[Expr], kind: type) -> Any:
+        """``items`` as a C array of ASTs, or ``None`` when one is not a ``kind`` term of this context."""
+        ctx = self.ctx
+        for x in items:
+            if not isinstance(x, kind) or x.ctx is not ctx:
+                return None
+        return (z3.Ast * len(items))(*[x.ast for x in items])
 
     def And(self, *xs: Expr) -> Expr:  # noqa: N802
         items = _flat(xs)
         if any(x is False for x in items):
-            return z3.BoolVal(False, self.ctx)
+            return self._false
         items = [x for x in items if x is not True]
-        return z3.And(items) if items else z3.BoolVal(True, self.ctx)
+        if not items:
+            return self._true
+        asts = self._asts(items, z3.BoolRef)
+        if asts is None:
+            return z3.And(items)
+        return z3.BoolRef(z3.Z3_mk_and(self.ctx.ref(), len(items), asts), self.ctx)
 
     def Or(self, *xs: Expr) -> Expr:  # noqa: N802
         items = _flat(xs)
         if any(x is True for x in items):
-            return z3.BoolVal(True, self.ctx)
+            return self._true
         items = [x for x in items if x is not False]
-        return z3.Or(items) if items else z3.BoolVal(False, self.ctx)
+        if not items:
+            return self._false
+        asts = self._asts(items, z3.BoolRef)
+        if asts is None:
+            return z3.Or(items)
+        return z3.BoolRef(z3.Z3_mk_or(self.ctx.ref(), len(items), asts), self.ctx)
 
     def Not(self, x: Expr) -> Expr:  # noqa: N802
         if isinstance(x, bool):
             return not x
+        if isinstance(x, z3.BoolRef) and x.ctx is self.ctx:
+            return z3.BoolRef(z3.Z3_mk_not(self.ctx.ref(), x.ast), self.ctx)
         return z3.Not(x)
 
     def Implies(self, a: Expr, b: Expr) -> Expr:  # noqa: N802
         if isinstance(a, bool) and isinstance(b, bool):
             return (not a) or b
-        return z3.Implies(self._term(a), self._term(b))
+        a, b = self._term(a), self._term(b)
+        if self._asts((a, b), z3.BoolRef) is None:
+            return z3.Implies(a, b)
+        return z3.BoolRef(z3.Z3_mk_implies(self.ctx.ref(), a.ast, b.ast), self.ctx)
 
     def If(self, c: Expr, x: Expr, y: Expr) -> Expr:  # noqa: N802
         if isinstance(c, bool):
             return x if c else y
-        return z3.If(c, self._term(x), self._term(y))
+        x, y = self._term(x), self._term(y)
+        ctx = self.ctx
+        if isinstance(c, z3.BoolRef) and c.ctx is ctx:
+            for kind in (z3.BitVecRef, z3.BoolRef):  # one width per backend, so two bit-vectors share a sort
+                if self._asts((x, y), kind) is not None:
+                    return kind(z3.Z3_mk_ite(ctx.ref(), c.ast, x.ast, y.ast), ctx)
+        return z3.If(c, x, y)
 
     def count(self, xs: Iterable[Expr]) -> Expr:
         return self.Sum([self.If(x, 1, 0) for x in xs])
@@ -94,14 +130,25 @@ class Z3Backend(Backend):
     def Sum(self, xs: Iterable[Expr]) -> Expr:  # noqa: N802
         items = [self._term(x) for x in xs]
         if not items:
-            return z3.BitVecVal(0, self.width, self.ctx)
-        return items[0] if len(items) == 1 else z3.Sum(items)
+            return self._term(0)
+        if len(items) == 1:
+            return items[0]
+        if self._asts(items, z3.BitVecRef) is None:
+            return z3.Sum(items)
+        # z3.Sum of bit-vectors is ((0 + x0) + x1) + ...: the same term, built without its coercions.
+        ctx, total = self.ctx, self._term(0).ast
+        for x in items:
+            total = z3.Z3_mk_bvadd(ctx.ref(), total, x.ast)
+        return z3.BitVecRef(total, ctx)
 
     def _term(self, x: Expr) -> Expr:
         if isinstance(x, bool):
-            return z3.BoolVal(x, self.ctx)
+            return self._true if x else self._false
         if isinstance(x, int):
-            return z3.BitVecVal(x, self.width, self.ctx)
+            numeral = self._numerals.get(x)
+            if numeral is None:
+                numeral = self._numerals[x] = z3.BitVecVal(x, self.width, self.ctx)
+            return numeral
         return x
 
     def substitute(self, term: Expr, values: Sequence[tuple[Expr, Expr]]) -> Expr:
