@@ -65,7 +65,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rule603 import TRACE_FORMAT, Trace, TraceChecker, Universe
+from rule603 import TRACE_FORMAT, Trace, TraceChecker, Universe, write_atomically
 from rule603.models import game
 
 if TYPE_CHECKING:
@@ -1594,8 +1594,8 @@ def write_report(run: Run, *, games: int, seed: int, output: Path, overwrite: bo
     for clause in {cl for cl, _ in run.examples}:
         for i, example in enumerate(run.examples_of(clause)):
             text_ = json.dumps(example.document, indent=1) + "\n"
-            (examples / example.file(main=i == 0)).write_text(text_, encoding="utf-8")
-    output.write_text(text, encoding="utf-8")
+            write_atomically(examples / example.file(main=i == 0), text_)
+    write_atomically(output, text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from rule603 import InvalidArgument, Trace
+from rule603 import InvalidArgument, Trace, write_atomically
 from rule603.models import game
 from rule603.models.game import (
     ABILITY_CAUSE,
@@ -1751,7 +1751,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{parser.prog}: error: --output {path}: already exists; add --overwrite to replace it", file=sys.stderr)
         return 2
     traces = sample_traces(args.count)
-    path.write_text("".join(json.dumps(trace_to_json(t)) + "\n" for t in traces), encoding="utf-8")
+    write_atomically(path, "".join(json.dumps(trace_to_json(t)) + "\n" for t in traces))
     print(f"wrote {len(traces)} traces to {path}", file=sys.stderr)
     return 0
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import re
 import signal
 import subprocess
@@ -406,3 +407,32 @@ def test_standard_output_on_a_full_disk_is_one_line(tmp_path):
         )
     assert done.returncode == ExitCode.USAGE
     assert done.stderr == "rule603: error: cannot write standard output (No space left on device)\n"
+
+
+@pytest.mark.parametrize("argv", [["bench", "--bounds", "4,8"], ["verify", "--bound", "8", "--jobs", "2"]])
+def test_ctrl_c_stops_every_process_with_one_line_and_exit_130(tmp_path, argv):
+    """Ctrl-C goes to the whole process group (the workers too): the command stops, says so in one line, leaves
+    no worker behind and no warning of leaked semaphores, and writes no partial output."""
+    output = tmp_path / "bench.json"
+    command = [sys.executable, "-m", "rule603.cli", *argv] + (["--output", str(output)] if argv[0] == "bench" else [])
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509 - no threads here
+    )
+    time.sleep(3)  # the workers are started and at work (bound 8 takes far longer than this on any machine)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert err.decode().strip().splitlines()[-1] == "rule603: interrupted"
+    assert "Traceback" not in err.decode() and "leaked" not in err.decode()
+    assert not output.exists()
+    for _ in range(300):  # the group's last processes are reaped (a zombie still counts) within seconds
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    raise AssertionError("a process of the interrupted command is still running after 30 s")

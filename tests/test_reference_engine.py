@@ -407,3 +407,23 @@ def test_engine_traces_obey_every_clause_exhaustively(scenario):
 @given(scenarios(players=3, cards=5, max_actions=20, slots=7))
 def test_engine_traces_obey_every_clause_with_three_players(scenario):
     check_scenario_against_the_encodings(scenario)
+
+
+def test_the_engines_output_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    """``--output --overwrite`` replaces the file through ``rule603.write_atomically``: an interrupted write
+    leaves the old file as it was (the function itself is tested in test_game_model.py)."""
+    from rule603.engines import reference
+
+    target = tmp_path / "traces.jsonl"
+    target.write_text("the user's traces\n", encoding="utf-8")
+
+    def interrupted(path, text):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reference, "write_atomically", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        reference.main(["--count", "1", "--output", str(target), "--overwrite"])
+    assert target.read_text(encoding="utf-8") == "the user's traces\n"
+    monkeypatch.undo()
+    assert reference.main(["--count", "1", "--output", str(target), "--overwrite"]) == 0
+    assert len(target.read_text(encoding="utf-8").splitlines()) == 1

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ._internal.catalogue import load_edition
 from ._internal.conformance import Finding, TraceChecker, TraceResult
+from ._internal.documents import write_atomically
 from ._internal.registry import MODEL_BOUND, SLOTS, ClauseEncoding, NotModelled, Property, Rule, clause, exempt, prop
 from ._internal.ruling import Ask
 from ._internal.schema import ENV, RULE, Universe, VarSpec
@@ -51,5 +52,6 @@ __all__ = [
     "load_edition",
     "prop",
     "trace_to_json",
+    "write_atomically",
 ]
 __version__ = "0.1.0"

@@ -59,6 +59,7 @@ def _one_bound(bound: int, ids: list[str], timeout: float, jobs: int) -> dict:
         "peak_memory_mib": round(peak_kib / 1024, 1),
         "seconds_per_property": {r.property.id: round(r.seconds, 4) for r in results},
         "verdicts": {r.property.id: r.verdict for r in results},
+        "unknown_reasons": {r.property.id: r.reason for r in results if r.verdict == "unknown"},
     }
 
 
