@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from pathlib import Path
 
 import pytest
 from rule603.cli import ExitCode, main
@@ -69,6 +70,8 @@ def test_verify_markdown(capsys):
         (["bench", "--bounds", "4,,6"], "--bounds 4,,6: expected comma-separated whole numbers"),
         (["bench", "--bounds", "4,6,"], "--bounds 4,6,: expected comma-separated whole numbers"),
         (["bench", "--timeout", "-1"], "--timeout -1: must be a positive number"),
+        (["bench", "--rule", "no/such.toml"], "--rule no/such.toml: no such file"),
+        (["bench", "--check", "5", "--rule"], "--check and --rule: one benchmark at a time"),
         (["diff", "2004", "2008", "--timeout", "0"], "--timeout 0: must be a positive number"),
         (["rule", "scenarios/603.10-humility-enters.toml", "--timeout", "inf"], "--timeout inf: must be a positive"),
     ],
@@ -279,3 +282,20 @@ def test_the_game_rules_of_every_edition_are_listed_in_rule_order(capsys, editio
 def test_game_rules_and_precedence_are_two_listings_not_one(capsys):
     code, _, err = run(capsys, "clauses", "--precedence", "--game-rules")
     assert code == 2 and err.count("\n") == 1 and "not allowed with argument --precedence" in err
+
+
+def test_bench_rule_times_each_scenario_and_splits_off_the_solvers_share(capsys, tmp_path):
+    """``bench --rule``: each scenario ruled as ``rule603 rule`` rules it; the time inside z3's checks is part of
+    the scenario's own (never more), and the figures are written as JSON."""
+    scenarios = ["scenarios/603.2i-lose-control-looks-back.toml", "scenarios/603.10-humility-enters.toml"]
+    out = tmp_path / "bench.json"
+    code, printed, _ = run(capsys, "bench", "--rule", *scenarios, "--jobs", "1", "--output", str(out))
+    assert code == ExitCode.OK
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    rows = {r["scenario"]: r for r in figures["rulings"]}
+    assert sorted(rows) == sorted(Path(s).stem for s in scenarios)
+    for row in rows.values():
+        assert 0 < row["solver_seconds"] <= row["seconds"] and row["solver_checks"] >= 1 and row["unknown"] == 0
+        assert row["other_seconds"] == pytest.approx(row["seconds"] - row["solver_seconds"], abs=0.002)
+    assert figures["scenarios"] == 2 and figures["slowest_seconds"] == max(r["seconds"] for r in rows.values())
+    assert "2 scenarios: median" in printed

@@ -8,10 +8,12 @@ file so that changes can be compared; no test asserts on them.
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import multiprocessing
 import platform
 import resource
+import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -194,4 +196,66 @@ def run_check_bench(traces: int, output: str | None) -> int:
     )
     figures = {"distinct_traces": len(texts), "generate_seconds": round(generate_seconds, 3), "check_runs": runs}
     _write(output, "bench-check", figures)
+    return 0
+
+
+# --- rule603 rule, scenario by scenario ------------------------------------------------------
+
+
+def _time_ruling(scenario_path: str, timeout_ms: int) -> dict:
+    """One scenario file ruled as ``rule603 rule`` rules it, timed: in all, and inside z3's checks."""
+    from .catalogue import load_edition
+    from .ruling import rule
+
+    files = importlib.import_module("rule603.engines.scenario_file")
+    started = time.perf_counter()
+    loaded = files.load(scenario_path)
+    played = files.play(loaded)
+    edition = load_edition(loaded.edition)
+    limits = smt.SolverLimits(timeout_ms=timeout_ms)
+    with smt.solver_time() as solver:
+        asks = files.asks(loaded, played)
+        ruling = rule(edition, played, asks, limits, also_fixed=files.FIXED_BY_SCRIPT, cut_off=True)
+    seconds = time.perf_counter() - started
+    return {
+        "scenario": Path(scenario_path).stem,
+        "seconds": round(seconds, 3),
+        "solver_seconds": round(solver.seconds, 3),
+        "solver_checks": solver.checks,
+        "other_seconds": round(seconds - solver.seconds, 3),
+        "questions": len(ruling.answers),
+        "unknown": sum(a.answer == "unknown" for a in ruling.answers),
+    }
+
+
+def run_rule_bench(paths: list[str], timeout: float, output: str | None, jobs: int = 2) -> int:
+    """Every scenario of ``paths`` ruled and timed, ``jobs`` at once (each timed inside its own process)."""
+    print(f"ruling {len(paths)} scenarios, {jobs} at a time ...", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        rows = list(pool.map(_time_ruling, paths, [int(timeout * 1000)] * len(paths)))
+    wall = time.perf_counter() - started
+    seconds = sorted(r["seconds"] for r in rows)
+    solver = sum(r["solver_seconds"] for r in rows)
+    summary = {
+        "scenarios": len(rows),
+        "median_seconds": round(statistics.median(seconds), 3),
+        "slowest_seconds": seconds[-1],
+        "solver_share": round(solver / max(sum(seconds), 1e-9), 3),
+        "wall_seconds": round(wall, 3),
+    }
+    slowest = sorted(rows, key=lambda r: -r["seconds"])[:10]
+    print(
+        tabulate(
+            [[r["scenario"], r["seconds"], r["solver_seconds"], r["solver_checks"], r["questions"]] for r in slowest],
+            headers=["slowest scenarios", "seconds", "in z3", "z3 checks", "questions"],
+        )
+    )
+    print(
+        f"\n{summary['scenarios']} scenarios: median {summary['median_seconds']} s, slowest "
+        f"{summary['slowest_seconds']} s; {summary['solver_share']:.0%} of the time in z3's checks; "
+        f"{summary['wall_seconds']} s with {jobs} processes"
+    )
+    _write(output, "bench-rule", {"z3": smt.z3_version(), "jobs": jobs, **summary, "rulings": rows})
     return 0

@@ -9,8 +9,10 @@ measured several times faster than the same model over integers.
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +40,28 @@ def steady_memory() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+@dataclass
+class SolverTime:
+    """Seconds spent inside z3's checks, and how many checks (``solver_time``)."""
+
+    seconds: float = 0.0
+    checks: int = 0
+
+
+_SOLVER_TIME: ContextVar[SolverTime | None] = ContextVar("rule603_solver_time", default=None)
+
+
+@contextmanager
+def solver_time() -> Iterator[SolverTime]:
+    """Time every solver check made inside (``rule603 bench`` splits a run's time into the solver's and the rest)."""
+    timer = SolverTime()
+    token = _SOLVER_TIME.set(timer)
+    try:
+        yield timer
+    finally:
+        _SOLVER_TIME.reset(token)
 
 
 class Z3Backend(Backend):
@@ -246,9 +270,14 @@ class Solver:
             self._solver.set("timeout", min(timeout_ms, self.limits.timeout_ms))
         if rlimit is not None:
             self._solver.set("rlimit", rlimit)
+        started = time.perf_counter()
         try:
             result = self._solver.check(*assumptions)
         finally:
+            timer = _SOLVER_TIME.get()
+            if timer is not None:
+                timer.seconds += time.perf_counter() - started
+                timer.checks += 1
             if timeout_ms is not None:
                 self._solver.set("timeout", self.limits.timeout_ms)
             if rlimit is not None:

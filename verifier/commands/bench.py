@@ -1,11 +1,13 @@
-"""``rule603 bench``: the catalogue timed at several bounds, or ``rule603 check`` timed on generated traces."""
+"""``rule603 bench``: the catalogue timed at several bounds, ``rule603 check`` timed on generated traces, or
+``rule603 rule`` timed on scenario files."""
 
 from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
-from .._internal.bench import run_bench, run_check_bench
+from .._internal.bench import run_bench, run_check_bench, run_rule_bench
 from .common import BOUND, MAX_BOUND, TIMEOUT, ExitCode, UsageError, check_output, path, whole
 
 
@@ -33,12 +35,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="instead: time 'rule603 check' on N reference-engine traces of 20 moments (1 and 2 processes)",
     )
+    p.add_argument(
+        "--rule",
+        nargs="*",
+        metavar="SCENARIO",
+        type=path("--rule"),
+        help="instead: time 'rule603 rule' on each scenario file (default: every file in scenarios/)",
+    )
 
 
 def run(args: argparse.Namespace) -> ExitCode:
     check_output(args.output, overwrite=False, hint="choose another file")
+    if args.check is not None and args.rule is not None:
+        raise UsageError("--check and --rule: one benchmark at a time")
     if args.check is not None:
         return ExitCode(run_check_bench(args.check, args.output))
+    if args.rule is not None:
+        return ExitCode(run_rule_bench(_scenarios(args.rule), args.timeout, args.output, args.jobs))
     return ExitCode(run_bench(args.bounds, args.property, args.timeout, args.output, args.jobs))
 
 
@@ -51,3 +64,16 @@ def _bounds(text: str) -> list[int]:
     except UsageError:
         pass
     raise UsageError(f"--bounds {text}: expected comma-separated whole numbers from 1 to {MAX_BOUND}, e.g. 4,6,8")
+
+
+def _scenarios(given: list[str]) -> list[str]:
+    """The scenario files to time: those given, else every one in ./scenarios (sorted: the same order each run)."""
+    if given:
+        for name in given:
+            if not Path(name).is_file():
+                raise UsageError(f"--rule {name}: no such file")
+        return given
+    found = sorted(str(p) for p in Path("scenarios").glob("*.toml"))
+    if not found:
+        raise UsageError("--rule: no scenario files given, and no scenarios/*.toml here")
+    return found
