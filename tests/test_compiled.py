@@ -191,8 +191,24 @@ def test_every_clause_and_game_rule_compiles_once_for_all_moments():
     trace = CASES["603.2h"].build(False).build()
     assert checker.violations(trace) == []
     key = tuple(sorted(trace.universe.sizes.items()))
-    generic = checker._cache[(key, "generic")]
-    assert generic.run is not None and generic.first == 1
+    generic, per_moment = checker._cache[(key, "generic")]
+    assert generic.run is not None and generic.first == 1 and per_moment == []
+
+
+def test_only_the_families_generic_code_cannot_follow_are_compiled_moment_by_moment():
+    """A family that loops over the earlier moments is compiled for each moment on its own; every other family
+    stays in the code compiled once (every family compiled per moment made ``rule603 check`` seven times slower)."""
+    checker = CompiledChecker(ED, ALL)
+    trace = CASES["603.2h"].build(False).build()
+    checker.violations(trace)
+    key = tuple(sorted(trace.universe.sizes.items()))
+    generic, per_moment = checker._cache[(key, "generic")]
+    assert generic.run is not None
+    # (today: the triggers-once-each-turn axiom, and the clauses that ask for its exception: see the xfail above)
+    assert {fam.number for fam in per_moment} <= {"text.triggers_once_each_turn", "603.2", "603.2c", "603.8"}
+    assert len({inst.family for inst in generic.instances}) > 20
+    whole = [k[1] for k in checker._cache if k[0] == key and isinstance(k[1], int)]
+    assert all(t < generic.first for t in whole)  # every family per moment only before the generic code applies
 
 
 def _died_by_earlier(g, t):
@@ -216,4 +232,5 @@ def test_a_value_at_a_moment_the_trace_names_compiles_once_and_agrees():
         expected = [(v.moment, v.clause, v.about) for v in violations(edition, trace, [number], include_axioms=False)]
         assert _compiled(checker, trace) == expected
     assert any(_compiled(checker, trace) for trace in traces)  # some card did die
-    assert all(check.run is not None for (_, kind), check in checker._cache.items() if kind == "generic")
+    plans = [plan for key, plan in checker._cache.items() if key[1] == "generic"]
+    assert plans and all(generic.run is not None and not per_moment for generic, per_moment in plans)

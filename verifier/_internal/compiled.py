@@ -502,7 +502,7 @@ class CompiledChecker:
     enabled: tuple[str, ...]
     include_axioms: bool = True
     schema: Schema = field(init=False)
-    _cache: dict[tuple[Any, Any], _MomentCheck] = field(init=False, default_factory=dict)
+    _cache: dict[tuple, Any] = field(init=False, default_factory=dict)  # compiled checks (see _checks_for)
     _layouts: dict[tuple[tuple[str, int], ...], _Layout] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -524,10 +524,16 @@ class CompiledChecker:
         if layout is None:
             layout = self._layouts[key] = _Layout.of(self.schema, trace.universe)
         values = layout.flatten(trace, self.schema)
+        rank = {number: i for i, number in enumerate(fam.number for fam in self.families())}
         found: list[Broken] = []
         for t in range(trace.length):
-            check = self._check_for(key, trace.universe, layout, t)
-            for i in check.run(values, t, layout.base(t)):
+            broken = [
+                (check, i)
+                for check in self._checks_for(key, trace.universe, layout, t)
+                for i in check.run(values, t, layout.base(t))
+            ]
+            broken.sort(key=lambda hit: rank[hit[0].instances[hit[1]].family])  # stable: each family's own order
+            for check, i in broken:
                 inst = check.instances[i]
                 reads = tuple(layout.name_of(layout.resolve(tag, t)) for tag in check.reads(i))
                 found.append(Broken(t, inst.family, inst.about, reads, inst.room))
@@ -537,24 +543,51 @@ class CompiledChecker:
                 return found
         return found
 
-    def _check_for(self, key, universe: Universe, layout: _Layout, t: int) -> _MomentCheck:
-        """The compiled check for moment ``t``: the generic one where it applies, else one of its own."""
+    def _checks_for(self, key, universe: Universe, layout: _Layout, t: int) -> list[_MomentCheck]:
+        """The compiled checks for moment ``t``: the generic one where it applies and, beside it, one of this
+        moment's own for the families generic code cannot follow (a loop over the earlier moments, say);
+        else one of its own for every family."""
         if t >= 1:
-            generic = self._cache.get((key, "generic"))
-            if generic is None:
-                try:
-                    generic = self._build(universe, layout, _Moment(GENERIC_MOMENT, 0))
-                except _NotGeneric:
-                    generic = _MomentCheck([], [], None, -1)  # remembered: this edition needs one per moment
-                self._cache[(key, "generic")] = generic
+            plan = self._cache.get((key, "generic"))
+            if plan is None:
+                plan = self._cache[(key, "generic")] = self._generic(universe, layout)
+            generic, per_moment = plan
             if generic.run is not None and t >= generic.first:
-                return generic
+                if not per_moment:
+                    return [generic]
+                own = self._cache.get((key, "per moment", t))
+                if own is None:
+                    own = self._cache[(key, "per moment", t)] = self._build(universe, layout, t, per_moment)
+                return [generic, own]
         check = self._cache.get((key, t))
         if check is None:
-            check = self._cache[(key, t)] = self._build(universe, layout, t)
-        return check
+            check = self._cache[(key, t)] = self._build(universe, layout, t, self.families())
+        return [check]
 
-    def _build(self, universe: Universe, layout: _Layout, t: int) -> _MomentCheck:
+    def _generic(self, universe: Universe, layout: _Layout) -> tuple[_MomentCheck, list[ClauseEncoding]]:
+        """Code compiled once for every moment, for the families that allow it, and the families that don't."""
+        families = self.families()
+        try:
+            return self._build(universe, layout, _Moment(GENERIC_MOMENT, 0), families), []
+        except _NotGeneric:
+            pass
+        per_moment = []
+        for fam in families:
+            try:
+                self._record(universe, layout, _Moment(GENERIC_MOMENT, 0), [fam])
+            except _NotGeneric:
+                per_moment.append(fam)
+        generic = [fam for fam in families if fam not in per_moment]
+        if not generic:
+            return _MomentCheck([], [], None, -1), per_moment  # remembered: every family needs one per moment
+        return self._build(universe, layout, _Moment(GENERIC_MOMENT, 0), generic), per_moment
+
+    def _build(self, universe: Universe, layout: _Layout, t: int, families: Sequence[ClauseEncoding]) -> _MomentCheck:
+        return _compile_moment(self._record(universe, layout, t, families), layout.block)
+
+    def _record(
+        self, universe: Universe, layout: _Layout, t: int, families: Sequence[ClauseEncoding]
+    ) -> list[tuple[_Instance, Any, Any]]:
         rec = _Recorder()
         schema = self.schema
         on = frozenset(self.enabled)
@@ -565,12 +598,11 @@ class CompiledChecker:
 
         g = Game(rec, schema, universe, lookup, lambda n: n in on, t + 1)
         g.edition = self.edition
-        rules = [
+        return [
             (_Instance(fam.number, rule.about, rule.room), rule.applies, rule.requires)
-            for fam in self.families()
+            for fam in families
             for rule in fam.rules(g, t)
         ]
-        return _compile_moment(rules, layout.block)
 
 
 #: The moment the generic code is recorded at.  Python-level decisions in definitions see
