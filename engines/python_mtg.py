@@ -968,7 +968,8 @@ class _WindowTrace:
         for t, step in enumerate(self.window.steps):
             self.states.append(self.state(t, step))
         game.waiting_bookkeeping(self.states, self.n, no_zone=game.ZONES[0])  # the model's, not the engine's
-        per_moment = [v.name for v in game.VARIABLES if v.per_moment]
+        # (a record the reader computes by the model's own definition, once_triggered_object, is left to it)
+        per_moment = [v.name for v in game.VARIABLES if v.per_moment and v.completed_by is None]
         constants = self.constants()
         return {
             "#meta": {

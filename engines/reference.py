@@ -1680,6 +1680,7 @@ class ReferenceGame:
             "d_stamp": [[d.objects.get(c, (0, LIBRARY))[0] for c in range(self.n_cards)] for d in m.delayed],
             "d_zone": [[d.objects.get(c, (0, LIBRARY))[1] for c in range(self.n_cards)] for d in m.delayed],
             "resolutions": [c.resolutions for c in cards],
+            "once_triggered_object": [c.triggered[1] + 1 if c.triggered[0] == m.turn else 0 for c in cards],
             "done_this_turn": [[p in c.done_by for p in range(self.n_players)] for c in cards],
             "stack_size": len(m.stack),
             "slot_src": [obj.code for obj in slots],

@@ -853,17 +853,13 @@ def revealing_first_draws(g, t: int) -> Iterator[Rule]:
 
 def triggered_this_turn(g, t: int, a: int):
     """Printed ability ``a`` triggered in an earlier batch of this turn, as the ability of the same object (a new
-    object has a new ability, 400.7): each batch's object is the one its condition is judged on (look-back)."""
-    if m.ability_class(g, a)[0] != "printed" or t <= 1:
+    object has a new ability, 400.7): each batch's object is the one its condition is judged on (look-back).  Read
+    from the record carried from moment to moment (``once_triggered_object``), not from the earlier moments."""
+    if m.ability_class(g, a)[0] != "printed" or t == 0:
         return False
     c = m.source_card(g, a)
     now = in_view(g, t, a, lambda v: g.since(v, c))
-    return g.Or(
-        *[
-            g.And(g.base_triggers(u, a) >= 1, g.turn(u) == g.turn(t), in_view(g, u, a, lambda v: g.since(v, c)) == now)
-            for u in range(1, t)
-        ]
-    )
+    return g.And(g.turn(t) == g.turn(t - 1), g.once_triggered_object(t - 1, c) == now + 1)
 
 
 def _limited(g, t: int, a: int):
@@ -880,6 +876,8 @@ def _triggered_already(g, t: int, a: int):
     overrides={"603.2": _triggered_already, "603.2c": _limited},
 )
 def triggers_once_each_turn(g, t: int) -> Iterator[Rule]:
+    for c in m.cards(g):  # the record of which object triggered this turn, carried from moment to moment
+        yield R(True, g.once_triggered_object(t, c) == m.once_triggered_value(g, t, c), f"card {c}")
     for a in m.abilities(g):
         if m.ability_class(g, a)[0] != "printed":
             continue
@@ -887,7 +885,7 @@ def triggers_once_each_turn(g, t: int) -> Iterator[Rule]:
         yield R(limited, g.base_triggers(t, a) <= 1, f"ability {a}", witness=g.And(limited, g.matches(t, a) >= 2))
         # (the model remembers one instance's triggering: such an object has one instance of its ability)
         yield R(limited, g.instances(t, m.source_card(g, a)) == 1, f"ability {a}")
-        if t >= 2:
+        if t >= 1:
             already = _triggered_already(g, t, a)
             yield R(already, g.base_triggers(t, a) == 0, f"ability {a}", witness=g.And(already, g.matches(t, a) >= 1))
 

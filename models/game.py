@@ -566,6 +566,15 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _rule("resolutions", ("card",), "resolutions of the card's ability this turn", kind="int", max=7),
     _rule(
+        "once_triggered_object",
+        ("card",),
+        "for a card whose ability triggers only once each turn: the object (its since-stamp + 1) as which it triggered"
+        " this turn, 0 if it has not",
+        kind="int",
+        max=32,
+        completed_by=lambda g, t, c: once_triggered_value(g, t, c),  # (defined below)
+    ),
+    _rule(
         "done_this_turn",
         ("card", "player"),
         "the player, controlling the card's ability as it resolved, took its action this turn (603.2i)",
@@ -718,6 +727,19 @@ def abilities(g) -> range:
 
 def slots(g) -> range:
     return g.range("slot")
+
+
+def once_triggered_value(g, t: int, c: int):
+    """``once_triggered_object(t, c)`` as rule 603 and the card's text fix it: the object (since + 1) as which card
+    ``c``'s ability, which triggers only once each turn, triggered at ``t``, judged as its trigger is (603.10); else
+    the one it triggered as earlier this turn; else 0.  A later object always has a later stamp, so the last one
+    is the only one the ability's current object can be."""
+    if t == 0:
+        return 0
+    a = printed(g, c)
+    view = g.lazy_if(g.look_back(t, a), lambda: g.since(t - 1, c), lambda: g.since(t, c))
+    earlier = g.If(g.turn(t) == g.turn(t - 1), g.once_triggered_object(t - 1, c), 0)
+    return g.If(g.And(g.triggers_once_each_turn(c), g.base_triggers(t, a) >= 1), view + 1, earlier)
 
 
 def printed(g, c: int) -> int:

@@ -6,7 +6,7 @@ import pytest
 from limits import TEST_TIMEOUT_MS
 from rule603._internal import smt
 from rule603._internal.catalogue import builtin_properties, load_edition
-from rule603._internal.verify import Options, Verifier
+from rule603._internal.verify import MINIMISE_PROBE_RLIMIT, Options, Verifier
 
 
 @pytest.fixture(scope="session")
@@ -21,5 +21,8 @@ def catalogue():
 
 @pytest.fixture(scope="session")
 def verifier(edition):
-    """One incremental encoding at bound 6, shared: checks reuse what the solver learned."""
-    return Verifier(edition, edition.model.universe(), Options(bound=6, limits=smt.SolverLimits(TEST_TIMEOUT_MS)))
+    """One incremental encoding at bound 6, shared: checks reuse what the solver learned.  Counterexamples are
+    shrunk with z3's resource limit per probe, as ``rule603 verify`` shrinks them, not a wall clock: a loaded
+    machine would otherwise keep a larger one."""
+    limits = smt.SolverLimits(TEST_TIMEOUT_MS, probe_rlimit=MINIMISE_PROBE_RLIMIT)
+    return Verifier(edition, edition.model.universe(), Options(bound=6, limits=limits))

@@ -177,13 +177,6 @@ def test_decisions_on_the_moment_fall_back_to_one_function_per_moment(extra):
     assert any(_compiled(checker, trace) for trace in long_traces)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known regression (2026-11-26): axiom text.triggers_once_each_turn asks whether the ability triggered "
-    "earlier this turn by a loop over the earlier moments (axioms.triggered_this_turn), so the compiled checker "
-    "compiles moment by moment; the fix is a per-moment rule variable carried from the moment before, as "
-    "done_this_turn is (it changes the model: with the next regeneration of the reports)",
-)
 def test_every_clause_and_game_rule_compiles_once_for_all_moments():
     # A definition that decides on the moment (a loop over the earlier moments, say) makes every trace
     # shape compile moment by moment instead: `rule603 check` once ran seven times slower for that.

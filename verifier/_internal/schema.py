@@ -80,6 +80,10 @@ class VarSpec:
     # A constant added to a trace version after its first release: its value (in every entry) in a document that
     # doesn't have it, which is what every document written before it meant.  None: the document must have it.
     absent_means: bool | int | str | None = None
+    #: A per-moment rule variable added within a trace version: a document without it (in every state) gets the
+    #: value this definition gives, ``completed_by(g, t, *index)``, moment by moment from the values before (the
+    #: very definition the game model's rule holds it to).  None: the document must have it.
+    completed_by: Callable[..., Any] | None = None
     #: a value above ``max`` is a game beyond the model's capacity, not a malformed one: what to say when a trace
     #: has one (e.g. "the model's capacity: 6 instances of one ability in one batch")
     beyond: str = ""
@@ -97,6 +101,10 @@ class VarSpec:
             raise InvalidDefinition(f"VarSpec {self.name!r}: an enum needs values=(...).")
         if self.absent_means is not None and self.per_moment:
             raise InvalidDefinition(f"VarSpec {self.name!r}: only a constant may be absent from a document.")
+        if self.completed_by is not None and not (self.per_moment and self.role == RULE):
+            raise InvalidDefinition(
+                f"VarSpec {self.name!r}: only a per-moment rule variable is completed by a definition."
+            )
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ from typing import Any
 
 from ..errors import TraceFormatError
 from .documents import DocumentError, parse_json, read_document, shown, write_atomically
-from .schema import MODEL_LABELS, Names, Schema, Universe, VarSpec
+from .expr import CONCRETE
+from .schema import MODEL_LABELS, Game, Names, Schema, Universe, VarSpec
 
 FORMAT = "rule603-trace/4"
 #: Versions ``rule603 migrate`` rewrites in this one (rule603.models.migrations).
@@ -244,6 +245,12 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
         for spec in schema.specs
         if spec.per_moment
     ]
+    # A variable added within this version is completed when a document has it in no state at all.
+    completed = [
+        spec
+        for spec, _ in per_moment
+        if spec.completed_by is not None and not any(isinstance(x, dict) and spec.name in x for x in states_in)
+    ]
     states = []
     for t, state in enumerate(states_in):
         if not isinstance(state, dict):
@@ -252,6 +259,8 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
         for spec, top in per_moment:
             value = state.get(spec.name, _MISSING)
             if value is _MISSING:
+                if spec in completed:
+                    continue
                 raise TraceFormatError(source, f"/states/{t}/{spec.name}", "missing")
             if not spec.dims and type(value) is (bool if spec.kind == "bool" else int) and spec.kind != "enum":
                 if spec.kind == "bool" or 0 <= value <= top:  # the common case, without building a pointer
@@ -260,12 +269,40 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
             where = f"/states/{t}/{spec.name}"
             decoded[spec.name] = _decode_value(spec, value, universe, spec.dims, where, source, top)
         states.append(decoded)
+    if completed:
+        _complete(completed, states, params, universe, schema)
     if "names" in meta:
         _check_names(meta["names"], universe, source)
     extra = {
         k: v for k, v in meta.items() if k not in ("format", "format-description", "rule603", "edition", "universe")
     }
     return Trace(str(meta.get("edition", "")), universe, params, tuple(states), extra)
+
+
+def _complete(
+    specs: list[VarSpec], states: list[dict[str, Any]], params: dict, universe: Universe, schema: Schema
+) -> None:
+    """Each of ``specs`` filled in, moment by moment, by its definition (``VarSpec.completed_by``) evaluated on the
+    document's own values: at ``t`` it reads moments up to ``t``, and its own values before ``t``."""
+
+    def lookup(name: str, index: tuple[int, ...]) -> Any:
+        value = states[index[0]][name] if schema.spec(name).per_moment else params[name]
+        for i in index[1:] if schema.spec(name).per_moment else index:
+            value = value[i]
+        return value
+
+    g = Game(CONCRETE, schema, universe, lookup, lambda _: True, len(states))
+    for t, state in enumerate(states):
+        for spec in specs:
+            define = spec.completed_by
+            assert define is not None
+            state[spec.name] = _filled(spec.dims, universe, lambda *idx, d=define, t=t: d(g, t, *idx))
+
+
+def _filled(dims: tuple[str, ...], universe: Universe, value: Any, index: tuple[int, ...] = ()) -> Any:
+    if not dims:
+        return value(*index)
+    return [_filled(dims[1:], universe, value, index + (i,)) for i in range(universe.size(dims[0]))]
 
 
 #: Moments of one trace: refused past this before anything is decoded.  A game long past it is checked as windows

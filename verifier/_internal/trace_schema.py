@@ -83,6 +83,8 @@ def _describe(spec: VarSpec) -> str:
     absent = ""
     if spec.absent_means is not None:
         absent = f" May be absent (added within this version): then {json.dumps(spec.absent_means)} in every entry."
+    if spec.completed_by is not None:
+        absent = " May be absent from every state (added within this version): then the reader computes it."
     return f"{spec.doc}. Role: {_ROLE_TEXT[spec.role]}. {when}; {shape}; values: {value_range(spec)}.{absent}"
 
 
@@ -192,7 +194,7 @@ def json_schema(schema: Schema) -> dict[str, Any]:
                 ),
                 "items": {
                     "type": "object",
-                    "required": ["#meta", *(s.name for s in per_moment)],
+                    "required": ["#meta", *(s.name for s in per_moment if s.completed_by is None)],
                     "properties": {
                         "#meta": {
                             "type": "object",

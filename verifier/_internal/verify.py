@@ -142,6 +142,11 @@ def minimise(
                 low = mid + 1
             else:
                 break  # out of time: keep the smallest answer found so far
+        # The answer's size on this measure holds from here on: a later measure must not trade it for its own
+        # (without this, a probe of the events could bring back a third object the objects' search ruled out).
+        lit = enc.solver.fresh_literal(label(f"keep-{name}-{high}"))
+        enc.solver.add(enc.g.Implies(lit, enc.solver.at_most(bools, high)))
+        fixed.append(lit)
     return best
 
 
