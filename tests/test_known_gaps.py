@@ -39,8 +39,11 @@ NEAREST: dict[str, str] = {
 }
 
 
+NONE_TODAY = pytest.param(None, marks=pytest.mark.skip(reason="no known wrong answer today (WHY is empty)"), id="none")
+
+
 @pytest.mark.exhaustive
-@pytest.mark.parametrize("path", GAPS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem) for p in GAPS] or [NONE_TODAY])
 def test_a_known_gap_still_answers_otherwise_than_the_ruling(path: Path, capsys):
     code = main(["rule", str(path), "--format", "json"])
     err = capsys.readouterr().err
