@@ -1236,6 +1236,7 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
             ]
         events += [g.leave(t) != NO_LEAVE, begins(g, t)]
         events += [g.leaves_game(t, p) for p in players(g)]
+        events += [g.no_life(t, p) != g.no_life(t - 1, p) for p in players(g)]  # a player's life reaching 0
     circumstances = [g.kind(c) != NONE for c in cards(g)] + [g.var(f, c) for f in CARD_FLAGS for c in cards(g)]
     circumstances += [x for c in cards(g) for x in (g.token(c), g.legend_name(c) != 0)]
     circumstances += [g.var(f, c) != ANY_SUBJECT for f in SUBJECT_FILTERS for c in cards(g)]
