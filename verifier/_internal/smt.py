@@ -90,42 +90,33 @@ class Z3Backend(Backend):
     # context: z3's Python functions first coerce and sort-check each argument, which cost most of the time
     # spent building an encoding.  The terms are the same ones (z3 shares equal terms; tests/test_smt_backend.py).
 
-    def _asts(self, items: Sequence[Expr], kind: type) -> Any:
-        """``items`` as a C array of ASTs, or ``None`` when one is not a ``kind`` term of this context."""
-        ctx = self.ctx
-        for x in items:
-            if not isinstance(x, kind) or x.ctx is not ctx:
-                return None
-        return (z3.Ast * len(items))(*[x.ast for x in items])
+    def _own(self, x: Expr, kind: type) -> bool:
+        """``x`` is a ``kind`` term of this backend's context (the C API may take it as it is)."""
+        return isinstance(x, kind) and x.ctx is self.ctx
+
+    def _junction(self, xs: tuple, absorbing: bool, make: Any, fallback: Any) -> Expr:
+        """And (``absorbing`` False) or Or (True): a constant ``absorbing`` decides it, the other is dropped."""
+        items = _flat(xs)
+        if any(x is absorbing for x in items):
+            return self._term(absorbing)
+        items = [x for x in items if x is not (not absorbing)]
+        if not items:
+            return self._term(not absorbing)
+        if not all(self._own(x, z3.BoolRef) for x in items):
+            return fallback(items)
+        asts = (z3.Ast * len(items))(*[x.ast for x in items])
+        return z3.BoolRef(make(self.ctx.ref(), len(items), asts), self.ctx)
 
     def And(self, *xs: Expr) -> Expr:  # noqa: N802
-        items = _flat(xs)
-        if any(x is False for x in items):
-            return self._false
-        items = [x for x in items if x is not True]
-        if not items:
-            return self._true
-        asts = self._asts(items, z3.BoolRef)
-        if asts is None:
-            return z3.And(items)
-        return z3.BoolRef(z3.Z3_mk_and(self.ctx.ref(), len(items), asts), self.ctx)
+        return self._junction(xs, False, z3.Z3_mk_and, z3.And)
 
     def Or(self, *xs: Expr) -> Expr:  # noqa: N802
-        items = _flat(xs)
-        if any(x is True for x in items):
-            return self._true
-        items = [x for x in items if x is not False]
-        if not items:
-            return self._false
-        asts = self._asts(items, z3.BoolRef)
-        if asts is None:
-            return z3.Or(items)
-        return z3.BoolRef(z3.Z3_mk_or(self.ctx.ref(), len(items), asts), self.ctx)
+        return self._junction(xs, True, z3.Z3_mk_or, z3.Or)
 
     def Not(self, x: Expr) -> Expr:  # noqa: N802
         if isinstance(x, bool):
             return not x
-        if isinstance(x, z3.BoolRef) and x.ctx is self.ctx:
+        if self._own(x, z3.BoolRef):
             return z3.BoolRef(z3.Z3_mk_not(self.ctx.ref(), x.ast), self.ctx)
         return z3.Not(x)
 
@@ -133,19 +124,18 @@ class Z3Backend(Backend):
         if isinstance(a, bool) and isinstance(b, bool):
             return (not a) or b
         a, b = self._term(a), self._term(b)
-        if self._asts((a, b), z3.BoolRef) is None:
-            return z3.Implies(a, b)
-        return z3.BoolRef(z3.Z3_mk_implies(self.ctx.ref(), a.ast, b.ast), self.ctx)
+        if self._own(a, z3.BoolRef) and self._own(b, z3.BoolRef):
+            return z3.BoolRef(z3.Z3_mk_implies(self.ctx.ref(), a.ast, b.ast), self.ctx)
+        return z3.Implies(a, b)
 
     def If(self, c: Expr, x: Expr, y: Expr) -> Expr:  # noqa: N802
         if isinstance(c, bool):
             return x if c else y
         x, y = self._term(x), self._term(y)
-        ctx = self.ctx
-        if isinstance(c, z3.BoolRef) and c.ctx is ctx:
+        if self._own(c, z3.BoolRef):
             for kind in (z3.BitVecRef, z3.BoolRef):  # one width per backend, so two bit-vectors share a sort
-                if self._asts((x, y), kind) is not None:
-                    return kind(z3.Z3_mk_ite(ctx.ref(), c.ast, x.ast, y.ast), ctx)
+                if self._own(x, kind) and self._own(y, kind):
+                    return kind(z3.Z3_mk_ite(self.ctx.ref(), c.ast, x.ast, y.ast), self.ctx)
         return z3.If(c, x, y)
 
     def count(self, xs: Iterable[Expr]) -> Expr:
@@ -157,7 +147,7 @@ class Z3Backend(Backend):
             return self._term(0)
         if len(items) == 1:
             return items[0]
-        if self._asts(items, z3.BitVecRef) is None:
+        if not all(self._own(x, z3.BitVecRef) for x in items):
             return z3.Sum(items)
         # z3.Sum of bit-vectors is ((0 + x0) + x1) + ...: the same term, built without its coercions.
         ctx, total = self.ctx, self._term(0).ast
