@@ -204,18 +204,13 @@ def run_check_bench(traces: int, output: str | None) -> int:
 
 def _time_ruling(scenario_path: str, timeout_ms: int) -> dict:
     """One scenario file ruled as ``rule603 rule`` rules it, timed: in all, and inside z3's checks."""
-    from .catalogue import load_edition
-    from .ruling import rule
+    from .ruling import rule_scenario_file
 
     files = importlib.import_module("rule603.engines.scenario_file")
     started = time.perf_counter()
     loaded = files.load(scenario_path)
-    played = files.play(loaded)
-    edition = load_edition(loaded.edition)
-    limits = smt.SolverLimits(timeout_ms=timeout_ms)
     with smt.solver_time() as solver:
-        asks = files.asks(loaded, played)
-        ruling = rule(edition, played, asks, limits, also_fixed=files.FIXED_BY_SCRIPT, cut_off=True)
+        _, _, ruling = rule_scenario_file(loaded, smt.SolverLimits(timeout_ms=timeout_ms))
     seconds = time.perf_counter() - started
     return {
         "scenario": Path(scenario_path).stem,

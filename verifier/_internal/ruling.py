@@ -80,6 +80,20 @@ class Ruling:
     cut_off: list[CutOff] | None = None
 
 
+def rule_scenario_file(loaded: Any, limits: smt.SolverLimits, edition_name: str | None = None) -> tuple:
+    """A scenario file (``engines.scenario_file.load``) ruled as ``rule603 rule`` rules it: its script played by
+    the reference engine, its questions answered with the cut-off probe.  Gives ``(played, edition, ruling)``."""
+    import importlib
+
+    from .catalogue import load_edition
+
+    files = importlib.import_module("rule603.engines.scenario_file")  # engines depend on rule603, not the reverse
+    played = files.play(loaded)
+    edition = load_edition(edition_name or loaded.edition)
+    asks = files.asks(loaded, played)
+    return played, edition, rule(edition, played, asks, limits, also_fixed=files.FIXED_BY_SCRIPT, cut_off=True)
+
+
 def rule(
     edition: Edition,
     script: Trace,

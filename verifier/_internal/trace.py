@@ -286,8 +286,8 @@ def _complete(
     document's own values: at ``t`` it reads moments up to ``t``, and its own values before ``t``."""
 
     def lookup(name: str, index: tuple[int, ...]) -> Any:
-        value = states[index[0]][name] if schema.spec(name).per_moment else params[name]
-        for i in index[1:] if schema.spec(name).per_moment else index:
+        value, index = (states[index[0]][name], index[1:]) if schema.spec(name).per_moment else (params[name], index)
+        for i in index:
             value = value[i]
         return value
 

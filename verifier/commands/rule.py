@@ -16,7 +16,7 @@ from typing import Any
 
 from .._internal import smt
 from .._internal.catalogue import load_edition
-from .._internal.ruling import Ruling, rule
+from .._internal.ruling import Ruling, rule_scenario_file
 from .._internal.rulingreport import render_ruling
 from ..errors import Rule603Error
 from .common import (
@@ -141,10 +141,7 @@ def _rule_one(
     edition_name: str | None,
 ) -> tuple[dict[str, str], ExitCode]:
     """One scenario ruled once, then written in each of ``formats``."""
-    files = importlib.import_module("rule603.engines.scenario_file")
-    played = files.play(loaded)
-    edition = load_edition(edition_name or loaded.edition)
-    ruling = rule(edition, played, files.asks(loaded, played), limits, also_fixed=files.FIXED_BY_SCRIPT, cut_off=True)
+    played, edition, ruling = rule_scenario_file(loaded, limits, edition_name)
     texts = {fmt: render_ruling(fmt, scenario_path, loaded, edition, played, ruling) for fmt in formats}
     if not ruling.consistent or not _as_expected(scenario_path, loaded, ruling):
         return texts, ExitCode.VIOLATED
