@@ -29,6 +29,7 @@ from .game import (
     STACK,
     UNTAP,
     UPKEEP,
+    in_view,
 )
 
 R = Rule
@@ -999,13 +1000,6 @@ def additional_times(g, t: int, a: int):
         )
         for x in m.cards(g)
     )
-
-
-def in_view(g, t: int, a: int, fn):
-    """``fn(view_moment)`` judged after the batch, or before it for a look-back trigger."""
-    if t == 0:
-        return fn(t)
-    return g.lazy_if(g.look_back(t, a), lambda: fn(t - 1), lambda: fn(t))
 
 
 def plain_occurrences(g, t: int, a: int, kind: int):

@@ -729,6 +729,13 @@ def slots(g) -> range:
     return g.range("slot")
 
 
+def in_view(g, t: int, a: int, fn):
+    """``fn(view_moment)`` judged after the batch, or before it for a look-back trigger."""
+    if t == 0:
+        return fn(t)
+    return g.lazy_if(g.look_back(t, a), lambda: fn(t - 1), lambda: fn(t))
+
+
 def once_triggered_value(g, t: int, c: int):
     """``once_triggered_object(t, c)`` as rule 603 and the card's text fix it: the object (since + 1) as which card
     ``c``'s ability, which triggers only once each turn, triggered at ``t``, judged as its trigger is (603.10); else
@@ -737,7 +744,7 @@ def once_triggered_value(g, t: int, c: int):
     if t == 0:
         return 0
     a = printed(g, c)
-    view = g.lazy_if(g.look_back(t, a), lambda: g.since(t - 1, c), lambda: g.since(t, c))
+    view = in_view(g, t, a, lambda v: g.since(v, c))
     earlier = g.If(g.turn(t) == g.turn(t - 1), g.once_triggered_object(t - 1, c), 0)
     return g.If(g.And(g.triggers_once_each_turn(c), g.base_triggers(t, a) >= 1), view + 1, earlier)
 
