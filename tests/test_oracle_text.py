@@ -830,15 +830,16 @@ def test_a_long_text_of_commas_costs_the_reader_no_more_than_a_short_one(unit, r
 
     tried: list[str] = []
     real = oracle_text._condition
+    limit = oracle_text.MAX_CONDITION
+    budget = limit * (limit + 1) // 2 + limit  # characters, whatever the text's length
 
     def counting(word: str, phrase: str):
         tried.append(phrase)
+        # (checked as the reader goes, so that a reader gone quadratic fails here at once instead of running on)
+        assert len(phrase) <= limit and sum(len(p) for p in tried) <= budget, "the reader tried too many words"
         return real(word, phrase)
 
     text = "Whenever " + unit * repeats + " draw a card."
     with mock.patch.object(oracle_text, "_condition", counting):
         reading = read_trigger(text)
-    limit = oracle_text.MAX_CONDITION
-    assert sum(len(p) for p in tried) <= limit * (limit + 1) // 2 + limit
-    assert all(len(p) <= limit for p in tried)
     assert reading.condition is not None or reading.not_understood  # an answer, not a hang or a silent nothing
