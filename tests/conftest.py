@@ -9,6 +9,15 @@ from rule603._internal.catalogue import builtin_properties, load_edition
 from rule603._internal.verify import MINIMISE_PROBE_RLIMIT, Options, Verifier
 
 
+@pytest.fixture(scope="session", autouse=True)
+def own_check_cache(tmp_path_factory):
+    """The tests' compiled checks go to a folder of their own (and every command they run inherits it), never to
+    the user's cache: a test run neither reads what an older checkout left there nor leaves anything."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RULE603_CACHE_DIR", str(tmp_path_factory.mktemp("check-cache")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def edition():
     return load_edition("current")

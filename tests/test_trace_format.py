@@ -511,3 +511,41 @@ def test_a_rule_variable_added_within_the_version_is_computed_when_a_document_la
     doc, written = _without_the_record(vraan)
     doc["states"][0]["once_triggered_object"] = written[0]
     assert raises_at(doc, "/states/1/once_triggered_object").message == "missing"
+
+
+# --------------------------------------------------------------------------- the quick state reader
+
+
+@SETTINGS
+@given(traces(), st.data())
+def test_the_quick_state_reader_reads_what_the_careful_one_reads_or_hands_over(trace: Trace, data: st.DataObject):
+    """The generated per-universe reader (``trace._state_reader``) must give the careful loop's values for every
+    state it accepts, and hand over (None) every state the careful loop refuses: one value of one state is
+    replaced by a right or a wrong one (a bigint, a bool for an int, a name of another enum, a list too short)."""
+    from rule603._internal.trace import _decode_state, _state_reader
+
+    doc = json.loads(json.dumps(to_json(trace, SCHEMA)))
+    t = data.draw(st.integers(0, trace.length - 1), label="t")
+    state = doc["states"][t]
+    spec = data.draw(st.sampled_from(PER_MOMENT), label="spec")
+    path = data.draw(st.sampled_from(leaf_paths(state[spec.name])), label="path")
+    replacement = data.draw(
+        st.one_of(
+            wrong_leaf(spec),
+            value_of(spec, trace.universe),  # a whole valid value where a leaf was: a list in a list
+            st.sampled_from([0, 1, 2, 63, 64, 255, 10**6, {"#bigint": "1"}, [0], [[False]], "stack", "hand"]),
+        ),
+        label="replacement",
+    )
+    if data.draw(st.booleans(), label="drop instead"):
+        del state[spec.name]
+    else:
+        set_at(state, spec.name, path, replacement)
+    per_moment = [(s, SCHEMA.max_value(s, trace.universe) if s.kind == "int" else None) for s in PER_MOMENT]
+    quick = _state_reader(tuple(per_moment), tuple(sorted(trace.universe.sizes.items())), frozenset())(state)
+    try:
+        careful = _decode_state(state, t, per_moment, [], trace.universe, "<trace>")
+    except TraceFormatError:
+        assert quick is None
+        return
+    assert quick is None or quick == careful

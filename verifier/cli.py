@@ -93,6 +93,10 @@ _COMMANDS = {
         "rule603.commands.reports",
         "list the committed reports and whether each is current; --regenerate writes the stale ones again",
     ),
+    "cache": _Command(
+        "rule603.commands.cache",
+        "show where 'rule603 check' keeps its compiled checks, and how much; --clear empties it",
+    ),
     "bench": _Command("rule603.commands.bench", "time the catalogue at several bounds; print a table and write JSON"),
 }
 

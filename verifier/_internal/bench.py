@@ -11,6 +11,7 @@ import functools
 import importlib
 import json
 import multiprocessing
+import os
 import platform
 import resource
 import statistics
@@ -116,17 +117,17 @@ def _write(output: str | None, name: str, figures: dict) -> None:
 
 # --- rule603 check throughput ----------------------------------------------------------------
 
-CHECK_MOMENTS = 20  # the issue's yardstick: traces of 20 moments
+CHECK_MOMENTS = (10, 30)  # the traces' lengths: from 10 to 30 moments, 20 on average
 
 
-def _engine_traces(unique: int, moments: int) -> list[str]:
-    """``unique`` JSON traces of exactly ``moments`` moments, played by the reference engine.
+def _engine_traces(count: int) -> list[str]:
+    """Up to ``count`` distinct JSON traces played by the reference engine, of 10 to 30 moments.
 
     Scenarios come from the Hypothesis strategy (derandomized, so the set is the same on
-    every run); scripts shorter than needed are padded with batches in which nothing
-    happens (or the next step begins, where a step must).
+    every run); each is played to a length of its own, padded with batches in which nothing
+    happens (or the next step begins, where a step must).  A game that ends sooner is kept
+    from 10 moments on; a trace already drawn is not drawn twice.
     """
-    import importlib
     from dataclasses import replace
 
     from .schema import Schema
@@ -137,11 +138,13 @@ def _engine_traces(unique: int, moments: int) -> list[str]:
     strategies = importlib.import_module("rule603.engines.strategies")
     Action = scenario_module.Action  # noqa: N806 - a class
     schema = Schema(tuple(importlib.import_module("rule603.models.game").VARIABLES))
-    out: list[str] = []
+    shortest, longest = CHECK_MOMENTS
+    out: dict[str, None] = {}  # insertion-ordered set of texts
 
     def collect(scenario) -> bool:
+        moments = shortest + (len(out) * 7) % (longest - shortest + 1)
         game = reference.ReferenceGame(replace(scenario, actions=()))
-        for action in scenario.actions:
+        for action in scenario.actions[: moments - 1]:
             game.apply(action)
         while len(game.moments) < moments and not game.game_over:
             for filler in (Action(), Action(step="upkeep"), Action(step="precombat_main")):
@@ -151,52 +154,89 @@ def _engine_traces(unique: int, moments: int) -> list[str]:
                 except Exception:  # noqa: BLE001 - the engine refuses it: try the next filler
                     continue
             else:
-                return False
-        if len(game.moments) == moments:
-            out.append(json.dumps(to_json(game.trace(), schema)))
-        return len(out) >= unique
+                break
+        if len(game.moments) >= shortest:
+            out[json.dumps(to_json(game.trace(), schema))] = None
+        return len(out) >= count
 
-    strategies.each_scenario(unique * 4, collect, max_actions=moments - 1)
-    return out
+    strategies.each_scenario(count * 8, collect, max_actions=longest - 1)
+    return list(out)
 
 
 def run_check_bench(traces: int, output: str | None) -> int:
+    """``rule603 check`` timed on ``traces`` distinct engine traces: with an empty cache and with the cache that
+    run filled, in one process (where the time went) and in two."""
+    import tempfile
+
+    from .checkcache import CACHE_ENV
     from .conformance import _Input, check_all
 
-    unique = min(traces, 200)
-    print(f"generating {unique} distinct {CHECK_MOMENTS}-moment traces with the reference engine ...", file=sys.stderr)
+    print(f"generating {traces} distinct reference-engine traces of 10 to 30 moments ...", file=sys.stderr)
     started = time.perf_counter()
-    texts = _engine_traces(unique, CHECK_MOMENTS)
+    texts = _engine_traces(traces)
     generate_seconds = time.perf_counter() - started
     if not texts:
         print("rule603: error: the engine produced no trace of the required length", file=sys.stderr)
         return 2
-    items = [_Input(f"trace-{i}", texts[i % len(texts)]) for i in range(traces)]
+    items = [_Input(f"trace-{i}", text) for i, text in enumerate(texts)]
+    moments = sum(len(json.loads(text)["states"]) for text in texts)
+    saved = os.environ.get(CACHE_ENV)
     runs = []
-    for jobs in (1, 2):
-        print(f"checking {len(items)} traces with {jobs} process(es) ...", file=sys.stderr, flush=True)
-        started = time.perf_counter()
-        batch = check_all(items, jobs=jobs)
-        seconds = time.perf_counter() - started
-        runs.append(
-            {
-                "jobs": jobs,
-                "traces": len(items),
-                "moments_per_trace": CHECK_MOMENTS,
-                "seconds": round(seconds, 3),
-                "traces_per_second": round(len(items) / seconds, 1),
-                "conforming": batch.conforming,
-            }
-        )
-    print(
-        tabulate(
-            [[r["jobs"], r["traces"], r["seconds"], r["traces_per_second"], r["conforming"]] for r in runs],
-            headers=["processes", "traces", "seconds", "traces/s", "conforming"],
-        )
-    )
-    figures = {"distinct_traces": len(texts), "generate_seconds": round(generate_seconds, 3), "check_runs": runs}
+    try:
+        with tempfile.TemporaryDirectory(prefix="rule603-bench-cache-") as scratch:
+            # Each first run starts from an empty cache folder; the last two use the one the second filled.
+            for cache, jobs, folder in (("empty", 1, "a"), ("empty", 2, "b"), ("filled", 1, "b"), ("filled", 2, "b")):
+                os.environ[CACHE_ENV] = os.path.join(scratch, folder)
+                print(
+                    f"checking {len(items)} traces, {jobs} process(es), cache {cache} ...", file=sys.stderr, flush=True
+                )
+                started = time.perf_counter()
+                batch = check_all(items, jobs=jobs)
+                seconds = time.perf_counter() - started
+                runs.append(
+                    {
+                        "cache": cache,
+                        "jobs": jobs,
+                        "seconds": round(seconds, 3),
+                        "traces_per_second": round(len(items) / seconds, 1),
+                        "conforming": batch.conforming,
+                        "split_seconds": batch.times.to_json() if batch.times else None,
+                    }
+                )
+    finally:
+        if saved is None:
+            os.environ.pop(CACHE_ENV, None)
+        else:
+            os.environ[CACHE_ENV] = saved
+    print(tabulate([_check_row(r) for r in runs], headers=_CHECK_HEADERS))
+    print(f"\n{len(items)} distinct traces, {moments} moments in all")
+    figures = {
+        "distinct_traces": len(items),
+        "moments": moments,
+        "generate_seconds": round(generate_seconds, 3),
+        "check_runs": runs,
+    }
     _write(output, "bench-check", figures)
     return 0
+
+
+_CHECK_HEADERS = [
+    "cache",
+    "processes",
+    "seconds",
+    "traces/s",
+    "conforming",
+    "parse s",
+    "read s",
+    "compile s",
+    "check s",
+]
+
+
+def _check_row(run: dict) -> list:
+    split = run["split_seconds"] or {}
+    parts = [split.get(k, "") for k in ("parse", "read", "compile", "check")]
+    return [run["cache"], run["jobs"], run["seconds"], run["traces_per_second"], run["conforming"], *parts]
 
 
 # --- rule603 rule, scenario by scenario ------------------------------------------------------

@@ -15,10 +15,13 @@ check that both report the same violations on every trace they see.
 
 from __future__ import annotations
 
+import marshal
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .checkcache import CheckStore
 from .expr import Backend, Expr, _flat
 from .registry import ClauseEncoding, Edition
 from .schema import Game, Schema, Universe, VarSpec
@@ -356,14 +359,20 @@ def _append_leaves(out: list[Any], value: Any) -> None:
 
 @dataclass(frozen=True)
 class _Emitter:
-    """Python source for nodes; ``block`` is the number of values per moment."""
+    """Python source for nodes; ``block`` is the number of values per moment.
+
+    A node in ``inline`` is written into the one expression that uses it instead of computed beforehand,
+    so that Python's ``and``, ``or`` and ``if`` skip it whenever its value cannot matter: most clause
+    instances do not apply at most moments, and what only they would read is then never computed.
+    """
 
     block: int
+    inline: frozenset[int] = frozenset()
 
     def operand(self, x: Any) -> str:
         if isinstance(x, _Node):
             if x.op != "var":
-                return f"n{x.id}"
+                return f"({self.node(x)})" if x.id in self.inline else f"n{x.id}"
             tag = x.args[0]
             return f"v[{tag[1]}]" if tag[0] == "abs" else f"v[B + {tag[1] * self.block + tag[2]}]"
         if isinstance(x, _Moment):
@@ -415,6 +424,26 @@ def _needed(roots: Sequence[Any]) -> list[_Node]:
     return order
 
 
+_INLINE_DEPTH = 40  # nested inlined expressions, well below the parser's limit on nesting
+
+
+def _used_once(order: Sequence[_Node], roots: Sequence[Any]) -> frozenset[int]:
+    """The nodes read by exactly one expression, which can be written into it (at most ``_INLINE_DEPTH`` deep)."""
+    uses: dict[int, int] = {}
+    read = [a for node in order for a in node.args] + list(roots)
+    for a in read:
+        if isinstance(a, _Node) and a.op != "var":
+            uses[a.id] = uses.get(a.id, 0) + 1
+    depth: dict[int, int] = {}
+    inline: set[int] = set()
+    for node in order:  # children first
+        d = 1 + max((depth[a.id] for a in node.args if isinstance(a, _Node) and a.id in inline), default=0)
+        depth[node.id] = d
+        if uses.get(node.id) == 1 and d < _INLINE_DEPTH:
+            inline.add(node.id)
+    return frozenset(inline)
+
+
 @dataclass(frozen=True)
 class _Instance:
     family: str
@@ -433,47 +462,106 @@ class Broken:
     room: str = ""  # the instance is a bound of the model (``Rule.room``): the trace goes past it
 
 
+@dataclass(frozen=True)
+class _Reads:
+    """Which trace values each instance reads: the shape of the compiled graph, without its operations.
+
+    Kept apart from the graph so that a check loaded from the cache explains its violations as one just
+    compiled does.  ``children[n]``/``slots[n]``: the nodes and the slot tags node ``n`` reads directly;
+    ``roots[i]``: the same for instance ``i``'s (applies, requires).
+    """
+
+    children: tuple[tuple[int, ...], ...]
+    slots: tuple[tuple[tuple, ...], ...]
+    roots: tuple[tuple[tuple[int, ...], tuple[tuple, ...]], ...]
+
+    @classmethod
+    def of(cls, order: Sequence[_Node], roots: Sequence[tuple[Any, Any]]) -> _Reads:
+        position = {node.id: i for i, node in enumerate(order)}
+
+        def split(args: Iterable[Any]) -> tuple[tuple[int, ...], tuple[tuple, ...]]:
+            nodes = [a for a in args if isinstance(a, _Node)]
+            return (
+                tuple(position[a.id] for a in nodes if a.op != "var"),
+                tuple(a.args[0] for a in nodes if a.op == "var"),
+            )
+
+        shapes = [split(node.args) for node in order]
+        return cls(tuple(c for c, _ in shapes), tuple(s for _, s in shapes), tuple(split(pair) for pair in roots))
+
+    def of_instance(self, i: int) -> list[tuple]:
+        nodes, tags = self.roots[i]
+        found = set(tags)
+        seen: set[int] = set()
+        stack = list(nodes)
+        while stack:
+            n = stack.pop()
+            if n not in seen:
+                seen.add(n)
+                found.update(self.slots[n])
+                stack.extend(self.children[n])
+        return sorted(found)
+
+
 @dataclass
 class _MomentCheck:
     """Compiled checks: ``run(values, T, B)`` gives the indices of the instances broken at moment ``T``.
 
     ``B`` is where moment ``T``'s values start.  Generic checks serve every moment from
-    ``first`` on; the others serve one moment.
+    ``first`` on; the others serve one moment.  ``code`` is what ``run`` was made from (for the cache).
     """
 
     instances: list[_Instance]
-    roots: list[tuple[Any, Any]]  # (applies, requires) of each instance, to explain a violation
-    run: Any
+    explain: _Reads
+    code: Any
     first: int  # the earliest moment this code may run for (it reads moment T + min_delta >= 0)
+    run: Any = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        if self.code is not None:
+            namespace: dict[str, Any] = {}
+            exec(self.code, namespace)  # noqa: S102 - code generated by _compile_moment
+            self.run = namespace["check"]
 
     def reads(self, i: int) -> list[tuple]:
         """The slot tags instance ``i`` reads."""
-        tags: set[tuple] = set()
-        seen: set[int] = set()
-        stack = [x for x in self.roots[i] if isinstance(x, _Node)]
-        while stack:
-            node = stack.pop()
-            if node.id in seen:
-                continue
-            seen.add(node.id)
-            if node.op == "var":
-                tags.add(node.args[0])
-            else:
-                stack.extend(a for a in node.args if isinstance(a, _Node))
-        return sorted(tags)
+        return self.explain.of_instance(i)
+
+    def to_bytes(self) -> bytes:
+        instances = tuple((x.family, x.about, x.room) for x in self.instances)
+        e = self.explain
+        return marshal.dumps((_FORMAT, self.code, instances, self.first, e.children, e.slots, e.roots))
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> _MomentCheck:
+        form, code, instances, first, children, slots, roots = marshal.loads(data)  # noqa: S302 - our own cache
+        if form != _FORMAT:
+            raise ValueError(f"cache entry of format {form!r}")
+        return cls([_Instance(*x) for x in instances], _Reads(children, slots, roots), code, first)
+
+
+_FORMAT = 1  # of a cached check (``_MomentCheck.to_bytes``)
 
 
 def _compile_moment(rules: list[tuple[_Instance, Any, Any]], block: int) -> _MomentCheck:
     live = [(inst, a, r) for inst, a, r in rules if not (a is False or r is True)]
     order = _needed([x for _, a, r in live for x in (a, r)])
-    emit = _Emitter(block)
+    inline = _used_once(order, [x for _, a, r in live for x in (a, r)])
+    emit = _Emitter(block, inline)
     lines = ["def check(v, T, B):", "    broken = []"]
-    lines += [f"    n{node.id} = {emit.node(node)}" for node in order]
+    # What the instances' conditions read is computed first; what only a requirement reads, under its condition.
+    up_front = {node.id for node in _needed([a for _, a, _ in live])}
+    lines += [f"    n{node.id} = {emit.node(node)}" for node in order if node.id in up_front - inline]
     for i, (_, applies, requires) in enumerate(live):
-        lines.append(f"    if {emit.as_bool(applies)} and not {emit.operand(requires)}: broken.append({i})")
+        later = [node for node in _needed([requires]) if node.id not in inline and node.id not in up_front]
+        if not later:
+            lines.append(f"    if {emit.as_bool(applies)} and not {emit.operand(requires)}: broken.append({i})")
+            continue
+        lines.append(f"    if {emit.as_bool(applies)}:")
+        lines += [f"        n{node.id} = {emit.node(node)}" for node in later]
+        lines.append(f"        if not {emit.operand(requires)}: broken.append({i})")
     lines.append("    return broken")
-    namespace: dict[str, Any] = {}
-    exec(compile("\n".join(lines), "<rule603 compiled check>", "exec"), namespace)  # noqa: S102 - generated above
+    code = compile("\n".join(lines), "<rule603 compiled check>", "exec")
     deltas = [
         a.args[0][1]
         for node in order
@@ -487,7 +575,8 @@ def _compile_moment(rules: list[tuple[_Instance, Any, Any]], block: int) -> _Mom
         if isinstance(x, _Node) and x.op == "var" and x.args[0][0] == "rel"
     ]
     first = -min(deltas, default=0)
-    return _MomentCheck([inst for inst, _, _ in live], [(a, r) for _, a, r in live], namespace["check"], first)
+    explain = _Reads.of(order, [(a, r) for _, a, r in live])
+    return _MomentCheck([inst for inst, _, _ in live], explain, code, first)
 
 
 @dataclass
@@ -501,7 +590,9 @@ class CompiledChecker:
     edition: Edition
     enabled: tuple[str, ...]
     include_axioms: bool = True
+    store: CheckStore | None = None  # the user's cache across runs; only for an edition as the package ships it
     schema: Schema = field(init=False)
+    compile_seconds: float = field(init=False, default=0.0)  # spent getting compiled checks (built or loaded)
     _cache: dict[tuple, Any] = field(init=False, default_factory=dict)  # compiled checks (see _checks_for)
     _layouts: dict[tuple[tuple[str, int], ...], _Layout] = field(init=False, default_factory=dict)
 
@@ -544,25 +635,76 @@ class CompiledChecker:
         return found
 
     def _checks_for(self, key, universe: Universe, layout: _Layout, t: int) -> list[_MomentCheck]:
+        if t >= 1 and (key, "generic") in self._cache:  # the common case: no clock needed
+            generic, per_moment = self._cache[(key, "generic")]
+            if not per_moment and generic.run is not None and t >= generic.first:
+                return [generic]
+        started = time.perf_counter()
+        try:
+            return self._compiled_for(key, universe, layout, t)
+        finally:
+            self.compile_seconds += time.perf_counter() - started
+
+    def _compiled_for(self, key, universe: Universe, layout: _Layout, t: int) -> list[_MomentCheck]:
         """The compiled checks for moment ``t``: the generic one where it applies and, beside it, one of this
         moment's own for the families generic code cannot follow (a loop over the earlier moments, say);
         else one of its own for every family."""
         if t >= 1:
             plan = self._cache.get((key, "generic"))
             if plan is None:
-                plan = self._cache[(key, "generic")] = self._generic(universe, layout)
+                plan = self._cache[(key, "generic")] = self._stored_plan(key, universe, layout)
             generic, per_moment = plan
             if generic.run is not None and t >= generic.first:
                 if not per_moment:
                     return [generic]
                 own = self._cache.get((key, "per moment", t))
                 if own is None:
-                    own = self._cache[(key, "per moment", t)] = self._build(universe, layout, t, per_moment)
+                    numbers = ",".join(fam.number for fam in per_moment)
+                    own = self._cache[(key, "per moment", t)] = self._stored(
+                        f"{key}|moment {t}|{numbers}", lambda: self._build(universe, layout, t, per_moment)
+                    )
                 return [generic, own]
         check = self._cache.get((key, t))
         if check is None:
-            check = self._cache[(key, t)] = self._build(universe, layout, t, self.families())
+            check = self._cache[(key, t)] = self._stored(
+                f"{key}|moment {t}", lambda: self._build(universe, layout, t, self.families())
+            )
         return [check]
+
+    def _store_key(self, what: str) -> str:
+        return f"{self.edition.name}|{','.join(self.enabled)}|axioms={self.include_axioms}|{what}"
+
+    def _stored(self, what: str, build: Any) -> _MomentCheck:
+        """A check from the user's cache (``checkcache``), else built and saved there."""
+        if self.store is not None:
+            data = self.store.load(self._store_key(what))
+            if data is not None:
+                try:
+                    return _MomentCheck.from_bytes(data)
+                except Exception:  # noqa: BLE001 - a damaged or foreign entry is a miss, rebuilt below
+                    pass
+        check = build()
+        if self.store is not None:
+            self.store.save(self._store_key(what), check.to_bytes())
+        return check
+
+    def _stored_plan(self, key, universe: Universe, layout: _Layout) -> tuple[_MomentCheck, list[ClauseEncoding]]:
+        """``_generic``'s answer, through the user's cache: the families it leaves per moment by number."""
+        what = f"{key}|generic"
+        by_number = {fam.number: fam for fam in self.families()}
+        if self.store is not None:
+            data = self.store.load(self._store_key(what))
+            if data is not None:
+                try:
+                    numbers, check = marshal.loads(data)  # noqa: S302 - our own cache
+                    return _MomentCheck.from_bytes(check), [by_number[n] for n in numbers]
+                except Exception:  # noqa: BLE001 - a damaged or foreign entry is a miss, rebuilt below
+                    pass
+        generic, per_moment = self._generic(universe, layout)
+        if self.store is not None:
+            data = marshal.dumps((tuple(fam.number for fam in per_moment), generic.to_bytes()))
+            self.store.save(self._store_key(what), data)
+        return generic, per_moment
 
     def _generic(self, universe: Universe, layout: _Layout) -> tuple[_MomentCheck, list[ClauseEncoding]]:
         """Code compiled once for every moment, for the families that allow it, and the families that don't."""
@@ -579,7 +721,7 @@ class CompiledChecker:
                 per_moment.append(fam)
         generic = [fam for fam in families if fam not in per_moment]
         if not generic:
-            return _MomentCheck([], [], None, -1), per_moment  # remembered: every family needs one per moment
+            return _MomentCheck([], _Reads((), (), ()), None, -1), per_moment  # every family needs one per moment
         return self._build(universe, layout, _Moment(GENERIC_MOMENT, 0), generic), per_moment
 
     def _build(self, universe: Universe, layout: _Layout, t: int, families: Sequence[ClauseEncoding]) -> _MomentCheck:

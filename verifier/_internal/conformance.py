@@ -26,6 +26,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from ..errors import InvalidArgument, Rule603Error, TraceFormatError
 from .catalogue import EDITIONS, load_edition
+from .checkcache import CheckStore
 from .compiled import CompiledChecker
 from .documents import MAX_BYTES, DocumentError, read_capped
 from .registry import MODEL_BOUND, Edition
@@ -248,6 +249,20 @@ def _decoded(name: str, line: int | None, raw: bytes | str) -> _Input | Unreadab
 # --- checking --------------------------------------------------------------------------
 
 
+@dataclass
+class CheckTimes:
+    """Where a checker's time went, in seconds: parsing the JSON, reading it against the declared domains,
+    getting the compiled checks (compiled, or loaded from the cache), and running them."""
+
+    parse: float = 0.0
+    read: float = 0.0
+    compile: float = 0.0
+    check: float = 0.0
+
+    def to_json(self) -> dict[str, float]:
+        return {k: round(v, 3) for k, v in dataclasses.asdict(self).items()}
+
+
 class TraceChecker:
     """Checks traces against every encoded clause of an edition and the game-model axioms.
 
@@ -259,6 +274,7 @@ class TraceChecker:
         self.edition_name = edition
         self.all_violations = all_violations
         self._editions: dict[str, tuple[Edition, Schema, CompiledChecker]] = {}
+        self.times = CheckTimes()
         if edition is not None:
             self._edition(edition)  # an unknown edition is a usage error before any trace is read
 
@@ -266,11 +282,13 @@ class TraceChecker:
         if name not in self._editions:
             edition = load_edition(name)
             enabled = tuple(e.number for e in edition.encodings)
-            self._editions[name] = (edition, Schema(tuple(edition.model.VARIABLES)), CompiledChecker(edition, enabled))
+            checker = CompiledChecker(edition, enabled, store=CheckStore.default())
+            self._editions[name] = (edition, Schema(tuple(edition.model.VARIABLES)), checker)
         return self._editions[name]
 
     def check(self, trace: Trace | Mapping[str, Any], source: str = "<trace>") -> TraceResult:
         """Check a :class:`Trace` or a JSON trace (as parsed); a malformed one raises TraceFormatError."""
+        started = time.perf_counter()
         if isinstance(trace, Trace):
             edition, schema, checker = self._edition(self.edition_name or trace.edition)
             trace = _validated(trace, schema, source)
@@ -278,13 +296,19 @@ class TraceChecker:
             edition, schema, checker = self._edition(self.edition_name or _declared_edition(trace, source))
             trace = from_json(trace, schema, source)
         edition.model.check_universe(trace.universe, source)
+        read, compiling = time.perf_counter(), checker.compile_seconds
         broken = checker.violations(trace, first_moment=not self.all_violations)
+        self.times.read += read - started
+        self.times.compile += checker.compile_seconds - compiling
+        self.times.check += time.perf_counter() - read - (checker.compile_seconds - compiling)
         return TraceResult(source, trace.length, tuple(_finding(edition, schema, trace, b) for b in broken))
 
     def check_input(self, item: _Input) -> TraceResult | Unreadable:
         """The result, or why the input is not a trace: a bad input never raises (nor ends a worker process)."""
         try:
+            started = time.perf_counter()
             data = parse(item.text, item.source)
+            self.times.parse += time.perf_counter() - started
             if not isinstance(data, dict):
                 raise TraceFormatError(item.source, "", "a trace is a JSON object with #meta, vars and states")
             return self.check(data, item.source)
@@ -357,6 +381,7 @@ class Batch:
     outcomes: list[TraceResult | Unreadable] = field(default_factory=list)
     seconds: float = 0.0
     jobs: int = 1
+    times: CheckTimes | None = None  # where the time went, when checked in this process
 
     @property
     def results(self) -> list[TraceResult]:
@@ -411,7 +436,7 @@ def check_all(
     jobs = jobs or min(os.cpu_count() or 1, 2 if len(readable) >= PARALLEL_FROM else 1)
     batch = Batch(jobs=jobs)
     unreadable = 0
-    for outcome in _run(pending, readable, edition, all_violations, jobs):
+    for outcome in _run(pending, readable, edition, all_violations, batch):
         batch.outcomes.append(outcome)
         unreadable += isinstance(outcome, Unreadable)
         if progress:
@@ -421,11 +446,13 @@ def check_all(
 
 
 def _run(
-    items: list[_Input | Unreadable], readable: list[_Input], edition: str | None, all_violations: bool, jobs: int
+    items: list[_Input | Unreadable], readable: list[_Input], edition: str | None, all_violations: bool, batch: Batch
 ) -> Iterator[TraceResult | Unreadable]:
     """Check ``readable`` (the inputs among ``items``); yield an outcome for every item, in order."""
     checker = TraceChecker(edition, all_violations=all_violations)  # also rejects an unknown edition early
+    jobs = batch.jobs
     if jobs <= 1 or not readable:
+        batch.times = checker.times
         yield from _in_order(items, map(checker.check_input, readable))
         return
     import multiprocessing

@@ -13,6 +13,7 @@ ability or slot.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -145,6 +146,70 @@ def _decode_value(
 _BIGINT_DIGITS = 100  # far beyond any value of the model, and short enough for int() to convert
 
 
+def _decode_state(
+    state: dict,
+    t: int,
+    per_moment: list[tuple[VarSpec, int | None]],
+    completed: list[VarSpec],
+    universe: Universe,
+    source: str,
+) -> dict[str, Any]:
+    """One state's values, each checked, the first problem named by its JSON pointer."""
+    decoded = {}
+    for spec, top in per_moment:
+        value = state.get(spec.name, _MISSING)
+        if value is _MISSING:
+            if spec in completed:
+                continue
+            raise TraceFormatError(source, f"/states/{t}/{spec.name}", "missing")
+        where = f"/states/{t}/{spec.name}"
+        decoded[spec.name] = _decode_value(spec, value, universe, spec.dims, where, source, top)
+    return decoded
+
+
+@functools.lru_cache(maxsize=64)
+def _state_reader(
+    per_moment: tuple[tuple[VarSpec, int | None], ...], sizes: tuple[tuple[str, int], ...], completed: frozenset[str]
+) -> Any:
+    """A function reading one state whose every value is plain and valid, as the careful loop of :func:`from_json`
+    would; None for anything else (a missing or malformed value, a ``#bigint``), which the careful loop then reads
+    and names.  Generated once per universe: checking engine traces reads millions of values."""
+    size = dict(sizes)
+    lines = ["def read(state):", "  try:", "    out = {}"]
+    constants: dict[str, Any] = {"MISSING": _MISSING}
+    for n, (spec, top) in enumerate(per_moment):
+        if spec.name in completed:
+            lines.append(f"    if {spec.name!r} in state: return None")
+            continue
+        if spec.kind == "enum":
+            constants[f"C{n}"] = spec.codes()
+        lines.append(f"    x = state.get({spec.name!r}, MISSING)")
+        checks, value = _plain(spec, top, n, [size[d] for d in spec.dims], "x")
+        if checks:
+            lines.append(f"    if not ({' and '.join(checks)}): return None")
+        lines.append(f"    out[{spec.name!r}] = {value}")
+    lines += ["    return out", "  except (KeyError, TypeError):", "    return None"]
+    exec(compile("\n".join(lines), "<rule603 state reader>", "exec"), constants)  # noqa: S102 - generated above
+    return constants["read"]
+
+
+def _plain(spec: VarSpec, top: int | None, n: int, shape: list[int], x: str) -> tuple[list[str], str]:
+    """The tests that ``x`` is a plain valid value of this shape, and the expression of its decoded value."""
+    if shape:
+        checks = [f"type({x}) is list", f"len({x}) == {shape[0]}"]
+        parts = [_plain(spec, top, n, shape[1:], f"{x}[{i}]") for i in range(shape[0])]
+        checks += [c for part, _ in parts for c in part]
+        if spec.kind == "enum" or len(shape) > 1:
+            return checks, "[" + ", ".join(value for _, value in parts) + "]"
+        return checks, x
+    if spec.kind == "enum":
+        return [], f"C{n}[{x}]"  # an unknown name or an unhashable value: KeyError or TypeError
+    if spec.kind == "bool":
+        return [f"type({x}) is bool"], x
+    upper = f" <= {top}" if top is not None else ""
+    return [f"type({x}) is int", f"0 <= {x}{upper}"], x
+
+
 def _bigint(digits: str, where: str, source: str) -> int:
     """ITF's ``{"#bigint": "digits"}``; a string of thousands of digits is out of range, not unreadable."""
     if not re.fullmatch(r"-?[0-9]+", digits):
@@ -252,23 +317,11 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
         if spec.completed_by is not None and not any(isinstance(x, dict) and spec.name in x for x in states_in)
     ]
     states = []
+    quick = _state_reader(tuple(per_moment), tuple(sorted(sizes.items())), frozenset(s.name for s in completed))
     for t, state in enumerate(states_in):
         if not isinstance(state, dict):
             raise TraceFormatError(source, f"/states/{t}", "expected an object")
-        decoded = {}
-        for spec, top in per_moment:
-            value = state.get(spec.name, _MISSING)
-            if value is _MISSING:
-                if spec in completed:
-                    continue
-                raise TraceFormatError(source, f"/states/{t}/{spec.name}", "missing")
-            if not spec.dims and type(value) is (bool if spec.kind == "bool" else int) and spec.kind != "enum":
-                if spec.kind == "bool" or 0 <= value <= top:  # the common case, without building a pointer
-                    decoded[spec.name] = value
-                    continue
-            where = f"/states/{t}/{spec.name}"
-            decoded[spec.name] = _decode_value(spec, value, universe, spec.dims, where, source, top)
-        states.append(decoded)
+        states.append(quick(state) or _decode_state(state, t, per_moment, completed, universe, source))
     if completed:
         _complete(completed, states, params, universe, schema)
     if "names" in meta:

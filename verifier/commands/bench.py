@@ -33,7 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--check",
         type=whole("--check", 1, 1_000_000),
         metavar="N",
-        help="instead: time 'rule603 check' on N reference-engine traces of 20 moments (1 and 2 processes)",
+        help="instead: time 'rule603 check' on N distinct reference-engine traces (1 and 2 processes; empty and "
+        "filled cache)",
     )
     p.add_argument(
         "--rule",
