@@ -490,6 +490,33 @@ def test_an_aura_does_not_find_a_permanent_that_was_exiled_and_returned_at_once(
     assert (t, "603.6e") in broken(changed(trace, t, "affects", True, 0))
 
 
+@pytest.mark.parametrize("aura_goes", ["bounced", "exiled"])
+def test_an_aura_ability_that_finds_neither_object_does_nothing(aura_goes):
+    # 603.6: a leaves ability cannot find an object "in a zone that is hidden from a player, such as ... an
+    # opponent's hand"; 603.6e: it finds the Aura card only "in its owner's graveyard". The opponent's land goes
+    # to its owner's hand and the Aura card elsewhere than a graveyard, at once: each object is set aside by
+    # another clause, and the ability does nothing (the model once demanded that it act and do nothing to either).
+    scenario = Scenario(
+        players=2,
+        cards=(
+            Card(owner=1, zone="battlefield", flags=("land_card",)),
+            Card(owner=0, zone="battlefield", trigger="enchanted_leaves", flags=("aura",), attached_to=0),
+        ),
+        actions=(
+            Action(bounce=(0, 1)) if aura_goes == "bounced" else Action(bounce=(0,), exile=(1,)),
+            Action(resolve=True),
+        ),
+    )
+    trace = run(scenario)
+    t = _resolution_of(trace, 1)
+    assert trace.states[t - 1]["zone"] == [game.HAND, game.HAND if aura_goes == "bounced" else game.EXILE]
+    assert not trace.states[t]["acts"]
+    assert broken(trace) == set()
+    for affected in ([False, False], [True, False], [False, True]):
+        acting = changed(changed(trace, t, "acts", True), t, "affects", affected)
+        assert broken(acting), f"acting on {affected} is accepted"
+
+
 def test_the_all_or_nothing_mutant_is_caught_by_603_7c():
     from rule603.engines.mutants import MUTANTS
 

@@ -125,6 +125,7 @@ DEFAULT_RULINGS = (
     "603.2b-beginning-of-combat",
     "603.2d-panharmonicon-artifact",
     "603.2f-becomes-tapped",
+    "603.2h-prevented-damage",
     "603.2i-lose-control-looks-back",
     "603.3c-modal-no-mode",
     "603.3d-nekrataal-no-target",
