@@ -604,9 +604,7 @@ def resolution(g, t: int) -> Iterator[Rule]:
     # each object may be set aside by a different clause (the enchanted card hidden, 603.6; the Aura card not in
     # the graveyard, 603.6e), so "none can be" is not any one clause's exception.
     some_can = g.Or(*[g.And(m.names_object(g, t, c), g.Not(exempt(g, "608.2", t, c))) for c in m.cards(g)])
-    yield R(
-        g.And(resolving_any, g.Not(exempt(g, "608.2", t)), g.Or(g.Not(m.names_objects(g, t)), some_can)), g.acts(t)
-    )
+    yield R(g.And(resolving_any, g.Not(exempt(g, "608.2", t)), g.Or(g.Not(m.names_objects(g, t)), some_can)), g.acts(t))
     # What it does to objects, object by object: each object its effect names is affected, unless a rule says
     # that one can't be (603.6e, 603.7c: ``exempt`` with the card), or the whole ability does nothing (603.4, 603.5,
     # 603.6, 608.2c); nothing else is.  An ability whose effect is what it does to its objects does something only

@@ -12,9 +12,11 @@ from rule603._internal.verify import MINIMISE_PROBE_RLIMIT, Options, Verifier
 @pytest.fixture(scope="session", autouse=True)
 def own_check_cache(tmp_path_factory):
     """The tests' compiled checks go to a folder of their own (and every command they run inherits it), never to
-    the user's cache: a test run neither reads what an older checkout left there nor leaves anything."""
+    the user's cache: a test run neither reads what an older checkout left there nor leaves anything.  No verdict
+    is kept from one test for another (``RULE603_VERDICTS=off``): tests/test_verdict_cache.py turns it on."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RULE603_CACHE_DIR", str(tmp_path_factory.mktemp("check-cache")))
+        patch.setenv("RULE603_VERDICTS", "off")
         yield
 
 

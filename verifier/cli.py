@@ -95,7 +95,7 @@ _COMMANDS = {
     ),
     "cache": _Command(
         "rule603.commands.cache",
-        "show where 'rule603 check' keeps its compiled checks, and how much; --clear empties it",
+        "where 'rule603 check' keeps its compiled checks and 'rule603 verify' its verdicts; --clear empties it",
     ),
     "bench": _Command("rule603.commands.bench", "time the catalogue at several bounds; print a table and write JSON"),
 }

@@ -34,7 +34,9 @@ from pathlib import Path
 
 CACHE_ENV = "RULE603_CACHE_DIR"
 FOLDER = "compiled-checks"
+KINDS = (FOLDER, "verdicts")  # what the cache holds, a folder each (``verdicts``: rule603 verify's)
 STALE_DAYS = 30
+ENTRY = ".entry"
 _SOURCES = ("rule603", "rule603.models", "rule603.properties")
 _DATA_SUFFIXES = (".py", ".txt", ".json", ".toml")
 
@@ -59,12 +61,12 @@ def code_fingerprint() -> str:
 
     h = hashlib.sha256(importlib.util.MAGIC_NUMBER + sys.version.encode())
     for package in _SOURCES:
-        h.update(_folder_hash(_package_folder(package)).encode())
+        h.update(_folder_hash(package_folder(package)).encode())
     h.update(_folder_hash(editions_folder()).encode())
     return h.hexdigest()[:20]
 
 
-def _package_folder(name: str) -> Path:
+def package_folder(name: str) -> Path:
     module = importlib.import_module(name)
     return Path(module.__file__).parent
 
@@ -95,10 +97,10 @@ class CheckStore:
     folder: Path
 
     @classmethod
-    def default(cls) -> CheckStore | None:
-        """The store for this code, or None when the cache is off."""
+    def default(cls, kind: str = FOLDER) -> CheckStore | None:
+        """The store of ``kind`` (one of ``KINDS``) for this code, or None when the cache is off."""
         root = cache_root()
-        return None if root is None else cls(root / FOLDER / code_fingerprint())
+        return None if root is None else cls(root / kind / code_fingerprint())
 
     def load(self, key: str) -> bytes | None:
         try:
@@ -121,7 +123,7 @@ class CheckStore:
 
 
 def _name(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()[:32] + ".check"
+    return hashlib.sha256(key.encode()).hexdigest()[:32] + ENTRY
 
 
 def _remove_stale_versions(current: Path) -> None:
@@ -134,24 +136,32 @@ def _remove_stale_versions(current: Path) -> None:
 @dataclass(frozen=True)
 class CacheContents:
     root: Path | None
-    versions: int
-    entries: int
+    versions: int  # code versions with entries
+    entries: dict[str, int]  # by kind
     bytes: int
 
 
 def contents() -> CacheContents:
     """What the cache holds now."""
     root = cache_root()
-    if root is None or not (root / FOLDER).is_dir():
-        return CacheContents(root, 0, 0, 0)
-    versions = [p for p in (root / FOLDER).iterdir() if p.is_dir()]
-    files = [f for v in versions for f in v.iterdir() if f.suffix == ".check"]
-    return CacheContents(root, len(versions), len(files), sum(f.stat().st_size for f in files))
+    if root is None:
+        return CacheContents(None, 0, {}, 0)
+    versions: set[str] = set()
+    entries: dict[str, int] = {}
+    size = 0
+    for kind in KINDS:
+        folders = [p for p in (root / kind).iterdir() if p.is_dir()] if (root / kind).is_dir() else []
+        files = [f for v in folders for f in v.iterdir() if f.suffix == ENTRY]
+        versions.update(v.name for v in folders)
+        entries[kind] = len(files)
+        size += sum(f.stat().st_size for f in files)
+    return CacheContents(root, len(versions), entries, size)
 
 
 def clear() -> CacheContents:
-    """Remove every cached check; what was there."""
+    """Remove everything cached; what was there."""
     was = contents()
     if was.root is not None:
-        shutil.rmtree(was.root / FOLDER, ignore_errors=True)
+        for kind in KINDS:
+            shutil.rmtree(was.root / kind, ignore_errors=True)
     return was

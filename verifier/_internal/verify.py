@@ -53,6 +53,7 @@ class CheckResult:
     trace: Trace | None = None  # the counterexample, for VIOLATED
     violated_at: int | None = None
     reason: str = ""  # for UNKNOWN and NOT_APPLICABLE
+    cached: bool = False  # kept from an earlier run with the same code and options (``verdicts``)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""``rule603 cache``: where the compiled checks of ``rule603 check`` are kept, how much, and emptying it."""
+"""``rule603 cache``: where the compiled checks of ``rule603 check`` and the verdicts of ``rule603 verify`` are
+kept, how much, and emptying it."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ def run(args: argparse.Namespace) -> ExitCode:
     if held.root is None:
         print(f"the cache is off (${checkcache.CACHE_ENV} turns it off)")
         return ExitCode.OK
-    where = held.root / checkcache.FOLDER
-    what = f"{held.entries} compiled checks, {held.bytes / 2**20:.1f} MiB, for {held.versions} code version(s)"
-    print(f"removed {what} from {where}" if args.clear else f"{where}: {what}")
+    checks, verdicts = held.entries.get(checkcache.FOLDER, 0), held.entries.get("verdicts", 0)
+    what = (
+        f"{checks} compiled checks and {verdicts} verdicts, {held.bytes / 2**20:.1f} MiB, "
+        f"for {held.versions} code version(s)"
+    )
+    print(f"removed {what} from {held.root}" if args.clear else f"{held.root}: {what}")
     return ExitCode.OK

@@ -22,6 +22,7 @@ from .._internal.report import drop_text, render_trace, verdict_text
 from .._internal.schema import Schema
 from .._internal.trace import dump, to_json
 from .._internal.usercode import CLAIM_SECONDS
+from .._internal.verdicts import VerdictStore
 from .._internal.verify import (
     HOLDS,
     MINIMISE_PROBE_RLIMIT,
@@ -70,6 +71,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--overwrite", action="store_true", help="with --save-traces: replace existing files")
     p.add_argument("--no-minimise", action="store_true", help="report the first counterexample found, unshrunk")
     p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="check every property again, not taking verdicts kept from an earlier run of the same code and options",
+    )
+    p.add_argument(
         "--claim-timeout",
         type=seconds("--claim-timeout"),
         default=CLAIM_SECONDS,
@@ -93,14 +99,30 @@ def run(args: argparse.Namespace) -> ExitCode:
     save_dir = _prepare_save_dir(args, props)
     progress = Progress(steps(edition, props, args.adequacy))
     started = time.perf_counter()
-    if args.jobs > 1 and len(props) > 1:
-        with Workers(edition, sizes, options, _catalogue_loader(args), args.jobs, progress) as workers:
-            workers.start_cut_off()  # one of the longest tasks: first in the queue
-            checked, adequacy, reached = _ask(workers, props, not_applicable, args.adequacy, progress)
-    else:
-        verifier = Verifier(edition, sizes, options, progress)
-        checked, adequacy, reached = _ask(verifier, props, not_applicable, args.adequacy, progress)
+    kept = None if args.no_cache else VerdictStore.open(edition, sizes, options)
+    known = kept.known(props) if kept else {}
+    todo = [p for p in props if p.id not in known]
+    for _ in known:
+        progress.step()
+    reached = kept.cut_off() if kept and props else None
+    probe = bool(props) and reached is None  # nothing checked: nothing to say of the bounds
+    checked: dict[str, CheckResult] = {**known, **{r.property.id: r for r in not_applicable}}
+    adequacy = None
+    if todo or probe or args.adequacy:
+        if args.jobs > 1 and (len(todo) > 1 or (args.adequacy and len(props) > 1)):
+            with Workers(edition, sizes, options, _catalogue_loader(args), args.jobs, progress) as workers:
+                if probe:
+                    workers.start_cut_off()  # one of the longest tasks: first in the queue
+                adequacy, found = _ask(workers, todo, props, checked, args.adequacy, probe, progress)
+        else:
+            verifier = Verifier(edition, sizes, options, progress)
+            adequacy, found = _ask(verifier, todo, props, checked, args.adequacy, probe, progress)
+        reached = found if probe else reached
     results = [checked[p.id] for p in cited]  # catalogue order, the not applicable ones in their place
+    if kept:
+        kept.keep(results)
+        if probe and reached is not None:
+            kept.keep_cut_off(reached)
     progress.close()
     elapsed = time.perf_counter() - started
     saved = _save_traces(results, save_dir, edition) if save_dir else {}
@@ -108,12 +130,12 @@ def run(args: argparse.Namespace) -> ExitCode:
     return exit_code(results, adequacy)
 
 
-def _ask(verifier: Verifier | Workers, props, not_applicable, adequacy: bool, progress: Progress) -> tuple:
-    """Each property's verdict by id, the adequacy checks (or None) and what the bounds cut off."""
-    checked = {r.property.id: r for r in verifier.check_all(props, progress.step) + not_applicable}
+def _ask(verifier: Verifier | Workers, todo, props, checked, adequacy: bool, probe: bool, progress: Progress):
+    """Each of ``todo``'s verdicts (into ``checked``); the adequacy checks of ``props`` (or None); and, when
+    ``probe``, what the bounds cut off."""
+    checked.update({r.property.id: r for r in verifier.check_all(todo, progress.step)})
     answer = verifier.adequacy(props, progress.step) if adequacy else None
-    reached = verifier.cut_off() if props else None  # nothing checked: nothing to say of the bounds
-    return checked, answer, reached
+    return answer, verifier.cut_off() if probe else None
 
 
 def _catalogue_loader(args: argparse.Namespace) -> functools.partial:
@@ -167,7 +189,10 @@ def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, sav
         print(json.dumps(out, indent=1))
         return
     fmt = "github" if args.format == "markdown" else "simple"
-    rows = [[r.property.id, verdict_text(r), ", ".join(r.property.clauses), f"{r.seconds:.2f}"] for r in results]
+    rows = [
+        [r.property.id, verdict_text(r), ", ".join(r.property.clauses), "cached" if r.cached else f"{r.seconds:.2f}"]
+        for r in results
+    ]
     print(
         f"rule603 verify: edition {edition.name}, bound {options.bound}, "
         f"{sizes.size('player')} players, {sizes.size('card')} cards, z3 {smt.z3_version()}\n"
@@ -175,7 +200,11 @@ def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, sav
     print(tabulate(rows, headers=["property", "verdict", "clauses", "seconds"], tablefmt=fmt))
     counts = {v: sum(r.verdict == v for r in results) for v in (HOLDS, VIOLATED, UNKNOWN, NOT_APPLICABLE)}
     na = f", {counts[NOT_APPLICABLE]} not applicable" if counts[NOT_APPLICABLE] else ""
-    print(f"\n{counts[HOLDS]} hold, {counts[VIOLATED]} violated, {counts[UNKNOWN]} unknown{na} in {elapsed:.1f} s")
+    cached = sum(r.cached for r in results)
+    kept = f" ({cached} kept from an earlier run: --no-cache checks them again)" if cached else ""
+    print(
+        f"\n{counts[HOLDS]} hold, {counts[VIOLATED]} violated, {counts[UNKNOWN]} unknown{na} in {elapsed:.1f} s{kept}"
+    )
     if reached is not None:
         print(cut_off_text(reached, f"within bound {options.bound}", edition))
     for r in results:
@@ -205,6 +234,7 @@ def _verify_json(edition, options, sizes, results, adequacy, elapsed, saved) -> 
                 "clauses": list(r.property.clauses),
                 "bound": r.bound,
                 "seconds": round(r.seconds, 3),
+                "cached": r.cached,
                 **(
                     {"violated_at": r.violated_at, "counterexample": to_json(r.trace, schema, _trace_meta(r))}
                     if r.trace is not None
