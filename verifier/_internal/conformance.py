@@ -15,6 +15,7 @@ files) raises :class:`InvalidArgument`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import sys
 import time
@@ -374,13 +375,29 @@ def _check_in_process(item: _Input) -> TraceResult | Unreadable:
     return _PROCESS_CHECKER.check_input(item)
 
 
+_WORKER_CHECKERS: dict[tuple[str | None, bool], TraceChecker] = {}  # on a Dask worker: kept from task to task
+CLUSTER_CHUNK = 32  # traces per task on a cluster: a task costs the scheduler about a millisecond
+
+
+def _check_on_worker(
+    fingerprint: str, chunk: list[_Input], edition_name: str | None, all_violations: bool
+) -> list[TraceResult | Unreadable]:
+    from .cluster import same_code
+
+    same_code(fingerprint)
+    key = (edition_name, all_violations)
+    if key not in _WORKER_CHECKERS:
+        _WORKER_CHECKERS[key] = TraceChecker(edition_name, all_violations=all_violations)
+    return [_WORKER_CHECKERS[key].check_input(item) for item in chunk]
+
+
 @dataclass
 class Batch:
     """What ``rule603 check`` saw: a result for every input, in input order, and how long it took."""
 
     outcomes: list[TraceResult | Unreadable] = field(default_factory=list)
     seconds: float = 0.0
-    jobs: int = 1
+    jobs: int = 1  # local processes; 0: a Dask cluster's workers
     times: CheckTimes | None = None  # where the time went, when checked in this process
 
     @property
@@ -423,20 +440,23 @@ def check_all(
     all_violations: bool = False,
     jobs: int = 0,
     progress: Callable[[int, int], None] | None = None,
+    scheduler: str | None = None,
 ) -> Batch:
     """Check every input, in order; one that is not a trace gives an :class:`Unreadable` and the rest go on.
 
-    ``progress(done, unreadable)`` is called after each input.
+    ``progress(done, unreadable)`` is called after each input.  ``scheduler``: the address of a Dask scheduler
+    whose workers check the traces instead of local processes (``cluster``).
     """
     start = time.perf_counter()
     pending = list(items)
     if not pending:
         raise InvalidArgument("no traces given")
     readable = [i for i in pending if isinstance(i, _Input)]
-    jobs = jobs or min(os.cpu_count() or 1, 2 if len(readable) >= PARALLEL_FROM else 1)
+    jobs = 0 if scheduler else jobs or min(os.cpu_count() or 1, 2 if len(readable) >= PARALLEL_FROM else 1)
     batch = Batch(jobs=jobs)
     unreadable = 0
-    for outcome in _run(pending, readable, edition, all_violations, batch):
+    run = _run if scheduler is None else functools.partial(_run_on_cluster, scheduler)
+    for outcome in run(pending, readable, edition, all_violations, batch):
         batch.outcomes.append(outcome)
         unreadable += isinstance(outcome, Unreadable)
         if progress:
@@ -461,6 +481,23 @@ def _run(
     with context.Pool(jobs, initializer=_init_process, initargs=(edition, all_violations)) as pool:
         chunk = max(1, min(64, len(readable) // (jobs * 8)))
         yield from _in_order(items, pool.imap(_check_in_process, readable, chunksize=chunk))
+
+
+def _run_on_cluster(
+    scheduler: str,
+    items: list[_Input | Unreadable],
+    readable: list[_Input],
+    edition: str | None,
+    all_violations: bool,
+    batch: Batch,
+) -> Iterator[TraceResult | Unreadable]:
+    """As :func:`_run`, with the traces checked by the cluster's workers, ``CLUSTER_CHUNK`` to a task."""
+    from .cluster import ordered_map
+
+    TraceChecker(edition, all_violations=all_violations)  # an unknown edition is a usage error here, not there
+    chunks = [readable[i : i + CLUSTER_CHUNK] for i in range(0, len(readable), CLUSTER_CHUNK)]
+    checked = (o for chunk in ordered_map(scheduler, _check_on_worker, chunks, edition, all_violations) for o in chunk)
+    yield from _in_order(items, checked)
 
 
 def _in_order(

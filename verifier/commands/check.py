@@ -11,7 +11,7 @@ from tabulate import tabulate
 
 from .._internal import conformance
 from .._internal.registry import MODEL_BOUND
-from .common import ExitCode, Progress, check_output, path, whole, write_text
+from .common import ExitCode, Progress, UsageError, check_output, path, whole, write_text
 
 LIST_ALL_UP_TO = 20  # larger batches list only the traces that break a clause and the unreadable inputs
 EPILOG = """\
@@ -53,12 +53,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="worker processes (default: 2 for large batches, else 1)",
     )
     p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="check on the workers of this Dask scheduler (tcp://host:port) instead of local processes; "
+        "needs the extra 'cluster'",
+    )
+    p.add_argument(
         "--output", metavar="FILE", type=path("--output"), help="write the report to FILE instead of standard output"
     )
     p.add_argument("--overwrite", action="store_true", help="replace --output if it exists")
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    if args.scheduler is not None and args.jobs:
+        raise UsageError("--jobs and --scheduler: local processes or a cluster's workers, not both")
     check_output(args.output, args.overwrite)
     items = list(conformance.inputs(args.traces))
     progress = Progress(len(items))
@@ -72,7 +80,12 @@ def run(args: argparse.Namespace) -> ExitCode:
 
     try:
         batch = conformance.check_all(
-            items, edition=args.edition, all_violations=args.all, jobs=args.jobs, progress=show
+            items,
+            edition=args.edition,
+            all_violations=args.all,
+            jobs=args.jobs,
+            progress=show,
+            scheduler=args.scheduler,
         )
     finally:
         progress.close()
@@ -120,12 +133,13 @@ def _check_table(batch: conformance.Batch) -> str:
     counts = ", ".join(f"{c} ×{n}" for c, n in batch.clause_counts().items())
     broken, unreadable, cut = batch.violating, len(batch.unreadable), batch.cut_off
     rate = total / batch.seconds if batch.seconds else 0.0
+    where = "on the cluster" if batch.jobs == 0 else f"{batch.jobs} process{'es' if batch.jobs > 1 else ''}"
     out.append(
         f"\n{total} trace{'s' if total != 1 else ''}, {batch.conforming} conform, {broken} "
         f"break{'s' if broken == 1 else ''} a clause{f' ({counts})' if counts else ''}"
         f"{f', {cut} cut off by a bound of the model (not judged from there)' if cut else ''}"
         f"{f', {unreadable} unreadable' if unreadable else ''}; "
         f"{batch.moments} moments in {batch.seconds:.2f} s "
-        f"({rate:.0f} traces/s, {batch.jobs} process{'es' if batch.jobs > 1 else ''})"
+        f"({rate:.0f} traces/s, {where})"
     )
     return "\n".join(out)

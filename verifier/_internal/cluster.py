@@ -1,0 +1,77 @@
+"""Batch jobs on a Dask cluster: ``--scheduler tcp://host:port`` (the optional extra ``cluster``).
+
+The default stays local processes.  Given a scheduler's address, a batch is cut into chunks and each chunk is
+one task; a worker keeps what it built for one task (``rule603 check``: the compiled checks of each trace shape)
+for the next, so it builds it once and serves many.  Every worker must run the same rule603 as this process:
+each task carries this process's code fingerprint and a worker with other code refuses it, in one line, rather
+than answer from other rules.  The results come back in input order, the same as a local run's.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from ..errors import InvalidArgument
+from .checkcache import code_fingerprint
+
+CONNECT_SECONDS = 5
+EXTRA = "pip install 'rule603[cluster]'"
+
+
+class OtherCode(InvalidArgument):
+    """A worker runs another version of rule603."""
+
+
+def connect(address: str) -> Any:
+    """A client of the scheduler at ``address``; a usage error when Dask is missing or nothing answers there."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise InvalidArgument(f"--scheduler: Dask is not installed here ({EXTRA})") from None
+    _reachable(address)  # before Dask's client, which cannot be dropped cleanly once it failed to connect
+    try:
+        return Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise InvalidArgument(f"--scheduler {address}: no Dask scheduler answers there ({e})") from None
+
+
+_ADDRESS = re.compile(r"(tcp|tls)://(\[[0-9a-fA-F:.]+\]|[^:/\s\[\]]+):([0-9]{1,5})/?")
+
+
+def _reachable(address: str) -> None:
+    found = _ADDRESS.fullmatch(address)
+    if not found or not 0 < int(found.group(3)) < 65536:
+        raise InvalidArgument(f"--scheduler {address}: expected a Dask scheduler's address, tcp://host:port")
+    host = found.group(2).strip("[]")
+    try:
+        socket.create_connection((host, int(found.group(3))), timeout=CONNECT_SECONDS).close()
+    except OSError as e:
+        raise InvalidArgument(f"--scheduler {address}: no Dask scheduler answers there ({e.strerror or e})") from None
+
+
+def ordered_map(address: str, task: Callable[..., Any], chunks: Sequence[Any], *args: Any) -> Iterator[Any]:
+    """``task(fingerprint, chunk, *args)`` for each chunk on the cluster, the results in the chunks' order."""
+    client = connect(address)
+    try:
+        mine = code_fingerprint()
+        with warnings.catch_warnings():  # the traces travel with their tasks, as they must: no advice needed
+            warnings.filterwarnings("ignore", message="Sending large graph")
+            futures = client.map(task, [mine] * len(chunks), chunks, *[[a] * len(chunks) for a in args], pure=False)
+        for future in futures:
+            yield future.result()
+    finally:
+        client.close()
+
+
+def same_code(fingerprint: str) -> None:
+    """On a worker: refuse a task from a process running other code."""
+    mine = code_fingerprint()
+    if fingerprint != mine:
+        raise OtherCode(
+            f"--scheduler: a worker runs another rule603 (code {mine}, this process {fingerprint}); "
+            "install the same version on every worker"
+        )
