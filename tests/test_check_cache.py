@@ -102,3 +102,17 @@ def test_the_format_tag_guards_old_entries():
     form, *rest = marshal.loads(bytes(data))
     with pytest.raises(ValueError, match="format"):
         compiled._MomentCheck.from_bytes(marshal.dumps((form + 1, *rest)))
+
+
+def test_a_cache_folder_that_cannot_be_one_is_one_line_and_only_slows_check(tmp_path, monkeypatch, capsys):
+    from rule603.cli import main
+
+    a_file = tmp_path / "a-file"
+    a_file.write_text("the user's file\n")
+    monkeypatch.setenv(checkcache.CACHE_ENV, str(a_file))
+    assert main(["cache"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"rule603: error: ${checkcache.CACHE_ENV} '")
+    assert err[0].endswith("a-file': cannot be read (not a folder)")
+    assert main(["check", "examples/traces/board-wipe.json"]) == 0
+    assert a_file.read_text() == "the user's file\n"

@@ -32,6 +32,9 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import InvalidArgument
+from .documents import shown
+
 CACHE_ENV = "RULE603_CACHE_DIR"
 FOLDER = "compiled-checks"
 KINDS = (FOLDER, "verdicts")  # what the cache holds, a folder each (``verdicts``: rule603 verify's)
@@ -142,10 +145,20 @@ class CacheContents:
 
 
 def contents() -> CacheContents:
-    """What the cache holds now."""
+    """What the cache holds now; a folder that cannot be one is a usage error naming where it was set."""
     root = cache_root()
     if root is None:
         return CacheContents(None, 0, {}, 0)
+    try:
+        return _contents(root)
+    except OSError as e:
+        where = f"${CACHE_ENV}" if os.environ.get(CACHE_ENV) is not None else "the cache folder"
+        raise InvalidArgument(f"{where} {shown(str(root))}: cannot be read ({e.strerror or e})") from None
+
+
+def _contents(root: Path) -> CacheContents:
+    if root.exists() and not root.is_dir():
+        raise NotADirectoryError(20, "not a folder")
     versions: set[str] = set()
     entries: dict[str, int] = {}
     size = 0
