@@ -54,7 +54,7 @@ FENCE = re.compile(r"^(`{3,})\s*(.*)$")
 EXIT = re.compile(r"\s+# exit (\d+)$")
 TIME = re.compile(r"\b\d[\d,]*(?:\.\d+)?(?= ?(?:s|ms|traces/s)\b)")
 TABLE_RULE = re.compile(r"-+(?: +-+)*")  # tabulate's line under a table's header
-TIMED_COLUMNS = {"seconds", "total s", "encode s", "vs previous", "peak MiB"}
+TIMED_COLUMNS = {"seconds", "total s", "encode s", "in z3 s", "vs previous", "peak MiB"}
 ELLIPSIS = "..."
 
 
