@@ -26,13 +26,20 @@ class OtherCode(InvalidArgument):
     """A worker runs another version of rule603."""
 
 
-def connect(address: str) -> Any:
-    """A client of the scheduler at ``address``; a usage error when Dask is missing or nothing answers there."""
+def ready(address: str) -> None:
+    """A usage error, before any work, when Dask is missing here or nothing answers at ``address``."""
     try:
-        from distributed import Client
+        import distributed  # noqa: F401 - only whether it is there
     except ImportError:
         raise InvalidArgument(f"--scheduler: Dask is not installed here ({EXTRA})") from None
-    _reachable(address)  # before Dask's client, which cannot be dropped cleanly once it failed to connect
+    _reachable(address)
+
+
+def connect(address: str) -> Any:
+    """A client of the scheduler at ``address``; a usage error when Dask is missing or nothing answers there."""
+    ready(address)  # before Dask's client, which cannot be dropped cleanly once it failed to connect
+    from distributed import Client
+
     try:
         return Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
@@ -63,6 +70,21 @@ def ordered_map(address: str, task: Callable[..., Any], chunks: Sequence[Any], *
             futures = client.map(task, [mine] * len(chunks), chunks, *[[a] * len(chunks) for a in args], pure=False)
         for future in futures:
             yield future.result()
+    finally:
+        client.close()
+
+
+def as_completed_map(address: str, task: Callable[..., Any], items: Sequence[Any], *args: Any) -> Iterator[Any]:
+    """``task(fingerprint, item, *args)`` for each item on the cluster, each result as soon as it is done."""
+    from distributed import as_completed
+
+    client = connect(address)
+    try:
+        mine = code_fingerprint()
+        futures = [client.submit(task, mine, item, *args, pure=False) for item in items]
+        with client.as_current():  # as_completed asks for the current client
+            for future in as_completed(futures):
+                yield future.result()
     finally:
         client.close()
 

@@ -12,13 +12,15 @@ import dataclasses
 import importlib.metadata
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from .committed import CommittedReport, record
+from .committed import REPORTS, CommittedReport, record
+from .documents import write_atomically
 from .fingerprint import Manifest
 from .provenance import Provenance, stamp_files
 
@@ -63,23 +65,67 @@ def missing_extra(report: CommittedReport) -> str | None:
 
 
 def regenerate(
-    reports: Sequence[CommittedReport], root: Path, jobs: int, done: Callable[[Outcome], None], manifest: Manifest
+    reports: Sequence[CommittedReport],
+    root: Path,
+    jobs: int,
+    done: Callable[[Outcome], None],
+    manifest: Manifest,
+    scheduler: str | None = None,
 ) -> list[Outcome]:
-    """Run each report's command, ``jobs`` at a time, recording it in ``manifest`` (the one under ``root``, as
-    read) and calling ``done`` as each finishes."""
+    """Run each report's command, ``jobs`` at a time (or on the workers of the Dask ``scheduler``), recording it
+    in ``manifest`` (the one under ``root``, as read) and calling ``done`` as each finishes."""
     outcomes = []
+    for outcome in _local(reports, root, jobs) if scheduler is None else _on_cluster(scheduler, reports, root):
+        if outcome.ok:
+            outcome = _stamped(outcome, root)
+        if outcome.ok:
+            record(root, outcome.report, manifest)
+        outcomes.append(outcome)
+        done(outcome)
+    return outcomes
+
+
+def _local(reports: Sequence[CommittedReport], root: Path, jobs: int) -> Iterator[Outcome]:
     # Threads only wait on the processes; the manifest is written from the calling thread alone.
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(_timed, report, root) for report in reports]
         for future in as_completed(futures):
-            outcome = future.result()
-            if outcome.ok:
-                outcome = _stamped(outcome, root)
-            if outcome.ok:
-                record(root, outcome.report, manifest)
-            outcomes.append(outcome)
-            done(outcome)
-    return outcomes
+            yield future.result()
+
+
+def _on_cluster(scheduler: str, reports: Sequence[CommittedReport], root: Path) -> Iterator[Outcome]:
+    """Each report's command run by a cluster's worker in a folder of its own holding the report's inputs; the
+    files it wrote come back and are written under ``root``, as the command writes them there locally."""
+    from .cluster import as_completed_map
+
+    jobs = [
+        (i, r.command, {name: (root / name).read_bytes() for name in r.inputs}, r.files) for i, r in enumerate(reports)
+    ]
+    for i, returncode, seconds, stderr, files in as_completed_map(scheduler, _run_on_worker, jobs):
+        report = reports[i]
+        if returncode in WROTE:
+            for name, data in files.items():
+                (root / name).parent.mkdir(parents=True, exist_ok=True)
+                write_atomically(root / name, data.decode("utf-8"))
+        yield Outcome(report, returncode, seconds, stderr)
+
+
+def _run_on_worker(fingerprint: str, job: tuple) -> tuple[int, int, float, str, dict[str, bytes]]:
+    """On a worker: the command of ``job`` run in a new folder with its inputs; what it wrote, by path."""
+    from .cluster import same_code
+
+    same_code(fingerprint)
+    index, command, inputs, patterns = job
+    report = CommittedReport(f"job {index}", tuple(command), tuple(patterns), ())
+    with tempfile.TemporaryDirectory(prefix="rule603-report-") as folder:
+        top = Path(folder)
+        for name, data in inputs.items():
+            (top / name).parent.mkdir(parents=True, exist_ok=True)
+            (top / name).write_bytes(data)
+        (top / REPORTS / "rulings").mkdir(parents=True, exist_ok=True)
+        outcome = _timed(report, top)
+        files = {p.relative_to(top).as_posix(): p.read_bytes() for p in report.written(top)}
+    return index, outcome.returncode, outcome.seconds, outcome.stderr, files
 
 
 def _timed(report: CommittedReport, root: Path) -> Outcome:

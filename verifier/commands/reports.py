@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from .._internal import committed, regenerate
+from .._internal import cluster, committed, regenerate
 from .._internal.fingerprint import Manifest
 from .common import ExitCode, UsageError, path, whole
 
@@ -28,6 +28,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--all", action="store_true", help="with --regenerate: every report, stale or not")
     p.add_argument("--jobs", type=whole("--jobs", 1, 64), default=2, help="reports regenerated at once (default 2)")
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --regenerate: run the commands on the workers of this Dask scheduler (tcp://host:port) instead "
+        "of local processes; needs the extra 'cluster'",
+    )
     p.add_argument("--root", type=path("--root"), default=".", help="the top of the rule603 checkout")
 
 
@@ -36,8 +42,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     root = Path(args.root)
     if not (root / committed.REPORTS).is_dir() or not (root / committed.SCENARIOS).is_dir():
         raise UsageError(f"--root {args.root}: not the top of a rule603 checkout (no reports/ and scenarios/ there)")
-    if (args.names or args.all) and not args.regenerate:
-        raise UsageError("name reports or --all only with --regenerate")
+    if (args.names or args.all or args.scheduler) and not args.regenerate:
+        raise UsageError("name reports, --all or --scheduler only with --regenerate")
     everything = committed.committed_reports(root)
     by_name = {r.name: r for r in everything}
     unknown = [n for n in args.names if n not in by_name]
@@ -56,8 +62,11 @@ def run(args: argparse.Namespace) -> ExitCode:
     if lacking:
         r, extra = lacking[0]
         raise UsageError(f"{r.name}: needs the optional extra; pip install '.[{extra}]'")
+    if args.scheduler:
+        cluster.ready(args.scheduler)
     committed.forget_others(root, everything, manifest)
-    print(f"regenerating {len(chosen)} report(s), {args.jobs} at a time", file=sys.stderr)
+    where = f"on the workers of {args.scheduler}" if args.scheduler else f"{args.jobs} at a time"
+    print(f"regenerating {len(chosen)} report(s), {where}", file=sys.stderr)
     started = time.perf_counter()
 
     def done(outcome: regenerate.Outcome) -> None:
@@ -66,7 +75,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         if not outcome.ok:
             print(outcome.stderr.rstrip(), file=sys.stderr)
 
-    outcomes = regenerate.regenerate(chosen, root, args.jobs, done, manifest)
+    outcomes = regenerate.regenerate(chosen, root, args.jobs, done, manifest, args.scheduler)
     failed = [o for o in outcomes if not o.ok]
     print(
         f"{len(outcomes) - len(failed)} of {len(outcomes)} regenerated in {time.perf_counter() - started:.0f} s",
