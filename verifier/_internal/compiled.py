@@ -18,6 +18,7 @@ from __future__ import annotations
 import marshal
 import time
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -406,8 +407,9 @@ class _Emitter:
         raise AssertionError(op)
 
 
-def _needed(roots: Sequence[Any]) -> list[_Node]:
-    """The non-variable nodes the roots depend on, in dependency order."""
+def _needed(roots: Sequence[Any], known: AbstractSet[int] = frozenset()) -> list[_Node]:
+    """The non-variable nodes the roots depend on, in dependency order, short of the ``known`` ones (computed
+    already: what they depend on is not followed either)."""
     seen: set[int] = set()
     order: list[_Node] = []
     stack = [(r, False) for r in roots if isinstance(r, _Node)]
@@ -416,7 +418,7 @@ def _needed(roots: Sequence[Any]) -> list[_Node]:
         if done:
             order.append(node)
             continue
-        if node.id in seen or node.op == "var":
+        if node.id in seen or node.id in known or node.op == "var":
             continue
         seen.add(node.id)
         stack.append((node, True))
@@ -551,9 +553,9 @@ def _compile_moment(rules: list[tuple[_Instance, Any, Any]], block: int) -> _Mom
     lines = ["def check(v, T, B):", "    broken = []"]
     # What the instances' conditions read is computed first; what only a requirement reads, under its condition.
     up_front = {node.id for node in _needed([a for _, a, _ in live])}
-    lines += [f"    n{node.id} = {emit.node(node)}" for node in order if node.id in up_front - inline]
+    lines += [f"    n{node.id} = {emit.node(node)}" for node in order if node.id in up_front and node.id not in inline]
     for i, (_, applies, requires) in enumerate(live):
-        later = [node for node in _needed([requires]) if node.id not in inline and node.id not in up_front]
+        later = [node for node in _needed([requires], up_front) if node.id not in inline]
         if not later:
             lines.append(f"    if {emit.as_bool(applies)} and not {emit.operand(requires)}: broken.append({i})")
             continue
@@ -734,9 +736,16 @@ class CompiledChecker:
         schema = self.schema
         on = frozenset(self.enabled)
 
+        seen: dict[tuple, Any] = {}  # the definitions read the same values over and over
+
         def lookup(name: str, index: tuple[int, ...]) -> Any:
-            spec = schema.check_index(name, index, universe, t + 1)
-            return rec.var(layout.slot(spec, index), spec.kind if spec.kind == "bool" else "int")
+            # Keyed without the moment objects themselves: comparing one with a plain number decides on it.
+            key = (name, *(("moment", i.delta) if isinstance(i, _Moment) else (type(i).__name__, i) for i in index))
+            found = seen.get(key)
+            if found is None:
+                spec = schema.check_index(name, index, universe, t + 1)
+                found = seen[key] = rec.var(layout.slot(spec, index), spec.kind if spec.kind == "bool" else "int")
+            return found
 
         g = Game(rec, schema, universe, lookup, lambda n: n in on, t + 1)
         g.edition = self.edition
