@@ -514,7 +514,7 @@ class _MomentCheck:
     """
 
     instances: list[_Instance]
-    explain: _Reads
+    explain: _Reads | bytes  # bytes: as read from the cache, unpacked when a violation is first explained
     code: Any
     first: int  # the earliest moment this code may run for (it reads moment T + min_delta >= 0)
     run: Any = field(init=False, default=None)
@@ -527,22 +527,28 @@ class _MomentCheck:
 
     def reads(self, i: int) -> list[tuple]:
         """The slot tags instance ``i`` reads."""
+        if isinstance(self.explain, bytes):
+            self.explain = _Reads(*marshal.loads(self.explain))  # noqa: S302 - our own cache
         return self.explain.of_instance(i)
 
     def to_bytes(self) -> bytes:
         instances = tuple((x.family, x.about, x.room) for x in self.instances)
         e = self.explain
-        return marshal.dumps((_FORMAT, self.code, instances, self.first, e.children, e.slots, e.roots))
+        explain = e if isinstance(e, bytes) else marshal.dumps((e.children, e.slots, e.roots))
+        return marshal.dumps((_FORMAT, self.code, instances, self.first, explain))
 
     @classmethod
     def from_bytes(cls, data: bytes) -> _MomentCheck:
-        form, code, instances, first, children, slots, roots = marshal.loads(data)  # noqa: S302 - our own cache
+        form, *rest = marshal.loads(data)  # noqa: S302 - our own cache
         if form != _FORMAT:
             raise ValueError(f"cache entry of format {form!r}")
-        return cls([_Instance(*x) for x in instances], _Reads(children, slots, roots), code, first)
+        code, instances, first, explain = rest
+        if not isinstance(explain, bytes):
+            raise ValueError("cache entry without its explanation")
+        return cls([_Instance(*x) for x in instances], explain, code, first)
 
 
-_FORMAT = 1  # of a cached check (``_MomentCheck.to_bytes``)
+_FORMAT = 2  # of a cached check (``_MomentCheck.to_bytes``)
 
 
 def _compile_moment(rules: list[tuple[_Instance, Any, Any]], block: int) -> _MomentCheck:
