@@ -109,3 +109,16 @@ def test_reports_scheduler_needs_regenerate_and_an_answer(capsys):
     assert "--scheduler only with --regenerate" in capsys.readouterr().err
     assert main(["reports", "--regenerate", "--scheduler", "tcp://127.0.0.1:9", "ruling 603.2-soul-warden"]) == 2
     assert "no Dask scheduler answers there" in capsys.readouterr().err
+
+
+def test_an_audit_on_a_cluster_is_the_local_one(scheduler, tmp_path, capsys):
+    """An edition audited at a small bound by a cluster's worker and here: the same report, the same status."""
+    argv = ["audit", "--edition", "2008", "--bound", "2", "--refinements", "2"]
+    here, there = tmp_path / "here", tmp_path / "there"
+    local = main([*argv, "--out", str(here)])
+    assert main([*argv, "--out", str(there), "--scheduler", scheduler]) == local
+    capsys.readouterr()
+    written = sorted(p.name for p in here.iterdir())
+    assert written == sorted(p.name for p in there.iterdir()) == ["audit-2008.md"]
+    mine, theirs = (here / "audit-2008.md").read_text(), (there / "audit-2008.md").read_text()
+    assert mine == theirs.replace(str(there), str(here))  # the report names the command, --out and all

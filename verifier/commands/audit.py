@@ -11,12 +11,13 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from tabulate import tabulate
 
+from .._internal import cluster
 from .._internal.audit import AUDIT_LIMITS, CHECKED, MAX_ROUNDS, NOT_YET, Audit, audit
 from .._internal.audit import steps as audit_steps
 from .._internal.auditreport import audit_markdown
@@ -43,6 +44,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with --all: audit this many editions at once, one process each (default 1)",
     )
     p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="audit on the workers of this Dask scheduler (tcp://host:port), an edition to a task, instead of "
+        "local processes; needs the extra 'cluster'",
+    )
+    p.add_argument(
         "--refinements",
         type=whole("--refinements", 1, 10_000),
         default=MAX_ROUNDS,
@@ -55,21 +62,20 @@ def run(args: argparse.Namespace) -> ExitCode:
     names = _audit_editions(args)
     editions = {name: load_edition(name) for name in names}
     targets = _audit_targets(args, names)  # before the run: a refusal must not cost minutes
-    if args.jobs > 1 and len(names) > 1:
+    if args.scheduler:
+        cluster.ready(args.scheduler)
+    if args.scheduler or (args.jobs > 1 and len(names) > 1):
         # Each edition alone in a worker; the findings do not depend on where they are computed
         # (smt.steady_memory), so the reports are the same as one after another.
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            futures = {pool.submit(audit_quietly, args, name): name for name in names}
-            print(f"auditing {len(names)} editions, {args.jobs} at a time ...", file=sys.stderr)
-            done: dict[str, Audit] = {}
-            for future in as_completed(futures):
-                done[futures[future]] = report = future.result()
-                print(
-                    f"audited {report.edition} ({len(done)}/{len(names)}): {len(report.findings)} finding(s), "
-                    f"{len(report.unknown)} undecided, {sum(report.seconds.values()):.0f} s",
-                    file=sys.stderr,
-                )
-            reports = {name: done[name] for name in names}
+        done: dict[str, Audit] = {}
+        for name, report in _audited_elsewhere(args, names):
+            done[name] = report
+            print(
+                f"audited {report.edition} ({len(done)}/{len(names)}): {len(report.findings)} finding(s), "
+                f"{len(report.unknown)} undecided, {sum(report.seconds.values()):.0f} s",
+                file=sys.stderr,
+            )
+        reports = {name: done[name] for name in names}
         for report in reports.values():
             _print_audit(args, report, sum(report.seconds.values()))
     else:
@@ -133,6 +139,24 @@ def _audit_one(args: argparse.Namespace, edition: Edition) -> Audit:
     elif not args.out or args.format != "json":
         _print_audit(args, report, seconds)
     return report
+
+
+def _audited_elsewhere(args: argparse.Namespace, names: list[str]) -> Iterator[tuple[str, Audit]]:
+    """Each edition's audit, as each is done: on a Dask cluster's workers, or ``--jobs`` local processes."""
+    if args.scheduler:
+        print(f"auditing {len(names)} edition(s) on the workers of {args.scheduler} ...", file=sys.stderr)
+        yield from cluster.as_completed_map(args.scheduler, _audit_on_worker, names, args)
+        return
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(audit_quietly, args, name): name for name in names}
+        print(f"auditing {len(names)} editions, {args.jobs} at a time ...", file=sys.stderr)
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+
+
+def _audit_on_worker(fingerprint: str, name: str, args: argparse.Namespace) -> tuple[str, Audit]:
+    cluster.same_code(fingerprint)
+    return name, audit_quietly(args, name)
 
 
 def audit_quietly(args: argparse.Namespace, name: str) -> Audit:
