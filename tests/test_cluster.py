@@ -69,7 +69,7 @@ def test_a_worker_with_other_code_refuses_the_task():
     from rule603._internal.cluster import OtherCode
 
     item = conformance._Input("t", (EXAMPLES / "board-wipe.json").read_text())
-    with pytest.raises(OtherCode, match="a worker runs another rule603"):
+    with pytest.raises(OtherCode, match="a worker runs another rule603 .rule603 code [0-9a-f]+, z3 "):
         conformance._check_on_worker("0" * 20, [item], None, False)
 
 
@@ -122,3 +122,10 @@ def test_an_audit_on_a_cluster_is_the_local_one(scheduler, tmp_path, capsys):
     assert written == sorted(p.name for p in there.iterdir()) == ["audit-2008.md"]
     mine, theirs = (here / "audit-2008.md").read_text(), (there / "audit-2008.md").read_text()
     assert mine == theirs.replace(str(there), str(here))  # the report names the command, --out and all
+
+
+def test_a_scheduler_without_workers_is_one_line_not_a_wait(capsys):
+    with distributed.LocalCluster(n_workers=0, processes=True, dashboard_address=None) as empty:
+        assert main(["check", str(EXAMPLES / "board-wipe.json"), "--scheduler", empty.scheduler_address]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith(": the scheduler has no worker")

@@ -59,14 +59,23 @@ def cache_root() -> Path | None:
 
 
 def code_fingerprint() -> str:
-    """One hash of rule603's sources, the edition data it reads and the Python that runs it."""
+    """One hash of rule603's sources as this process loaded them, the edition data it reads and the Python
+    that runs it.  The sources are hashed once per process: a file edited after the process started is not
+    the code it runs, and must not name what it compiles (a long-lived worker would otherwise file checks of
+    its old code under the new code's key).  Edition data is read when an edition is loaded: hashed each time."""
     from .editions import editions_folder  # followed at call time: a test may point it elsewhere
 
+    h = hashlib.sha256(_loaded_sources().encode())
+    h.update(_folder_hash(editions_folder()).encode())
+    return h.hexdigest()[:20]
+
+
+@functools.cache
+def _loaded_sources() -> str:
     h = hashlib.sha256(importlib.util.MAGIC_NUMBER + sys.version.encode())
     for package in _SOURCES:
         h.update(_folder_hash(package_folder(package)).encode())
-    h.update(_folder_hash(editions_folder()).encode())
-    return h.hexdigest()[:20]
+    return h.hexdigest()
 
 
 def package_folder(name: str) -> Path:

@@ -527,9 +527,10 @@ class _MomentCheck:
 
     def reads(self, i: int) -> list[tuple]:
         """The slot tags instance ``i`` reads."""
-        if isinstance(self.explain, bytes):
-            self.explain = _Reads(*marshal.loads(self.explain))  # noqa: S302 - our own cache
-        return self.explain.of_instance(i)
+        explain = self.explain  # read once: another thread may unpack it meanwhile
+        if isinstance(explain, bytes):
+            explain = self.explain = _Reads(*marshal.loads(explain))  # noqa: S302 - our own cache
+        return explain.of_instance(i)
 
     def to_bytes(self) -> bytes:
         instances = tuple((x.family, x.about, x.room) for x in self.instances)

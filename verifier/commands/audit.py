@@ -156,6 +156,7 @@ def _audited_elsewhere(args: argparse.Namespace, names: list[str]) -> Iterator[t
 
 def _audit_on_worker(fingerprint: str, name: str, args: argparse.Namespace) -> tuple[str, Audit]:
     cluster.same_code(fingerprint)
+    cluster.single_threaded()
     return name, audit_quietly(args, name)
 
 

@@ -99,12 +99,13 @@ def run(args: argparse.Namespace) -> ExitCode:
     save_dir = _prepare_save_dir(args, props)
     progress = Progress(steps(edition, props, args.adequacy))
     started = time.perf_counter()
-    kept = None if args.no_cache else VerdictStore.open(edition, sizes, options)
-    known = kept.known(props) if kept else {}
+    kept = VerdictStore.open(edition, sizes, options)
+    reading = kept is not None and not args.no_cache  # --no-cache: every check again, the new verdicts kept
+    known = kept.known(props) if reading else {}
     todo = [p for p in props if p.id not in known]
     for _ in known:
         progress.step()
-    reached = kept.cut_off() if kept and props else None
+    reached = kept.cut_off() if reading and props else None
     probe = bool(props) and reached is None  # nothing checked: nothing to say of the bounds
     checked: dict[str, CheckResult] = {**known, **{r.property.id: r for r in not_applicable}}
     adequacy = None
