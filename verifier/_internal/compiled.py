@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import marshal
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
@@ -554,8 +554,9 @@ _FORMAT = 2  # of a cached check (``_MomentCheck.to_bytes``)
 
 def _compile_moment(rules: list[tuple[_Instance, Any, Any]], block: int) -> _MomentCheck:
     live = [(inst, a, r) for inst, a, r in rules if not (a is False or r is True)]
-    order = _needed([x for _, a, r in live for x in (a, r)])
-    inline = _used_once(order, [x for _, a, r in live for x in (a, r)])
+    roots = [x for _, a, r in live for x in (a, r)]
+    order = _needed(roots)
+    inline = _used_once(order, roots)
     emit = _Emitter(block, inline)
     lines = ["def check(v, T, B):", "    broken = []"]
     # What the instances' conditions read is computed first; what only a requirement reads, under its condition.
@@ -644,17 +645,6 @@ class CompiledChecker:
         return found
 
     def _checks_for(self, key, universe: Universe, layout: _Layout, t: int) -> list[_MomentCheck]:
-        if t >= 1 and (key, "generic") in self._cache:  # the common case: no clock needed
-            generic, per_moment = self._cache[(key, "generic")]
-            if not per_moment and generic.run is not None and t >= generic.first:
-                return [generic]
-        started = time.perf_counter()
-        try:
-            return self._compiled_for(key, universe, layout, t)
-        finally:
-            self.compile_seconds += time.perf_counter() - started
-
-    def _compiled_for(self, key, universe: Universe, layout: _Layout, t: int) -> list[_MomentCheck]:
         """The compiled checks for moment ``t``: the generic one where it applies and, beside it, one of this
         moment's own for the families generic code cannot follow (a loop over the earlier moments, say);
         else one of its own for every family."""
@@ -683,37 +673,43 @@ class CompiledChecker:
     def _store_key(self, what: str) -> str:
         return f"{self.edition.name}|{','.join(self.enabled)}|axioms={self.include_axioms}|{what}"
 
-    def _stored(self, what: str, build: Any) -> _MomentCheck:
-        """A check from the user's cache (``checkcache``), else built and saved there."""
-        if self.store is not None:
-            data = self.store.load(self._store_key(what))
-            if data is not None:
-                try:
-                    return _MomentCheck.from_bytes(data)
-                except Exception:  # noqa: BLE001 - a damaged or foreign entry is a miss, rebuilt below
-                    pass
-        check = build()
-        if self.store is not None:
-            self.store.save(self._store_key(what), check.to_bytes())
-        return check
+    def _stored(
+        self,
+        what: str,
+        build: Callable[[], Any],
+        to_bytes: Callable[[Any], bytes] = _MomentCheck.to_bytes,
+        from_bytes: Callable[[bytes], Any] = _MomentCheck.from_bytes,
+    ) -> Any:
+        """What ``build`` gives, from the user's cache (``checkcache``) when it holds it, else built and saved
+        there; the time it takes counts as compiling (``compile_seconds``)."""
+        started = time.perf_counter()
+        try:
+            if self.store is not None:
+                data = self.store.load(self._store_key(what))
+                if data is not None:
+                    try:
+                        return from_bytes(data)
+                    except Exception:  # noqa: BLE001 - a damaged or foreign entry is a miss, rebuilt below
+                        pass
+            built = build()
+            if self.store is not None:
+                self.store.save(self._store_key(what), to_bytes(built))
+            return built
+        finally:
+            self.compile_seconds += time.perf_counter() - started
 
     def _stored_plan(self, key, universe: Universe, layout: _Layout) -> tuple[_MomentCheck, list[ClauseEncoding]]:
         """``_generic``'s answer, through the user's cache: the families it leaves per moment by number."""
-        what = f"{key}|generic"
         by_number = {fam.number: fam for fam in self.families()}
-        if self.store is not None:
-            data = self.store.load(self._store_key(what))
-            if data is not None:
-                try:
-                    numbers, check = marshal.loads(data)  # noqa: S302 - our own cache
-                    return _MomentCheck.from_bytes(check), [by_number[n] for n in numbers]
-                except Exception:  # noqa: BLE001 - a damaged or foreign entry is a miss, rebuilt below
-                    pass
-        generic, per_moment = self._generic(universe, layout)
-        if self.store is not None:
-            data = marshal.dumps((tuple(fam.number for fam in per_moment), generic.to_bytes()))
-            self.store.save(self._store_key(what), data)
-        return generic, per_moment
+
+        def to_bytes(plan: tuple[_MomentCheck, list[ClauseEncoding]]) -> bytes:
+            return marshal.dumps((tuple(fam.number for fam in plan[1]), plan[0].to_bytes()))
+
+        def from_bytes(data: bytes) -> tuple[_MomentCheck, list[ClauseEncoding]]:
+            numbers, check = marshal.loads(data)  # noqa: S302 - our own cache
+            return _MomentCheck.from_bytes(check), [by_number[n] for n in numbers]
+
+        return self._stored(f"{key}|generic", lambda: self._generic(universe, layout), to_bytes, from_bytes)
 
     def _generic(self, universe: Universe, layout: _Layout) -> tuple[_MomentCheck, list[ClauseEncoding]]:
         """Code compiled once for every moment, for the families that allow it, and the families that don't."""

@@ -380,11 +380,11 @@ CLUSTER_CHUNK = 32  # traces per task on a cluster: a task costs the scheduler a
 
 
 def _check_on_worker(
-    fingerprint: str, chunk: list[_Input], edition_name: str | None, all_violations: bool
+    identity: str, chunk: list[_Input], edition_name: str | None, all_violations: bool
 ) -> list[TraceResult | Unreadable]:
     from .cluster import same_code
 
-    same_code(fingerprint)
+    same_code(identity)
     key = (edition_name, all_violations)
     if key not in _WORKER_CHECKERS:
         _WORKER_CHECKERS[key] = TraceChecker(edition_name, all_violations=all_violations)

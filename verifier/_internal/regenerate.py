@@ -110,11 +110,11 @@ def _on_cluster(scheduler: str, reports: Sequence[CommittedReport], root: Path) 
         yield Outcome(report, returncode, seconds, stderr)
 
 
-def _run_on_worker(fingerprint: str, job: tuple) -> tuple[int, int, float, str, dict[str, bytes]]:
+def _run_on_worker(identity: str, job: tuple) -> tuple[int, int, float, str, dict[str, bytes]]:
     """On a worker: the command of ``job`` run in a new folder with its inputs; what it wrote, by path."""
     from .cluster import same_code
 
-    same_code(fingerprint)
+    same_code(identity)
     index, command, inputs, patterns = job
     report = CommittedReport(f"job {index}", tuple(command), tuple(patterns), ())
     with tempfile.TemporaryDirectory(prefix="rule603-report-") as folder:

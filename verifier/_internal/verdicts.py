@@ -14,19 +14,20 @@ are: a cached verdict is never taken on trust.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import smt
-from .bmc import claim_fails_at, violations
 from .bounds import CutOff
 from .checkcache import CheckStore, package_folder
 from .registry import Edition, Property
 from .schema import Schema, Universe
 from .trace import from_json, to_json
-from .verify import HOLDS, VIOLATED, CheckResult, Options
+from .verify import HOLDS, VIOLATED, CheckResult, Options, counterexample_problem
 
 FOLDER = "verdicts"
 _FORMAT = 1
@@ -46,8 +47,6 @@ class VerdictStore:
 
     @classmethod
     def open(cls, edition: Edition, universe: Universe, options: Options) -> VerdictStore | None:
-        import os
-
         if os.environ.get(VERDICTS_ENV, "").strip() == "off":
             return None
         store = CheckStore.default(FOLDER)
@@ -77,8 +76,11 @@ class VerdictStore:
                 found[prop.id] = result
         return found
 
+    @functools.cached_property
+    def _schema(self) -> Schema:
+        return Schema(tuple(self.edition.model.VARIABLES))
+
     def keep(self, results: Sequence[CheckResult]) -> None:
-        schema = Schema(tuple(self.edition.model.VARIABLES))
         for r in results:
             if r.verdict not in (HOLDS, VIOLATED) or not _builtin(r.property) or r.cached:
                 continue
@@ -87,7 +89,7 @@ class VerdictStore:
                 "bound": r.bound,
                 "seconds": r.seconds,
                 "violated_at": r.violated_at,
-                "trace": None if r.trace is None else to_json(r.trace, schema),
+                "trace": None if r.trace is None else to_json(r.trace, self._schema),
             }
             self.store.save(self._key(_property_key(r.property)), json.dumps(entry).encode())
 
@@ -99,8 +101,8 @@ class VerdictStore:
             return None
         try:
             entry = json.loads(data)
-            schema = Schema(tuple(self.edition.model.VARIABLES))
-            trace = None if entry["trace"] is None else from_json(entry["trace"], schema, "<cached counterexample>")
+            where = "<cached counterexample>"
+            trace = None if entry["trace"] is None else from_json(entry["trace"], self._schema, where)
             result = CheckResult(
                 prop, entry["verdict"], entry["bound"], entry["seconds"], trace, entry["violated_at"], cached=True
             )
@@ -115,10 +117,8 @@ class VerdictStore:
         if r.trace is None or r.violated_at is None:
             return False
         enabled = [e.number for e in self.edition.encodings]
-        if violations(self.edition, r.trace, enabled, first_only=True):
-            return False
-        fails = claim_fails_at(self.edition, r.trace, r.property, enabled, self.options.claim_seconds)
-        return r.violated_at in fails
+        seconds = self.options.claim_seconds
+        return not counterexample_problem(self.edition, r.property, r.trace, enabled, r.violated_at, seconds)
 
     def cut_off(self) -> list[CutOff] | None:
         """The cut-off probe's kept findings, or None."""

@@ -151,6 +151,19 @@ def minimise(
     return best
 
 
+def counterexample_problem(
+    edition: Edition, prop: Property, trace: Trace, enabled: Sequence[str], moment: int, claim_seconds: float
+) -> str:
+    """Why ``trace`` is no counterexample to ``prop`` broken at ``moment`` under the clauses ``enabled``, evaluated
+    concretely (a clause it breaks, or the claim holding there); "" when it is one."""
+    broken = violations(edition, trace, enabled, first_only=True)
+    if broken:
+        return f"clause {broken[0].clause} at moment {broken[0].moment}"
+    if moment not in claim_fails_at(edition, trace, prop, enabled, claim_seconds):
+        return "the claim holds on it"
+    return ""
+
+
 class Verifier:
     """Checks properties against one edition with one incremental encoding."""
 
@@ -348,11 +361,9 @@ class Verifier:
 
     def _confirmed(self, prop: Property, trace: Trace, enabled: Sequence[str], depth: int, start: float) -> CheckResult:
         """Re-check the counterexample by evaluating every clause on the concrete trace."""
-        broken = violations(self.edition, trace, enabled, first_only=True)
-        fails = claim_fails_at(self.edition, trace, prop, enabled, self.options.claim_seconds)
+        problem = counterexample_problem(self.edition, prop, trace, enabled, depth - 1, self.options.claim_seconds)
         seconds = time.perf_counter() - start
-        if broken or depth - 1 not in fails:
-            problem = f"clause {broken[0].clause} at moment {broken[0].moment}" if broken else "the claim holds on it"
+        if problem:
             return CheckResult(
                 prop,
                 UNKNOWN,

@@ -154,8 +154,8 @@ def _audited_elsewhere(args: argparse.Namespace, names: list[str]) -> Iterator[t
             yield futures[future], future.result()
 
 
-def _audit_on_worker(fingerprint: str, name: str, args: argparse.Namespace) -> tuple[str, Audit]:
-    cluster.same_code(fingerprint)
+def _audit_on_worker(identity: str, name: str, args: argparse.Namespace) -> tuple[str, Audit]:
+    cluster.same_code(identity)
     cluster.single_threaded()
     return name, audit_quietly(args, name)
 
