@@ -23,6 +23,7 @@ module and not on every command's (``_internal/fingerprint.py``, ``DISPATCH``).
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import errno
 import importlib
@@ -145,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; the exit status (see the module's docstring).  Never raises, never prints a traceback."""
     stdout_errors = _lenient_stdout()
     usercode.on_stuck = _stuck
+    unraisable, sys.unraisablehook = sys.unraisablehook, _interrupt_in_a_destructor
     try:
         try:
             args = _parser().parse_args(argv)
@@ -174,7 +176,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _internal_error(e, argv)
     finally:
         usercode.on_stuck = None
+        sys.unraisablehook = unraisable
         _restore_stdout(stdout_errors)
+
+
+def _interrupt_in_a_destructor(unraisable: Any) -> None:
+    """Ctrl-C landing while a destructor runs (z3's, freeing a term) is the user's interrupt, not an error:
+    Python would print it with a traceback and drop it.  It is handed on to the main thread instead."""
+    if unraisable.exc_type is KeyboardInterrupt:
+        _thread.interrupt_main()
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 _OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
