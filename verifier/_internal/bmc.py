@@ -9,7 +9,7 @@ depth, and every subset of clauses.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +47,7 @@ class Encoding:
         width: int = smt.WIDTH,
         room_apart: Collection[str] = (),
         keep_bounds: bool = False,
+        fixed: Mapping[tuple[str, tuple[int, ...]], int | bool] | None = None,
     ) -> None:
         """``track_axioms``: guard each game-model rule with its own literal too (``axiom_literals``), so that
         an unsat core can name the rules outside 603 that decide something; they must then be assumed.
@@ -70,7 +71,11 @@ class Encoding:
         without those bounds.
 
         ``keep_bounds``: keep, per moment, each game rule's "a model bound is broken" (its ``MODEL_BOUND``
-        instances, ``model_bounds_broken[t][number]``), for ``bounds.cut_offs``, rather than build them again."""
+        instances, ``model_bounds_broken[t][number]``), for ``bounds.cut_offs``, rather than build them again.
+
+        ``fixed``: variables whose value is known before solving (a ruling's scenario, ``fixed_by``), as Python
+        values: the definitions then fold in Python what the scenario decides, and the solver sees only what the
+        rules leave open."""
         self.edition = edition
         self.universe = universe
         self.schema = Schema(tuple(edition.model.VARIABLES if variables is None else variables))
@@ -82,6 +87,7 @@ class Encoding:
         else:
             self.backend, self.solver = twin_of.backend, twin_of.solver
         self._vars: dict[tuple[str, tuple[int, ...]], Expr] = {}
+        self._fixed = dict(fixed or {})
         self._by_label: dict[str, tuple[str, tuple[int, ...]]] = {}
         self.g = Game(self.backend, self.schema, universe, self._lookup, self.solver.literal, 0)
         self.g.edition = edition
@@ -101,6 +107,8 @@ class Encoding:
         key = (name, index)
         var = self._vars.get(key)
         if var is None:
+            if key in self._fixed:
+                return self._fixed[key]
             spec = self.schema.check_index(name, index, self.universe, MAX_MOMENTS)
             if self._twin_of is not None and spec.role == ENV:
                 return self._twin_of._lookup(name, index)  # the same scenario: one variable for both
@@ -260,6 +268,17 @@ def _nest(spec: VarSpec, universe: Universe, read, prefix: tuple[int, ...]) -> A
         return [build(dims[1:], idx + (i,)) for i in range(universe.size(dims[0]))]
 
     return build(spec.dims, ())
+
+
+def fixed_by(schema: Schema, script: Trace, also_fixed: Sequence[Any] = ()) -> dict[tuple[str, tuple[int, ...]], Any]:
+    """The values ``script`` fixes (its environment and the rule variables named in ``also_fixed``), keyed as an
+    encoding's variables are: ``Encoding(fixed=...)``."""
+    names = {f for f in also_fixed if isinstance(f, str)}
+    table = script.flat_values()
+    kinds = {s.name: s.kind for s in schema.specs if s.role == ENV or s.name in names}
+    return {
+        key: bool(value) if kinds[key[0]] == "bool" else int(value) for key, value in table.items() if key[0] in kinds
+    }
 
 
 def scenario_equalities(enc: Encoding, script: Trace, also_fixed: Sequence[Any] = ()) -> Iterator[Expr]:

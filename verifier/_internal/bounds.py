@@ -21,7 +21,7 @@ engine refuses such a script at its step).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,9 +74,11 @@ def cut_offs(
     clauses: Sequence[str],
     pin: Pin | None = None,
     progress: Callable[[str], None] = lambda _: None,
+    fixed: Mapping[tuple[str, tuple[int, ...]], int | bool] | None = None,
 ) -> list[CutOff]:
     """Every bound of the model some game of ``moments`` moments (obeying ``clauses`` and every game rule, and
-    playing ``pin``'s scenario if given) needs more than, each with the first moment found; in a fixed order."""
+    playing ``pin``'s scenario if given) needs more than, each with the first moment found; in a fixed order.
+    ``fixed``: the scenario's values, known before solving (``Encoding(fixed=...)``)."""
     model = edition.model
     slots = universe.size("slot")
     normal = {spec.name: spec for spec in model.VARIABLES}
@@ -90,6 +92,7 @@ def cut_offs(
         width=WIDTH,
         room_apart=(SLOTS, MODEL_BOUND),
         keep_bounds=True,
+        fixed=fixed,
     )
     enc.extend(moments)
     g = enc.g

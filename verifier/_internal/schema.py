@@ -214,7 +214,7 @@ class Game:
 
     def lazy_if(self, c: Expr, then: Callable[[], Expr], otherwise: Callable[[], Expr]) -> Expr:
         """``If(c, then(), otherwise())``, building only the branch taken when ``c`` is concrete."""
-        if not self.b.symbolic:
+        if not self.b.symbolic or isinstance(c, bool):  # (a symbolic game's value may be fixed before solving)
             return then() if c else otherwise()
         return self.b.If(c, then(), otherwise())
 

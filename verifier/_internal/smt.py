@@ -142,9 +142,10 @@ class Z3Backend(Backend):
         return self.Sum([self.If(x, 1, 0) for x in xs])
 
     def Sum(self, xs: Iterable[Expr]) -> Expr:  # noqa: N802
+        xs = list(xs)
+        if all(isinstance(x, int) for x in xs):  # known before solving (a value a ruling's scenario fixes)
+            return sum(xs)
         items = [self._term(x) for x in xs]
-        if not items:
-            return self._term(0)
         if len(items) == 1:
             return items[0]
         if not all(self._own(x, z3.BitVecRef) for x in items):
@@ -304,6 +305,8 @@ class Solver:
         self._solver = solver
 
     def model_value(self, term: Expr) -> int | bool:
+        if isinstance(term, (bool, int)):
+            return term
         value = self._solver.model().eval(term, model_completion=True)
         if z3.is_bool(value):
             return z3.is_true(value)
@@ -314,6 +317,8 @@ class Solver:
         model = self._solver.model()
 
         def read(term: Expr) -> int | bool:
+            if isinstance(term, (bool, int)):  # a value fixed before solving
+                return term
             value = model.eval(term, model_completion=True)
             return z3.is_true(value) if z3.is_bool(value) else value.as_long()
 
