@@ -952,6 +952,7 @@ class _WindowTrace:
             "legend_name": [0] * n,
             # The engine's event keys read 'a creature' and 'another creature' alike (FALSE_ALARM_SOURCES): no filter.
             **{f: ["any"] * n for f in game.SUBJECT_FILTERS},
+            "subject_subtype": [[True] * n for _ in range(n)],  # nor a subtype
             "one_or_more": [False] * n,  # no card of the decks says "one or more"
             "triggers_once_each_turn": [False] * n,  # nor "This ability triggers only once each turn"
             "reflexive_from": [0],

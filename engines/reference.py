@@ -290,6 +290,13 @@ def _fail(message: str) -> None:
 # ---------------------------------------------------------------------------------------
 
 
+def has_named_subtype(scenario: Scenario, x: int, c: int) -> bool:
+    """Card ``c`` has one of the subtypes card ``x``'s trigger condition names, as printed (205.3); true if it names
+    none (``subject_subtype``)."""
+    named = scenario.cards[x].subject_subtypes
+    return not named or bool(set(named) & set(scenario.cards[c].subtypes))
+
+
 class ReferenceGame:
     """A game being played: ``apply`` one action (one batch) at a time, then read ``trace()``."""
 
@@ -1271,7 +1278,13 @@ class ReferenceGame:
             return False
         if whose == "opponent" and holder == you:
             return False
-        return token == "any" or (token == "token") == self.scenario.cards[c].token
+        if token != "any" and (token == "token") != self.scenario.cards[c].token:
+            return False
+        return self.subtype_matches(x, c)
+
+    def subtype_matches(self, x: int, c: int) -> bool:
+        """Card ``c`` has one of the subtypes card ``x``'s condition names, as printed (205.3); true if none."""
+        return has_named_subtype(self.scenario, x, c)
 
     def acts_on_its_own_object(self, c: int) -> bool:
         """Card ``c``'s ability triggers on its own object changing zones: "when this enters", "when this leaves the
@@ -1612,6 +1625,8 @@ class ReferenceGame:
             "token": [card.token for card in s.cards],
             "legend_name": [card.legend_name for card in s.cards],
             **{f: list(codes) for f, codes in self.subject_filters.items()},
+            # The cards' text, as the trace states it: what the engine's matcher makes of it is another thing.
+            "subject_subtype": [[has_named_subtype(s, x, c) for c in range(self.n_cards)] for x in range(self.n_cards)],
         }
         return out
 

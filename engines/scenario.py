@@ -66,6 +66,8 @@ class Card:
     subject_relation: str = "any"  # "this" ('when this creature dies') or "another"; game.SUBJECT_RELATIONS
     subject_controller: str = "any"  # "you" ('you control') or "opponent"; game.SUBJECT_PLAYERS
     subject_token: str = "any"  # "token" or "nontoken"; game.SUBJECT_TOKENS
+    subject_subtypes: tuple[str, ...] = ()  # "another Elf": one of these subtypes (205.3); () names none
+    subtypes: tuple[str, ...] = ()  # its own subtypes, as printed on its type line ("Elf", "Warrior")
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
@@ -332,7 +334,14 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
                 f"{value!r}: only a condition about any object of a kind ({filtered}) narrows it down, and"
                 " 'a creature card ... from anywhere' is neither a token nor 'this' one",
             )
-    several = game.KINDS.index(card.trigger) in game.FILTERED_KINDS and card.subject_relation != "this"
+    for field_ in ("subtypes", "subject_subtypes"):
+        named = getattr(card, field_)
+        if not isinstance(named, tuple) or not all(isinstance(x, str) and x[:1].isupper() for x in named):
+            _fail(f"{where}: {field_}", f"{shown(named)}: subtypes as printed, capitalized ('Elf', 'Island')")
+    filtered_kind = game.KINDS.index(card.trigger) in game.FILTERED_KINDS
+    if card.subject_subtypes and (not filtered_kind or card.subject_relation == "this"):
+        _fail(f"{where}: subject_subtypes", "only a condition about any object of a kind names its subtypes")
+    several = filtered_kind and card.subject_relation != "this"
     if card.has("one_or_more") and not several:
         filtered = ", ".join(game.KINDS[k] for k in game.FILTERED_KINDS)
         _fail(f"{where}: flags", f"'one or more' speaks of several objects of a kind ({filtered}), not of 'this' one")

@@ -423,6 +423,7 @@ def _card(
         "card_name",
         "token",
         "types",
+        "subtypes",
         "supertypes",
         "zone",
         "owner",
@@ -498,7 +499,18 @@ def _card(
         subject_relation=point.relation,
         subject_controller=point.controller,
         subject_token=point.token,
+        subject_subtypes=point.subtypes,
+        subtypes=_subtypes(r, i, "subtypes", o.get("subtypes", [])),
     )
+
+
+def _subtypes(r: _Reader, i: int, key: str, value: Any) -> tuple[str, ...]:
+    """Subtypes as printed on a type line (205.3): capitalized words, "Elf", "Island"."""
+    listed = r.kind("objects", i, key, value, list)
+    for x in listed:
+        if not isinstance(x, str) or not x[:1].isupper() or not x.replace("-", "").replace("'", "").isalpha():
+            r.fail("objects", i, key, f"{x!r}: a subtype as printed, capitalized ('Elf', 'Island')")
+    return tuple(listed)
 
 
 #: ``[objects.ability]`` keys that the printed text says, given ``oracle``.
@@ -552,8 +564,9 @@ def _subject(r: _Reader, i: int, value: Any, trigger: str) -> conditions.ModelPo
     table = r.kind("objects", i, "subject", value, dict)
     parts = {f.removeprefix("subject_"): values for f, values in game.SUBJECT_VALUES.items()}
     for key in table:
-        if key not in (*parts, "one_or_more"):
-            r.fail("objects", i, f"subject.{key}", f"unknown field; known: {', '.join(parts)}, one_or_more")
+        if key not in (*parts, "one_or_more", "subtypes"):
+            known = f"{', '.join(parts)}, one_or_more, subtypes"
+            r.fail("objects", i, f"subject.{key}", f"unknown field; known: {known}")
     if table and game.KINDS.index(trigger) not in game.FILTERED_KINDS:
         filtered = ", ".join(game.KINDS[k] for k in game.FILTERED_KINDS)
         r.fail("objects", i, "subject", f"only a trigger about any object of a kind ({filtered}) has a subject")
@@ -564,7 +577,15 @@ def _subject(r: _Reader, i: int, value: Any, trigger: str) -> conditions.ModelPo
     several = r.kind("objects", i, "subject.one_or_more", table.get("one_or_more", False), bool)
     if several and chosen[0] == "this":
         r.fail("objects", i, "subject.one_or_more", "'one or more' speaks of several objects, not of 'this' one")
-    return conditions.ModelPoint(trigger, *chosen, several)
+    subtypes = _subtypes(r, i, "subject.subtypes", table.get("subtypes", []))
+    if subtypes and chosen[0] == "this":
+        r.fail("objects", i, "subject.subtypes", "'this' names one object: it has no subtype filter")
+    preset = conditions.PRESETS[trigger]
+    for x in subtypes:
+        kind_of = conditions.subtype_card_type(x)
+        if preset is not None and kind_of not in preset.subject.types:
+            r.fail("objects", i, "subject.subtypes", f"{x!r} is a {kind_of} type (205.3); {trigger} speaks of another")
+    return conditions.ModelPoint(trigger, *chosen, several, subtypes)
 
 
 def _nearest(c: conditions.Condition) -> str:

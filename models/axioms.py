@@ -926,7 +926,10 @@ def trigger_conditions(g, t: int) -> Iterator[Rule]:
             yield R(True, g.counts_additional(t, a) == refers, f"ability {a}")
     for c in m.cards(g):
         if t == 0:  # only a condition about any object of a kind can narrow that object down
-            unfiltered = g.And(*[g.var(f, c) == m.ANY_SUBJECT for f in m.SUBJECT_FILTERS])
+            unfiltered = g.And(
+                *[g.var(f, c) == m.ANY_SUBJECT for f in m.SUBJECT_FILTERS],
+                *[g.subject_subtype(c, x) for x in m.cards(g)],
+            )
             yield R(g.Not(m.is_kind(g, c, m.FILTERED_KINDS)), unfiltered, f"card {c}")
             # "One or more" speaks of several objects of a kind: never of "this" one.
             several = g.And(m.is_kind(g, c, m.FILTERED_KINDS), g.subject_relation(c) != m.THIS_SUBJECT)

@@ -87,6 +87,31 @@ STATUSES = ("attacking", "blocking", "tapped", "untapped")
 RECIPIENTS = ("player", "opponent", "you", "creature", "permanent", "any")
 #: Subtypes whose plural is not the singular and an "s" ("one or more other Elves you control").
 SUBTYPE_PLURALS = {"Elf": "Elves", "Dwarf": "Dwarves", "Wolf": "Wolves", "Werewolf": "Werewolves", "Ally": "Allies"}
+#: Subtypes that are not creature types, with the card type they go with (205.3g-i, 205.3h: artifact, enchantment
+#: and land types); every other subtype a condition names is read as a creature type (205.3m, too long a list to
+#: hold).  Aura, Equipment and Saga are types of the language (``TYPES``), written in lower case.
+NONCREATURE_SUBTYPES = {
+    **dict.fromkeys(
+        ("Cave", "Cloud", "Desert", "Forest", "Gate", "Island", "Lair", "Locus", "Mine", "Mountain", "Plains")
+        + ("Planet", "Power-Plant", "Sphere", "Swamp", "Tower", "Town", "Urza's"),
+        "land",
+    ),
+    **dict.fromkeys(
+        ("Attraction", "Blood", "Clue", "Contraption", "Food", "Fortification", "Gold", "Incubator", "Junk", "Map")
+        + ("Powerstone", "Treasure", "Vehicle"),
+        "artifact",
+    ),
+    **dict.fromkeys(
+        ("Background", "Cartouche", "Case", "Class", "Curse", "Role", "Room", "Rune", "Shard", "Shrine"), "enchantment"
+    ),
+}
+
+
+def subtype_card_type(subtype: str) -> str:
+    """The card type a subtype goes with (205.3): a land type is a land's, and so on; any other is a creature type."""
+    return NONCREATURE_SUBTYPES.get(subtype, "creature")
+
+
 #: States a state trigger (603.8) can watch, in the model's words.
 STATES = {
     "no_cards_in_hand": "a player has no cards in hand",
@@ -332,6 +357,7 @@ class ModelPoint:
     controller: str = "any"
     token: str = "any"
     one_or_more: bool = False  # "one or more": one batch triggers it once (603.2c)
+    subtypes: tuple[str, ...] = ()  # "another Elf": the object has one of these subtypes, as printed (205.3)
 
 
 def model_point(condition: Condition | None) -> ModelPoint | None:
@@ -342,11 +368,18 @@ def model_point(condition: Condition | None) -> ModelPoint | None:
     assert condition is not None
     bare = condition.modifiers()
     s = bare.subject
+    subtypes = tuple(t for t in s.types if t[:1].isupper())
+    if subtypes:
+        s = replace(s, types=tuple(t for t in s.types if t not in subtypes))
     for name in FILTERED_PRESETS:
         preset = PRESETS[name]
         assert preset is not None
         p = preset.subject
-        types = p.types if s.relation == "this" and not s.types else s.types  # "when this dies": a creature (700.4)
+        # "when this dies": a creature (700.4); "another Elf": a creature, "an Island": a land (205.3)
+        implied = (s.relation == "this" or subtypes) and not s.types
+        types = p.types if implied else s.types
+        if any(subtype_card_type(t) not in p.types for t in subtypes) or (subtypes and s.relation == "this"):
+            continue
         off_battlefield = "battlefield" not in (bare.event.origin, bare.event.destination)
         # Off the battlefield an object has no controller (108.4a): "a creature card you own" says whose by owner.
         whose = s.owner if off_battlefield else s.controller
@@ -356,7 +389,8 @@ def model_point(condition: Condition | None) -> ModelPoint | None:
         if token == "differs":
             continue
         same = replace(s, relation=p.relation, types=types, controller=p.controller, owner=p.owner, token=p.token)
-        point = ModelPoint(name, s.relation, whose, _TOKEN_WORDS[token] if p.token is None else "any", bare.one_or_more)
+        token_word = _TOKEN_WORDS[token] if p.token is None else "any"
+        point = ModelPoint(name, s.relation, whose, token_word, bare.one_or_more, subtypes)
         kind = KINDS.index(name)
         taken = all(takes_filter(kind, f"subject_{f}", getattr(point, f)) for f in ("relation", "controller", "token"))
         alike = replace(bare, subject=same, one_or_more=False) == preset.modifiers()

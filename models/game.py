@@ -281,6 +281,14 @@ VARIABLES: tuple[VarSpec, ...] = (
         values=SUBJECT_TOKENS,
         absent_means="any",
     ),
+    _const(
+        "subject_subtype",
+        ("card", "card"),
+        "for a filtered trigger condition (FILTERED_KINDS) of the first card that names subtypes ('whenever another Elf"
+        " you control enters', 205.3): the second card has one of them, as printed; true where the condition names"
+        " none",
+        absent_means=True,
+    ),
     _const("creature_card", ("card",), "printed card type includes creature"),
     _const("land_card", ("card",), "printed card type includes land"),
     _const("artifact_card", ("card",), "printed card type includes artifact", absent_means=False),
@@ -1181,8 +1189,8 @@ def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False)
     filtered trigger condition speaks of: "another" is not the source, "this" is; "you control" / "an opponent
     controls" compares its controller (a card off the battlefield has none, 108.4a: its owner) with the ability's
     controller in the same view, and ``by_owner`` ("a creature card is put into your graveyard": a card goes to its
-    owner's graveyard, 404.1) compares its owner; "token" / "nontoken" is what it is (111.1).  Delayed and reflexive
-    abilities, and ``a`` None, have no filter."""
+    owner's graveyard, 404.1) compares its owner; "token" / "nontoken" is what it is (111.1); a subtype ("another
+    Elf") is printed on its card (205.3).  Delayed and reflexive abilities, and ``a`` None, have no filter."""
     if a is None or ability_class(g, a)[0] != "printed":
         return True
     x = a  # a printed ability's index is its card's
@@ -1196,6 +1204,7 @@ def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False)
         g.Implies(whose == OPPONENTS_SUBJECT, holder != you),
         g.Implies(token == TOKEN_SUBJECT, g.token(c)),
         g.Implies(token == NONTOKEN_SUBJECT, g.Not(g.token(c))),
+        g.subject_subtype(x, c),
     )
 
 
@@ -1506,6 +1515,9 @@ def subject_words(g, c: int) -> str:
     )
     words += [SUBJECT_TOKENS[token]] * (token != ANY_SUBJECT)
     words += ["one or more"] * bool(g.one_or_more(c))
+    of_subtype = [x for x in cards(g) if g.subject_subtype(c, x)]
+    if len(of_subtype) < len(cards(g)):  # the trace has which cards have a subtype it names, not the subtype's name
+        words.append(f"of its subtypes: {', '.join(g.names.card(x) for x in of_subtype) or 'no card'}")
     return f" ({', '.join(words)})" if words else ""
 
 

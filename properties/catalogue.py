@@ -70,8 +70,9 @@ def names(g, c: int, x: int, v: int):
     """Card ``c``'s printed condition about any creature (land, creature card) speaks of card ``x``'s object as it
     is at moment ``v``: "another" names every object but ``c``'s, "this" ``c``'s alone; "you control" a permanent
     ``c``'s controller controls at ``v``, "an opponent controls" one another player does (a card off the
-    battlefield by its owner: it has no controller, 108.4a); "token", "nontoken" what it is (111.1).  For a
-    permanent that left the battlefield, ``v`` is the moment before (as it last existed, 603.10a)."""
+    battlefield by its owner: it has no controller, 108.4a); "token", "nontoken" what it is (111.1); a subtype
+    ("another Elf") one ``x``'s card has, as printed (205.3).  For a permanent that left the battlefield, ``v`` is the
+    moment before (as it last existed, 603.10a)."""
     relation, whose, token = g.subject_relation(c), g.subject_controller(c), g.subject_token(c)
     holder = g.If(g.zone(v, x) == BATTLEFIELD, g.controller(v, x), g.owner(x))
     mine = holder == g.controller(v, c)
@@ -83,6 +84,7 @@ def names(g, c: int, x: int, v: int):
             g.And(whose == m.OPPONENTS_SUBJECT, g.Not(mine)),
         ),
         g.Or(token == m.ANY_SUBJECT, (token == m.TOKEN_SUBJECT) == g.token(x)),
+        g.subject_subtype(c, x),
     )
 
 

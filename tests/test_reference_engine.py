@@ -11,10 +11,11 @@ checks each trace.  A disagreement is either an engine bug (fixed, and kept in
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 from rule603 import InvalidArgument, Trace, load_edition
 from rule603.engines.reference import ReferenceGame, run
 from rule603.engines.scenario import Action, BeyondModelBounds, Card, DelayedAbility, ReflexiveAbility, Scenario
@@ -407,6 +408,63 @@ def test_engine_traces_obey_every_clause_exhaustively(scenario):
 @given(scenarios(players=3, cards=5, max_actions=20, slots=7))
 def test_engine_traces_obey_every_clause_with_three_players(scenario):
     check_scenario_against_the_encodings(scenario)
+
+
+#: Subtypes drawn onto generated cards (205.3): two creature types and two land types, so that a condition naming one
+#: meets objects with it and without it.
+SUBTYPES = {"creature": ("Elf", "Goblin"), "land": ("Island", "Forest")}
+
+
+@st.composite
+def scenarios_with_subtypes(draw, **sizes) -> Scenario:
+    """A generated scenario whose creatures and lands have subtypes, and whose conditions about any creature or land
+    (the filtered kinds) name one now and then: "whenever another Elf enters", "an Island is put into a graveyard"."""
+    scenario = draw(scenarios(**sizes))
+    cards = []
+    for card in scenario.cards:
+        kind = "creature" if card.has("creature_card") else "land" if card.has("land_card") else None
+        subtypes = tuple(x for x in SUBTYPES.get(kind, ()) if draw(st.booleans()))
+        named: tuple[str, ...] = ()
+        filtered = game.KINDS.index(card.trigger) in game.FILTERED_KINDS and card.subject_relation != "this"
+        if filtered and draw(st.booleans()):
+            named = (draw(st.sampled_from(SUBTYPES["land" if card.trigger == "land_to_graveyard" else "creature"])),)
+        cards.append(replace(card, subtypes=subtypes, subject_subtypes=named))
+    return replace(scenario, cards=tuple(cards))
+
+
+@settings(FUZZ, max_examples=15)
+@given(scenarios_with_subtypes())
+def test_engine_traces_with_subtypes_obey_every_clause(scenario):
+    check_scenario_against_the_encodings(scenario)
+
+
+@pytest.mark.exhaustive
+@settings(FUZZ, max_examples=500)
+@given(scenarios_with_subtypes(players=2, cards=4, max_actions=16))
+def test_engine_traces_with_subtypes_obey_every_clause_exhaustively(scenario):
+    check_scenario_against_the_encodings(scenario)
+
+
+def test_an_engine_whose_matcher_ignores_subtypes_is_caught_where_a_bear_enters():
+    # Elvish Warmaster ("whenever one or more other Elves you control enter"): the trace states each card's printed
+    # subtypes; an engine that triggers it for Grizzly Bears too breaks the enters rule at that moment.
+    from pathlib import Path
+
+    from rule603.engines.scenario_file import load
+
+    path = Path(__file__).resolve().parents[1] / "scenarios" / "603.2-elvish-warmaster-other-elves.toml"
+    scenario = load(str(path)).scenario
+
+    class IgnoresSubtypes(ReferenceGame):
+        def subtype_matches(self, x: int, c: int) -> bool:
+            return True
+
+    assert check(run(scenario)).conforms
+    played = IgnoresSubtypes(scenario)
+    for action in scenario.actions:
+        played.apply(action)
+    found = check(played.trace())
+    assert {(v.moment, v.clause) for v in found.violations if v.moment == 1} == {(1, "603.6a")}
 
 
 def test_the_engines_output_is_written_whole_or_not_at_all(tmp_path, monkeypatch):

@@ -218,6 +218,8 @@ class TraceBuilder:
 
     @staticmethod
     def _default_const(spec) -> Any:
+        if spec.kind == "bool" and spec.absent_means is True:  # what a document without it means ("names none")
+            return True
         return False if spec.kind == "bool" else 0
 
     def _default_var(self, spec, idx: tuple[int, ...], params: dict[str, Any]) -> Any:

@@ -32,6 +32,8 @@ import os
 import platform
 import sys
 import tempfile
+import threading
+import time
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -182,11 +184,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _interrupt_in_a_destructor(unraisable: Any) -> None:
     """Ctrl-C landing while a destructor runs (z3's, freeing a term) is the user's interrupt, not an error:
-    Python would print it with a traceback and drop it.  It is handed on to the main thread instead."""
+    Python would print it with a traceback and drop it.  It is handed on to the main thread instead, from another
+    thread a moment later: raised here (``interrupt_main`` from the main thread raises at once) it would land in
+    this hook and be printed all the same."""
     if unraisable.exc_type is KeyboardInterrupt:
-        _thread.interrupt_main()
+        threading.Thread(target=_interrupt_main_soon, daemon=True).start()
         return
     sys.__unraisablehook__(unraisable)
+
+
+def _interrupt_main_soon() -> None:
+    time.sleep(0.05)  # the hook that started this thread has returned by then
+    _thread.interrupt_main()
 
 
 _OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)

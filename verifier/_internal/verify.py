@@ -225,7 +225,12 @@ class Verifier:
         self._guarded.add(prop.id)
 
     def check(self, prop: Property, enabled: Sequence[str] | None = None) -> CheckResult:
-        """Verdict for ``prop`` up to the bound; a violation comes with the shortest trace."""
+        """Verdict for ``prop`` up to the bound; a violation comes with the shortest trace.  The same in any process,
+        whatever ran before: no cycle collection inside (``smt.steady_memory``)."""
+        with smt.steady_memory():
+            return self._check(prop, enabled)
+
+    def _check(self, prop: Property, enabled: Sequence[str] | None) -> CheckResult:
         enabled = list(self.all_clauses if enabled is None else enabled)
         k = self.options.bound
         start = time.perf_counter()
