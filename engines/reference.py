@@ -59,6 +59,7 @@ from rule603.models.game import (
     GRAVEYARD,
     GRAVEYARD_FROM_ANYWHERE,
     HAND,
+    LAND_TAPPED,
     LAND_TO_GRAVEYARD,
     LEAVES_SELF,
     LIBRARY,
@@ -1282,6 +1283,13 @@ class ReferenceGame:
             return False
         return self.subtype_matches(x, c)
 
+    def _became_tapped(self, before: Moment, after: Moment, c: int) -> bool:
+        """Land ``c`` was on the battlefield before and after the batch, the same object, and became tapped (not
+        one that entered tapped, 603.2f)."""
+        was, now = before.cards[c], after.cards[c]
+        stayed = was.zone == BATTLEFIELD and now.zone == BATTLEFIELD and now.since != after.t
+        return self.flag(c, "land_card") and stayed and not was.tapped and now.tapped
+
     def subtype_matches(self, x: int, c: int) -> bool:
         """Card ``c`` has one of the subtypes card ``x``'s condition names, as printed (205.3); true if none."""
         return has_named_subtype(self.scenario, x, c)
@@ -1362,6 +1370,8 @@ class ReferenceGame:
             n = int(stayed and not was.tapped and now.tapped)
         elif kind == BECOMES_UNTAPPED:  # 603.2f: nor entering untapped
             n = int(stayed and was.tapped and not now.tapped)
+        elif kind == LAND_TAPPED:  # 603.2f: every land that became tapped, as the condition names it
+            n = sum(self._became_tapped(before, after, c) and self._speaks_of(a, c, after) for c in range(self.n_cards))
         elif kind == YOUR_UPKEEP:  # 603.2b: "you" is the ability's controller
             mine = after.active == self._controller(a, view, after)
             n = int(self._began(before, after, UPKEEP) and mine and self._there_as_it_began(a, before))

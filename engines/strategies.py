@@ -97,7 +97,11 @@ FLAG_ODDS = {"creature_card": 2, "granted": 12}
 #: The flags drawn on their own; "one or more" is drawn with the subject filters, for the conditions that take it.
 DRAWN_FLAGS = tuple(f for f in game.CARD_FLAGS if f != "one_or_more")
 #: Trigger conditions and starting zones, the interesting ones first (Hypothesis favours the first).
-KINDS_FIRST = game.KINDS[1:] + game.KINDS[:1]
+#: Trigger conditions the generators leave out for now: drawing them changes every generated stream, and with it the
+#: mutation study's committed figures (docs/check.md), so they join with the study's next run; the tests draw them
+#: with their own strategies meanwhile (tests/test_reference_engine.py).
+NOT_DRAWN_YET = ("land_tapped",)
+KINDS_FIRST = tuple(k for k in game.KINDS[1:] + game.KINDS[:1] if k not in NOT_DRAWN_YET)
 #: Trigger conditions one batch can meet several times over (a board wipe, several creatures entering).
 MANY_AT_ONCE = ("creature_dies", "creature_enters", "graveyard_from_anywhere", "land_to_graveyard")
 ZONES_FIRST = ("battlefield", "hand", "battlefield", "hand", *START_ZONES)

@@ -317,6 +317,7 @@ PRESETS: dict[str, Condition | None] = {
     # "Whenever you reveal a land card this way": linked to the card's own "reveal the first card you draw".
     "reveals_land_this_way": Condition(Event("reveals"), Subject("any", ("land",), token=False), player="you"),
     "your_combat": beginning_of("beginning_of_combat", "you"),
+    "land_tapped": Condition(Event("becomes_tapped"), Subject("any", ("land",))),
 }
 
 #: The modifiers a scenario file's ``[objects.ability]`` table names, as condition fields.
@@ -343,7 +344,7 @@ def preset_kind(condition: Condition | None) -> str | None:
 
 #: The model's conditions about any object of a kind, which a subject filter can narrow down
 #: (``models.game.FILTERED_KINDS``).
-FILTERED_PRESETS = ("creature_enters", "creature_dies", "land_to_graveyard", "graveyard_from_anywhere")
+FILTERED_PRESETS = ("creature_enters", "creature_dies", "land_to_graveyard", "graveyard_from_anywhere", "land_tapped")
 _TOKEN_WORDS = {None: "any", False: "nontoken", True: "token"}
 
 
@@ -380,7 +381,8 @@ def model_point(condition: Condition | None) -> ModelPoint | None:
         types = p.types if implied else s.types
         if any(subtype_card_type(t) not in p.types for t in subtypes) or (subtypes and s.relation == "this"):
             continue
-        off_battlefield = "battlefield" not in (bare.event.origin, bare.event.destination)
+        moves = bare.event.kind == "zone_change"  # any other event of an object happens on the battlefield
+        off_battlefield = moves and "battlefield" not in (bare.event.origin, bare.event.destination)
         # Off the battlefield an object has no controller (108.4a): "a creature card you own" says whose by owner.
         whose = s.owner if off_battlefield else s.controller
         if (not off_battlefield and s.owner != "any") or (off_battlefield and s.controller != "any"):

@@ -85,7 +85,7 @@ def delayed_off(g, t: int) -> Iterator[Rule]:
 
 
 def becomes_off(g, t: int) -> Iterator[Rule]:
-    yield from _no_kinds(g, t, (m.BECOMES_TAPPED, m.BECOMES_UNTAPPED, m.BECOMES_BLOCKED))
+    yield from _no_kinds(g, t, (m.BECOMES_TAPPED, m.BECOMES_UNTAPPED, m.BECOMES_BLOCKED, m.LAND_TAPPED))
 
 
 def loses_game_off(g, t: int) -> Iterator[Rule]:

@@ -88,6 +88,7 @@ KINDS = (
     "chapter",  # a Saga's chapter abilities: I, II, III -- ... (714.2b)
     "reveals_land_this_way",  # Reveal the first card you draw each turn. Whenever you reveal a land card this way, ...
     "your_combat",  # At the beginning of combat on your turn, ...
+    "land_tapped",  # Whenever a land (an Island an opponent controls, ...) becomes tapped, ...
 )
 (
     NONE,
@@ -116,6 +117,7 @@ KINDS = (
     CHAPTER,
     REVEALS_LAND_THIS_WAY,
     YOUR_COMBAT,
+    LAND_TAPPED,
 ) = range(len(KINDS))
 #: "At the beginning of ..." trigger conditions: the step whose beginning they wait for, and whether only
 #: on their controller's turn ("your upkeep").  A Saga's chapter abilities wait for its controller's
@@ -148,7 +150,7 @@ ZONE_CHANGE_SELF_KINDS = (ENTERS_SELF, LEAVES_SELF)
 #: Trigger conditions about any object of a kind ("a creature", "a land"), whose printed text may narrow that object
 #: down: "another", "you control" / "an opponent controls", "token" / "nontoken" (``subject_*``), or name the ability's
 #: own object ("when this creature dies").
-FILTERED_KINDS = (CREATURE_ENTERS, CREATURE_DIES, LAND_TO_GRAVEYARD, GRAVEYARD_FROM_ANYWHERE)
+FILTERED_KINDS = (CREATURE_ENTERS, CREATURE_DIES, LAND_TO_GRAVEYARD, GRAVEYARD_FROM_ANYWHERE, LAND_TAPPED)
 #: How the object a filtered condition speaks of relates to the ability's source: any (itself included), the source
 #: itself ("when this creature dies"), or any other ("whenever another creature enters").
 SUBJECT_RELATIONS = ("any", "this", "another")

@@ -31,6 +31,7 @@ from rule603.models.game import (
     GRAVEYARD,
     GRAVEYARD_FROM_ANYWHERE,
     HAND,
+    LAND_TAPPED,
     LEAVES_SELF,
     LIBRARY,
     LOSE_CONTROL,
@@ -329,6 +330,23 @@ def becomes_tapped_not_on_entry(g, t):
             g.Implies(g.And(g.kind(c) == BECOMES_TAPPED, m.entered_battlefield(g, t, c)), g.triggers(t, c) == 0)
             for c in m.cards(g)
         ]
+    )
+
+
+@prop("land-tapped-not-on-entry", clauses=["603.2f"])
+def land_tapped_not_on_entry(g, t):
+    """'Whenever a land becomes tapped' doesn't trigger in a batch where no land that was already on the battlefield
+    became tapped: a land entering tapped doesn't become tapped."""
+    if t == 0:
+        return True
+    some_tapped = g.Or(
+        *[
+            g.And(g.land_card(x), m.same_permanent(g, t, x), g.Not(g.tapped(t - 1, x)), g.tapped(t, x))
+            for x in m.cards(g)
+        ]
+    )
+    return g.And(
+        *[g.Implies(g.And(g.kind(c) == LAND_TAPPED, g.Not(some_tapped)), g.triggers(t, c) == 0) for c in m.cards(g)]
     )
 
 

@@ -7,8 +7,8 @@ strict expected failures: the day the model gets one right, its test fails and s
 
 ``fixtures/known-gaps/conditions`` holds the cards of issue 22's examples, each written as printed (``oracle``) with
 an official ruling's answer, whose trigger condition the game model cannot play yet (casting, "one or more" combat
-damage, an opponent's Island becoming tapped; "another", "you control", "token", "dies" of one object and a
-subtype of a creature or land are played since the subject filters, and those cards are in scenarios/): the
+damage; "another", "you control", "token", "dies" of one object, a subtype of a creature or land and "a land
+becomes tapped" are played since the subject filters, and those cards are in scenarios/): the
 scenario file reader refuses each in one line naming the condition.  Written with the model's nearest trigger kind
 instead, each plays, and is answered otherwise than the ruling: that is the approximation issue 22 is about.
 """
@@ -34,7 +34,6 @@ WHY: dict[str, str] = {}  # none today: Gustha's Scepter's 'when you lose contro
 NEAREST: dict[str, str] = {
     "rhystic-study-opponent-casts": "none",
     "storm-the-vault-one-or-more": "deals_damage",
-    "thoughtleech-opponents-island": "becomes_tapped",
 }
 
 

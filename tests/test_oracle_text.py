@@ -567,6 +567,7 @@ PRESET_TEXTS = {
     "chapter": ("History of Benalia", "I — Create a 2/2 white Knight creature token with vigilance."),
     "reveals_land_this_way": ("x", "Whenever you reveal a land card this way, draw."),
     "your_combat": ("Goblin Rabblemaster", CARDS[19][1]),
+    "land_tapped": ("x", "Whenever a land becomes tapped, its controller loses 1 life."),
 }
 
 
@@ -644,8 +645,12 @@ def test_a_condition_about_some_creatures_plays_as_a_kind_with_its_filter(name, 
 def test_a_preset_plays_unfiltered_and_nothing_but_a_kind_about_any_object_takes_a_filter():
     for kind, preset in PRESETS.items():
         assert model_point(preset) == ModelPoint(kind)
-    becomes_tapped = Condition(Event("becomes_tapped"), Subject("any", ("land",), controller="opponent"))
-    assert model_point(becomes_tapped) is None  # Thoughtleech's: becoming tapped is of "this" only, in the model
+    thoughtleech = Condition(Event("becomes_tapped"), Subject("any", ("Island",), controller="opponent"))
+    assert model_point(thoughtleech) == ModelPoint("land_tapped", "any", "opponent", subtypes=("Island",))
+    artifact_tapped = Condition(Event("becomes_tapped"), Subject("any", ("artifact",), controller="opponent"))
+    assert model_point(artifact_tapped) is None  # becoming tapped is of "this" one, or of any land, in the model
+    elf_tapped = Condition(Event("becomes_tapped"), Subject("any", ("Elf",)))
+    assert model_point(elf_tapped) is None  # an Elf is a creature (205.3m), not a land
     owned = Condition(
         Event("zone_change", origin="battlefield", destination="graveyard"), Subject("any", ("creature",), owner="you")
     )

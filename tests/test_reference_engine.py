@@ -418,10 +418,18 @@ SUBTYPES = {"creature": ("Elf", "Goblin"), "land": ("Island", "Forest")}
 @st.composite
 def scenarios_with_subtypes(draw, **sizes) -> Scenario:
     """A generated scenario whose creatures and lands have subtypes, and whose conditions about any creature or land
-    (the filtered kinds) name one now and then: "whenever another Elf enters", "an Island is put into a graveyard"."""
+    (the filtered kinds) name one now and then: "whenever another Elf enters", "an Island is put into a graveyard";
+    half of its "whenever this becomes tapped" abilities are "whenever a land [an opponent controls] becomes
+    tapped" instead (``land_tapped``, which the generators do not draw yet)."""
     scenario = draw(scenarios(**sizes))
     cards = []
     for card in scenario.cards:
+        if card.trigger == "becomes_tapped" and draw(st.booleans()):  # "whenever a land ... becomes tapped"
+            filters = {
+                f: draw(st.sampled_from(v[:1] + v[2:] if f == "subject_relation" else v))  # (not "this")
+                for f, v in game.SUBJECT_VALUES.items()
+            }
+            card = replace(card, trigger="land_tapped", **filters)
         kind = "creature" if card.has("creature_card") else "land" if card.has("land_card") else None
         subtypes = tuple(x for x in SUBTYPES.get(kind, ()) if draw(st.booleans()))
         named: tuple[str, ...] = ()
@@ -429,7 +437,17 @@ def scenarios_with_subtypes(draw, **sizes) -> Scenario:
         if filtered and draw(st.booleans()):
             named = (draw(st.sampled_from(SUBTYPES["land" if card.trigger == "land_to_graveyard" else "creature"])),)
         cards.append(replace(card, subtypes=subtypes, subject_subtypes=named))
-    return replace(scenario, cards=tuple(cards))
+    changed = replace(scenario, cards=tuple(cards), actions=())
+    # The script was drawn for the cards as they were: it is played up to the first action the engine refuses now
+    # (a "counter" with nothing on the stack, an ability no longer triggering).
+    played, kept = ReferenceGame(changed), []
+    for action in scenario.actions:
+        try:
+            played.apply(action)
+        except (InvalidArgument, BeyondModelBounds):
+            break
+        kept.append(action)
+    return replace(changed, actions=tuple(kept))
 
 
 @settings(FUZZ, max_examples=15)

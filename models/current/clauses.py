@@ -30,6 +30,7 @@ from ..game import (
     ENTERS_SELF,
     GRAVEYARD,
     GRAVEYARD_FROM_ANYWHERE,
+    LAND_TAPPED,
     LEAVES_KINDS,
     LOSE_CONTROL,
     NO_CARDS_IN_HAND,
@@ -178,13 +179,38 @@ def effects_skip_delayed(g, t: int) -> Iterator[Rule]:
     "603.2f",
     "'becomes' triggers fire only when the named change happens, not for a permanent entering in that state",
     text_hash="dba59ae3423b",
-    scope="'becomes tapped', 'becomes untapped' and 'becomes blocked' of one permanent",
+    scope="'becomes tapped', 'becomes untapped' and 'becomes blocked' of one permanent, and 'a land becomes tapped'",
 )
 def becomes_triggers(g, t: int) -> Iterator[Rule]:
     for a in m.abilities(g):
         yield defines(g, t, a, BECOMES_TAPPED, _status_change(g, t, a, to_tapped=True))
         yield defines(g, t, a, BECOMES_UNTAPPED, _status_change(g, t, a, to_tapped=False))
         yield defines(g, t, a, BECOMES_BLOCKED, _becomes_blocked(g, t, a))
+        yield defines(g, t, a, LAND_TAPPED, _lands_tapped(g, t, a))
+
+
+def _lands_tapped(g, t, a):
+    """Lands that were on the battlefield before and after and became tapped in the batch (not one entering tapped,
+    603.2f), of those ability ``a``'s condition speaks of ("an Island an opponent controls": as they are now)."""
+
+    def n(v):
+        if t == 0:
+            return 0
+        tapped = [
+            g.And(
+                g.land_card(c),
+                g.zone(t - 1, c) == BATTLEFIELD,
+                g.zone(t, c) == BATTLEFIELD,
+                g.since(t, c) != t,
+                g.Not(g.tapped(t - 1, c)),
+                g.tapped(t, c),
+                m.subject_matches(g, a, t, c),
+            )
+            for c in m.cards(g)
+        ]
+        return g.If(m.can_trigger(g, t, v, a), g.count(tapped), 0)
+
+    return n
 
 
 def _becomes_blocked(g, t, a):
