@@ -450,12 +450,6 @@ def scenarios_with_subtypes(draw, **sizes) -> Scenario:
     return replace(changed, actions=tuple(kept))
 
 
-@settings(FUZZ, max_examples=15)
-@given(scenarios_with_subtypes())
-def test_engine_traces_with_subtypes_obey_every_clause(scenario):
-    check_scenario_against_the_encodings(scenario)
-
-
 @pytest.mark.exhaustive
 @settings(FUZZ, max_examples=500)
 @given(scenarios_with_subtypes(players=2, cards=4, max_actions=16))
