@@ -280,6 +280,7 @@ def test_a_card_is_one_spell_on_the_stack():
     assert enc.check_with(2, [], [twice]) == smt.Verdict.UNSAT
 
 
+@pytest.mark.exhaustive  # slow (over 10 s); the README test command stays within five minutes
 def test_the_order_a_player_puts_their_own_triggers_in_is_their_choice_not_an_ambiguity(monkeypatch):
     # 603.3b: a player puts their own triggers on the stack in any order.  Two games of one scenario that differ
     # only in that order are not an ambiguity; without "same choices, same order" the search reports exactly that.

@@ -111,6 +111,7 @@ def test_the_behaviour_the_stricter_edition_forbids_is_the_stack_order_and_603_3
     assert any(x != y for _, x, y in shown["stack order"].changes)
 
 
+@pytest.mark.exhaustive  # slow (over 10 s); the README test command stays within five minutes
 def test_editions_encoded_alike_have_no_behavioural_difference(capsys):
     code, out, err = run(capsys, "diff", "2024-06", "current", "--bound", "2", "--format", "json")
     report = json.loads(out)
@@ -143,6 +144,7 @@ def test_a_mistake_is_one_line_and_exit_2(capsys, argv, message):
     assert message in err and err.count("\n") == 1
 
 
+@pytest.mark.exhaustive  # slow (over 10 s); the README test command stays within five minutes
 def test_reports_are_not_overwritten_unless_asked(capsys, tmp_path):
     target = tmp_path / "diff-2024-06-current.md"
     target.write_text("mine", encoding="utf-8")
@@ -195,5 +197,5 @@ def test_an_unknown_verdict_is_asked_again_of_a_fresh_encoding(monkeypatch):
             return SimpleNamespace(verdict="holds")
 
     monkeypatch.setattr(diff_module, "Verifier", Fresh)
-    assert diff_module._verdict(stuck, "a property") == "holds"
+    assert diff_module._verdict(stuck, "a property").verdict == "holds"
     assert made == [(ED, "the universe", OPTIONS, print)]

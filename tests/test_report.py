@@ -172,6 +172,7 @@ def test_regenerate_command_leaves_out_the_defaults():
     assert regenerate_command(bound=4, out="my reports") == "rule603 report --bound 4 --out 'my reports' --overwrite"
 
 
+@pytest.mark.exhaustive  # slow (over 10 s); the README test command stays within five minutes
 def test_report_command_writes_both_files_and_output_prints_the_same_markdown(tmp_path, capsys):
     code = main(["report", "--bound", "1", "--out", str(tmp_path)])
     out, err = capsys.readouterr()

@@ -77,3 +77,19 @@ def test_a_users_property_and_an_unknown_verdict_are_never_kept(keeping, capsys,
     for _ in range(2):
         code, out, checks = _verify(capsys, *PROPS[2:], "--rlimit", "1")
         assert code == 3 and checks > 0 and out["properties"][0]["verdict"] == "unknown"
+
+
+@pytest.mark.exhaustive  # two diffs of two editions: a minute of the default suite's five
+def test_a_diff_keeps_each_editions_verdicts_and_reads_the_same_with_them(keeping, capsys):
+    """The catalogue's verdicts of an edition are its own, whichever edition it is compared with: a second diff
+    takes them kept, and its report (the behaviour witnesses too, searched on fresh encodings) is the same."""
+    argv = ["diff", "2024-06", "current", "--bound", "2", "--format", "json"]
+    reports = []
+    for _ in range(2):
+        with smt.solver_time() as solver:
+            assert main(argv) == 0
+        reports.append((json.loads(capsys.readouterr().out), solver.checks))
+    (first, cold), (second, warm) = reports
+    assert second == first
+    catalogue = 2 * 48  # each property on each edition (none is "not applicable" in these two editions)
+    assert cold - warm >= catalogue

@@ -73,6 +73,7 @@ def test_verdicts_and_counterexamples_are_the_same_with_any_number_of_workers(cu
         assert _trace_json(current, results[2].trace) == _trace_json(current, alone.trace)
 
 
+@pytest.mark.exhaustive  # slow (over 10 s); the README test command stays within five minutes
 def test_adequacy_and_cut_off_are_the_same_with_workers(current):
     props = some_builtins()
     universe = current.model.universe()

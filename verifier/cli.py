@@ -23,7 +23,6 @@ module and not on every command's (``_internal/fingerprint.py``, ``DISPATCH``).
 
 from __future__ import annotations
 
-import _thread
 import argparse
 import errno
 import importlib
@@ -32,15 +31,13 @@ import os
 import platform
 import sys
 import tempfile
-import threading
-import time
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import __version__
-from ._internal import smt, usercode
+from ._internal import interrupts, smt, usercode
 from ._internal.documents import clipped
 from .commands.common import ExitCode, UsageError
 from .errors import Rule603Error
@@ -148,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; the exit status (see the module's docstring).  Never raises, never prints a traceback."""
     stdout_errors = _lenient_stdout()
     usercode.on_stuck = _stuck
-    unraisable, sys.unraisablehook = sys.unraisablehook, _interrupt_in_a_destructor
+    restore_interrupts = interrupts.install()
     try:
         try:
             args = _parser().parse_args(argv)
@@ -178,24 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _internal_error(e, argv)
     finally:
         usercode.on_stuck = None
-        sys.unraisablehook = unraisable
+        restore_interrupts()
         _restore_stdout(stdout_errors)
-
-
-def _interrupt_in_a_destructor(unraisable: Any) -> None:
-    """Ctrl-C landing while a destructor runs (z3's, freeing a term) is the user's interrupt, not an error:
-    Python would print it with a traceback and drop it.  It is handed on to the main thread instead, from another
-    thread a moment later: raised here (``interrupt_main`` from the main thread raises at once) it would land in
-    this hook and be printed all the same."""
-    if unraisable.exc_type is KeyboardInterrupt:
-        threading.Thread(target=_interrupt_main_soon, daemon=True).start()
-        return
-    sys.__unraisablehook__(unraisable)
-
-
-def _interrupt_main_soon() -> None:
-    time.sleep(0.05)  # the hook that started this thread has returned by then
-    _thread.interrupt_main()
 
 
 _OUTPUT_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from . import smt
+from . import interrupts, smt
 from .documents import write_atomically
 
 
@@ -33,6 +33,7 @@ def _selected(ids: list[str]) -> list:
 
 
 def _one_bound(bound: int, ids: list[str], timeout: float, jobs: int) -> dict:
+    interrupts.install()  # a spawned process: Ctrl-C in a destructor stops it too, without a traceback
     from .catalogue import load_edition
     from .verify import Options, Verifier
     from .workers import Workers
@@ -250,6 +251,7 @@ def _check_row(run: dict) -> list:
 
 def _time_ruling(scenario_path: str, timeout_ms: int) -> dict:
     """One scenario file ruled as ``rule603 rule`` rules it, timed: in all, and inside z3's checks."""
+    interrupts.install()  # a spawned process
     from .ruling import rule_scenario_file
 
     files = importlib.import_module("rule603.engines.scenario_file")

@@ -26,6 +26,7 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from ..errors import InvalidArgument, Rule603Error, TraceFormatError
+from . import interrupts
 from .catalogue import EDITIONS, load_edition
 from .checkcache import CheckStore
 from .compiled import CompiledChecker
@@ -367,6 +368,7 @@ _PROCESS_CHECKER: TraceChecker | None = None  # one per worker process, set by t
 
 def _init_process(edition_name: str | None, all_violations: bool) -> None:
     global _PROCESS_CHECKER
+    interrupts.install()  # Ctrl-C in a destructor stops this worker without a traceback
     _PROCESS_CHECKER = TraceChecker(edition_name, all_violations=all_violations)
 
 

@@ -32,7 +32,8 @@ from .editions import align, aligned_clauses, find_edition, localise
 from .registry import Edition, Property
 from .ruling import minimal_core, pin_scenario
 from .trace import Trace
-from .verify import NOT_APPLICABLE, Options, Verifier
+from .verdicts import VerdictStore
+from .verify import NOT_APPLICABLE, CheckResult, Options, Verifier
 
 DIFFERS, SAME, UNKNOWN = "differs", "same", "unknown"
 #: A committed diff must read the same on every machine, so z3's resource limit decides what is unknown, not the
@@ -359,15 +360,25 @@ def _looks_the_same(w: Witness) -> bool:
 
 
 def verdicts(first: Verifier, second: Verifier, progress: Progress) -> list[VerdictRow]:
-    """Every catalogue property whose verdict differs between the two editions."""
+    """Every catalogue property whose verdict differs between the two editions.  An edition's decided verdicts are
+    kept (``verdicts.VerdictStore``): the diffs of an edition with the one before and the one after check its
+    catalogue once."""
     props = builtin_properties()
     found: list[dict[str, str]] = []
     for v in (first, second):
         applicable, not_applicable = localise(props, v.edition)
         by_id = {p.id: NOT_APPLICABLE for p, _ in not_applicable}
+        store = VerdictStore.open(v.edition, v.encoding.universe, v.options)
+        kept = store.known(applicable) if store is not None else {}
         for p in applicable:
+            if p.id in kept:
+                by_id[p.id] = kept[p.id].verdict
+                continue
             progress(f"{v.edition.name}: checking {p.id}")
-            by_id[p.id] = _verdict(v, p)
+            result = _verdict(v, p)
+            by_id[p.id] = result.verdict
+            if store is not None:
+                store.keep([result])
         found.append(by_id)
     return [
         VerdictRow(p.id, found[0][p.id], found[1][p.id]) for p in props if _may_differ(found[0][p.id], found[1][p.id])
@@ -379,15 +390,15 @@ def _may_differ(a: str, b: str) -> bool:
     return a != b or UNKNOWN in (a, b)
 
 
-def _verdict(verifier: Verifier, prop: Property) -> str:
+def _verdict(verifier: Verifier, prop: Property) -> CheckResult:
     """``prop``'s verdict; an unknown one is asked again of a fresh encoding.  The catalogue's earlier checks can
     leave the incremental solver on a path many times longer than a fresh one's (z3 starts a cut-short solver again
     from its constraints, ``smt.Solver``, but not from what it was before those checks)."""
-    verdict = verifier.check(prop).verdict
-    if verdict != UNKNOWN:
-        return verdict
+    result = verifier.check(prop)
+    if result.verdict != UNKNOWN:
+        return result
     fresh = Verifier(verifier.edition, verifier.encoding.universe, verifier.options, verifier.progress)
-    return fresh.check(prop).verdict
+    return fresh.check(prop)
 
 
 # --- the whole diff ----------------------------------------------------------------------
@@ -404,9 +415,9 @@ def diff(a: str, b: str, options: Options, universe: Any, progress: Progress = l
 def compare(first: Edition, second: Edition, options: Options, universe: Any, progress: Progress) -> Diff:
     """Two encoded editions compared in verdicts and behaviour (no text: they may have none of their own)."""
     with smt.steady_memory():
-        one = Verifier(first, universe, options)
-        two = Verifier(second, universe, options)
-        rows = verdicts(one, two, progress)
+        rows = verdicts(Verifier(first, universe, options), Verifier(second, universe, options), progress)
+        # Fresh encodings: what the search finds must not depend on which verdicts were kept from an earlier run.
+        one, two = Verifier(first, universe, options), Verifier(second, universe, options)
         witnesses, searches = behaviour_witnesses(one, two, options.limits, progress)
     names = {first.name: first, second.name: second}
     return Diff(

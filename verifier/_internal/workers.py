@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Rule603Error
-from . import usercode
+from . import interrupts, usercode
 from .bounds import CutOff, cut_offs
 from .catalogue import load_edition
 from .registry import Edition, Property
@@ -79,6 +79,7 @@ _worker: _Worker | None = None  # set in each worker process by ``_start``; the 
 
 def _start(job: Job) -> None:
     global _worker
+    interrupts.install()  # whatever this process inherited: Ctrl-C in a destructor stops it without a traceback
     usercode.on_stuck = functools.partial(_stuck, job.stuck_note)
     edition = load_edition(job.edition)
     verifier = Verifier(edition, edition.model.universe(**dict(job.sizes)), job.options)
