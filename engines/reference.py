@@ -1284,11 +1284,16 @@ class ReferenceGame:
         return self.subtype_matches(x, c)
 
     def _became_tapped(self, before: Moment, after: Moment, c: int) -> bool:
-        """Land ``c`` was on the battlefield before and after the batch, the same object, and became tapped (not
-        one that entered tapped, 603.2f)."""
+        """Permanent ``c`` was on the battlefield before and after the batch, the same object, and became tapped
+        (not one that entered tapped, 603.2f)."""
         was, now = before.cards[c], after.cards[c]
-        stayed = was.zone == BATTLEFIELD and now.zone == BATTLEFIELD and now.since != after.t
-        return self.flag(c, "land_card") and stayed and not was.tapped and now.tapped
+        return self._stayed(before, after, c) and not was.tapped and now.tapped
+
+    @staticmethod
+    def _stayed(before: Moment, after: Moment, c: int) -> bool:
+        """Card ``c`` was on the battlefield before and after the batch, the same object (400.7)."""
+        was, now = before.cards[c], after.cards[c]
+        return was.zone == BATTLEFIELD and now.zone == BATTLEFIELD and now.since != after.t
 
     def subtype_matches(self, x: int, c: int) -> bool:
         """Card ``c`` has one of the subtypes card ``x``'s condition names, as printed (205.3); true if none."""
@@ -1345,7 +1350,7 @@ class ReferenceGame:
         x = self.subject(a)
         t = after.t
         was, now = before.cards[x], after.cards[x]
-        stayed = was.zone == BATTLEFIELD and now.zone == BATTLEFIELD and now.since != t
+        stayed = self._stayed(before, after, x)
         n = 0
         if kind == ENTERS_SELF:  # 603.6a
             n = int(self._entered_battlefield(after, x))
@@ -1367,11 +1372,12 @@ class ReferenceGame:
         elif kind == LEAVES_SELF:  # 603.6c
             n = int(self._left_battlefield(before, after, x))
         elif kind == BECOMES_TAPPED:  # 603.2f: only the change, not entering tapped
-            n = int(stayed and not was.tapped and now.tapped)
+            n = int(self._became_tapped(before, after, x))
         elif kind == BECOMES_UNTAPPED:  # 603.2f: nor entering untapped
             n = int(stayed and was.tapped and not now.tapped)
         elif kind == LAND_TAPPED:  # 603.2f: every land that became tapped, as the condition names it
-            n = sum(self._became_tapped(before, after, c) and self._speaks_of(a, c, after) for c in range(self.n_cards))
+            lands = [c for c in range(self.n_cards) if self.flag(c, "land_card")]
+            n = sum(self._became_tapped(before, after, c) and self._speaks_of(a, c, after) for c in lands)
         elif kind == YOUR_UPKEEP:  # 603.2b: "you" is the ability's controller
             mine = after.active == self._controller(a, view, after)
             n = int(self._began(before, after, UPKEEP) and mine and self._there_as_it_began(a, before))

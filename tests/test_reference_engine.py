@@ -479,6 +479,28 @@ def test_an_engine_whose_matcher_ignores_subtypes_is_caught_where_a_bear_enters(
     assert {(v.moment, v.clause) for v in found.violations if v.moment == 1} == {(1, "603.6a")}
 
 
+def test_an_engine_that_counts_a_land_entering_tapped_as_becoming_tapped_is_caught_by_603_2f():
+    # Thoughtleech ("whenever an Island an opponent controls becomes tapped"): Bob's Island entering tapped, at
+    # moment 5, is no land becoming tapped (603.2f).
+    from pathlib import Path
+
+    from rule603.engines.scenario_file import load
+
+    path = Path(__file__).resolve().parents[1] / "scenarios" / "603.2f-thoughtleech-opponents-island.toml"
+    scenario = load(str(path)).scenario
+
+    class EnteringTappedCounts(ReferenceGame):
+        def _became_tapped(self, before, after, c: int) -> bool:
+            return after.cards[c].tapped and not (before.cards[c].tapped and self._stayed(before, after, c))
+
+    assert check(run(scenario)).conforms
+    played = EnteringTappedCounts(scenario)
+    for action in scenario.actions:
+        played.apply(action)
+    found = check(played.trace())
+    assert {v.clause for v in found.violations if v.moment == 5} == {"603.2f"}
+
+
 def test_the_engines_output_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     """``--output --overwrite`` replaces the file through ``rule603.write_atomically``: an interrupted write
     leaves the old file as it was (the function itself is tested in test_game_model.py)."""

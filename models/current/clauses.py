@@ -193,21 +193,14 @@ def _lands_tapped(g, t, a):
     """Lands that were on the battlefield before and after and became tapped in the batch (not one entering tapped,
     603.2f), of those ability ``a``'s condition speaks of ("an Island an opponent controls": as they are now)."""
 
+    def became_tapped(c):
+        stayed, change = _stayed_and_changed(g, t, lambda name, u: getattr(g, name)(u, c))
+        return g.And(g.land_card(c), *stayed, *change, m.subject_matches(g, a, t, c))
+
     def n(v):
         if t == 0:
             return 0
-        tapped = [
-            g.And(
-                g.land_card(c),
-                g.zone(t - 1, c) == BATTLEFIELD,
-                g.zone(t, c) == BATTLEFIELD,
-                g.since(t, c) != t,
-                g.Not(g.tapped(t - 1, c)),
-                g.tapped(t, c),
-                m.subject_matches(g, a, t, c),
-            )
-            for c in m.cards(g)
-        ]
+        tapped = [became_tapped(c) for c in m.cards(g)]
         return g.If(m.can_trigger(g, t, v, a), g.count(tapped), 0)
 
     return n
@@ -232,16 +225,19 @@ def _status_change(g, t, a, *, to_tapped: bool):
     def n(v):
         if t == 0:
             return 0
-        was_there = g.And(
-            m.card_value(g, "zone", t - 1, subject) == BATTLEFIELD,
-            m.card_value(g, "zone", t, subject) == BATTLEFIELD,
-            m.card_value(g, "since", t, subject) != t,
-        )
-        before, after = m.card_value(g, "tapped", t - 1, subject), m.card_value(g, "tapped", t, subject)
-        change = g.And(g.Not(before), after) if to_tapped else g.And(before, g.Not(after))
-        return g.If(g.And(was_there, change, m.can_trigger(g, t, v, a)), 1, 0)
+        stayed, change = _stayed_and_changed(g, t, lambda name, u: m.card_value(g, name, u, subject), to_tapped)
+        return g.If(g.And(g.And(*stayed), g.And(*change), m.can_trigger(g, t, v, a)), 1, 0)
 
     return n
+
+
+def _stayed_and_changed(g, t, value, to_tapped: bool = True) -> tuple[list, list]:
+    """A permanent (``value(name, moment)`` reads its variables) was on the battlefield before batch ``t`` and after,
+    the same object, and became tapped (or untapped): the event, not a permanent entering in that state (603.2f).
+    The conditions, in two lists: that it stayed, and the change."""
+    stayed = [value("zone", t - 1) == BATTLEFIELD, value("zone", t) == BATTLEFIELD, value("since", t) != t]
+    before, after = value("tapped", t - 1), value("tapped", t)
+    return stayed, [g.Not(before), after] if to_tapped else [before, g.Not(after)]
 
 
 def _hidden_all_along(g, t, a):
