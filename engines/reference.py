@@ -78,6 +78,7 @@ from rule603.models.game import (
     REPLACEMENT_CAUSE,
     RESOLVE,
     REVEALS_LAND_THIS_WAY,
+    SPELL_CAST,
     SPELL_CAUSE,
     STACK,
     UNATTACHED,
@@ -1273,7 +1274,8 @@ class ReferenceGame:
         if (relation == "this") != (c == x) and relation != "any":
             return False
         obj = seen.cards[c]
-        holder = obj.controller if obj.zone == BATTLEFIELD and not by_owner else self.scenario.cards[c].owner
+        # A spell's controller is who cast it (601.2a).
+        holder = obj.controller if obj.zone in (BATTLEFIELD, STACK) and not by_owner else self.scenario.cards[c].owner
         you = seen.cards[x].controller
         if whose == "you" and holder != you:
             return False
@@ -1378,6 +1380,11 @@ class ReferenceGame:
         elif kind == LAND_TAPPED:  # 603.2f: every land that became tapped, as the condition names it
             lands = [c for c in range(self.n_cards) if self.flag(c, "land_card")]
             n = sum(self._became_tapped(before, after, c) and self._speaks_of(a, c, after) for c in lands)
+        elif kind == SPELL_CAST:  # each card put on the stack in the batch was cast; its caster controls it (601.2a)
+            n = sum(
+                card.zone == STACK and before.cards[c].zone != STACK and self._speaks_of(a, c, after)
+                for c, card in enumerate(after.cards)
+            )
         elif kind == YOUR_UPKEEP:  # 603.2b: "you" is the ability's controller
             mine = after.active == self._controller(a, view, after)
             n = int(self._began(before, after, UPKEEP) and mine and self._there_as_it_began(a, before))

@@ -971,6 +971,7 @@ PLAIN_KINDS = (
     m.PHASES_OUT,
     m.UNATTACHED,
     m.ABILITY_TRIGGERS,
+    m.SPELL_CAST,
 )
 
 
@@ -1075,6 +1076,17 @@ def plain_occurrences(g, t: int, a: int, kind: int):
             )
 
         n = in_view(g, t, a, lambda v: m.batched(g, a, count(v)))
+        return n, n
+    if kind == m.SPELL_CAST:  # each card put on the stack in the batch: cast (601.2a), and cast once (601.2i)
+
+        def cast(v):
+            spells = g.count(
+                g.And(g.zone(t, c) == STACK, g.zone(t - 1, c) != STACK, m.subject_matches(g, a, v, c, on_stack=True))
+                for c in m.cards(g)
+            )
+            return g.If(exists_in(v), spells, 0)
+
+        n = in_view(g, t, a, lambda v: m.batched(g, a, cast(v)))
         return n, n
     if kind == m.COUNTERED_SELF:
         hit = g.Or(

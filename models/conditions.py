@@ -318,6 +318,8 @@ PRESETS: dict[str, Condition | None] = {
     "reveals_land_this_way": Condition(Event("reveals"), Subject("any", ("land",), token=False), player="you"),
     "your_combat": beginning_of("beginning_of_combat", "you"),
     "land_tapped": Condition(Event("becomes_tapped"), Subject("any", ("land",))),
+    # "Whenever a player casts a spell": who cast it is the condition's player ("an opponent casts", "you cast").
+    "spell_cast": Condition(Event("cast")),
 }
 
 #: The modifiers a scenario file's ``[objects.ability]`` table names, as condition fields.
@@ -344,7 +346,14 @@ def preset_kind(condition: Condition | None) -> str | None:
 
 #: The model's conditions about any object of a kind, which a subject filter can narrow down
 #: (``models.game.FILTERED_KINDS``).
-FILTERED_PRESETS = ("creature_enters", "creature_dies", "land_to_graveyard", "graveyard_from_anywhere", "land_tapped")
+FILTERED_PRESETS = (
+    "creature_enters",
+    "creature_dies",
+    "land_to_graveyard",
+    "graveyard_from_anywhere",
+    "land_tapped",
+    "spell_cast",
+)
 _TOKEN_WORDS = {None: "any", False: "nontoken", True: "token"}
 
 
@@ -379,7 +388,11 @@ def model_point(condition: Condition | None) -> ModelPoint | None:
         # "when this dies": a creature (700.4); "another Elf": a creature, "an Island": a land (205.3)
         implied = (s.relation == "this" or subtypes) and not s.types
         types = p.types if implied else s.types
-        if any(subtype_card_type(t) not in p.types for t in subtypes) or (subtypes and s.relation == "this"):
+        # A spell may be of any card type but land (a land is played, not cast: 305.1), so of any other subtype
+        # ("an Elf spell", "an Aura spell").
+        allowed = p.types or ("creature", "artifact", "enchantment")
+        fits = all(subtype_card_type(t) in allowed for t in subtypes)
+        if not fits or (subtypes and s.relation == "this"):
             continue
         moves = bare.event.kind == "zone_change"  # any other event of an object happens on the battlefield
         off_battlefield = moves and "battlefield" not in (bare.event.origin, bare.event.destination)
@@ -387,6 +400,11 @@ def model_point(condition: Condition | None) -> ModelPoint | None:
         whose = s.owner if off_battlefield else s.controller
         if (not off_battlefield and s.owner != "any") or (off_battlefield and s.controller != "any"):
             continue
+        player = bare.player
+        if preset.event.kind == "cast":  # "an opponent casts a spell": the caster controls it (601.2a)
+            if s.controller != "any":
+                continue
+            whose, player = bare.player, "any"
         token = s.token if p.token is None else (p.token if s.token == p.token else "differs")
         if token == "differs":
             continue
@@ -395,7 +413,7 @@ def model_point(condition: Condition | None) -> ModelPoint | None:
         point = ModelPoint(name, s.relation, whose, token_word, bare.one_or_more, subtypes)
         kind = KINDS.index(name)
         taken = all(takes_filter(kind, f"subject_{f}", getattr(point, f)) for f in ("relation", "controller", "token"))
-        alike = replace(bare, subject=same, one_or_more=False) == preset.modifiers()
+        alike = replace(bare, subject=same, one_or_more=False, player=player) == preset.modifiers()
         if alike and s.relation in ("any", "this", "another") and taken:
             return point
     return None

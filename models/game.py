@@ -89,6 +89,7 @@ KINDS = (
     "reveals_land_this_way",  # Reveal the first card you draw each turn. Whenever you reveal a land card this way, ...
     "your_combat",  # At the beginning of combat on your turn, ...
     "land_tapped",  # Whenever a land (an Island an opponent controls, ...) becomes tapped, ...
+    "spell_cast",  # Whenever a player (you, an opponent) casts a spell, ...
 )
 (
     NONE,
@@ -118,6 +119,7 @@ KINDS = (
     REVEALS_LAND_THIS_WAY,
     YOUR_COMBAT,
     LAND_TAPPED,
+    SPELL_CAST,
 ) = range(len(KINDS))
 #: "At the beginning of ..." trigger conditions: the step whose beginning they wait for, and whether only
 #: on their controller's turn ("your upkeep").  A Saga's chapter abilities wait for its controller's
@@ -150,7 +152,7 @@ ZONE_CHANGE_SELF_KINDS = (ENTERS_SELF, LEAVES_SELF)
 #: Trigger conditions about any object of a kind ("a creature", "a land"), whose printed text may narrow that object
 #: down: "another", "you control" / "an opponent controls", "token" / "nontoken" (``subject_*``), or name the ability's
 #: own object ("when this creature dies").
-FILTERED_KINDS = (CREATURE_ENTERS, CREATURE_DIES, LAND_TO_GRAVEYARD, GRAVEYARD_FROM_ANYWHERE, LAND_TAPPED)
+FILTERED_KINDS = (CREATURE_ENTERS, CREATURE_DIES, LAND_TO_GRAVEYARD, GRAVEYARD_FROM_ANYWHERE, LAND_TAPPED, SPELL_CAST)
 #: How the object a filtered condition speaks of relates to the ability's source: any (itself included), the source
 #: itself ("when this creature dies"), or any other ("whenever another creature enters").
 SUBJECT_RELATIONS = ("any", "this", "another")
@@ -160,8 +162,12 @@ SUBJECT_PLAYERS = ("any", "you", "opponent")
 #: Whether that object is a token (111.1) or not.
 SUBJECT_TOKENS = ("any", "nontoken", "token")
 #: The filters a condition cannot take: "a creature card ... from anywhere" is never a token (108.2b) and is never
-#: this card's own (the model's ability does not function from a graveyard, 113.6k).
-FILTERS_NOT_TAKEN = {GRAVEYARD_FROM_ANYWHERE: {"subject_relation": ("this",), "subject_token": ("nontoken", "token")}}
+#: this card's own (the model's ability does not function from a graveyard, 113.6k); nor is a spell cast ("when you
+#: cast this spell" is an ability of the spell itself; the model's spells are cards put on the stack, never tokens).
+FILTERS_NOT_TAKEN = {
+    GRAVEYARD_FROM_ANYWHERE: {"subject_relation": ("this",), "subject_token": ("nontoken", "token")},
+    SPELL_CAST: {"subject_relation": ("this",), "subject_token": ("nontoken", "token")},
+}
 
 
 def takes_filter(kind: int, name: str, value: str) -> bool:
@@ -1186,19 +1192,23 @@ def creature_enters_count(g, t: int, view_t: int, a: int | None = None):
     )
 
 
-def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False):
+def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False, on_stack: bool = False):
     """Card ``c``'s object, as it is at moment ``v`` (the view the condition is judged in), is one ability ``a``'s
     filtered trigger condition speaks of: "another" is not the source, "this" is; "you control" / "an opponent
     controls" compares its controller (a card off the battlefield has none, 108.4a: its owner) with the ability's
     controller in the same view, and ``by_owner`` ("a creature card is put into your graveyard": a card goes to its
-    owner's graveyard, 404.1) compares its owner; "token" / "nontoken" is what it is (111.1); a subtype ("another
-    Elf") is printed on its card (205.3).  Delayed and reflexive abilities, and ``a`` None, have no filter."""
+    owner's graveyard, 404.1) compares its owner; ``on_stack``, a spell ("an opponent casts"), compares its
+    controller, who cast it (601.2a); "token" / "nontoken" is what it is (111.1); a subtype ("another Elf") is
+    printed on its card (205.3).  Delayed and reflexive abilities, and ``a`` None, have no filter."""
     if a is None or ability_class(g, a)[0] != "printed":
         return True
     x = a  # a printed ability's index is its card's
     relation, whose, token = (g.var(f, x) for f in SUBJECT_FILTERS)
     same = c == x
-    holder = g.owner(c) if by_owner else g.If(on_battlefield(g, v, c), g.controller(v, c), g.owner(c))
+    if on_stack:
+        holder = g.controller(v, c)
+    else:
+        holder = g.owner(c) if by_owner else g.If(on_battlefield(g, v, c), g.controller(v, c), g.owner(c))
     you = source_controller(g, v, a)
     return g.And(
         relation != (ANOTHER_SUBJECT if same else THIS_SUBJECT),
@@ -1511,10 +1521,8 @@ def subject_words(g, c: int) -> str:
     """What narrows down the object card ``c``'s condition speaks of, in words ("" for nothing)."""
     relation, whose, token = (g.var(f, c) for f in SUBJECT_FILTERS)
     words = [SUBJECT_RELATIONS[relation]] * (relation != ANY_SUBJECT)
-    owned = g.kind(c) == GRAVEYARD_FROM_ANYWHERE
-    words += [(("you own", "an opponent owns") if owned else ("you control", "an opponent controls"))[whose - 1]] * (
-        whose != ANY_SUBJECT
-    )
+    verbs = {GRAVEYARD_FROM_ANYWHERE: ("you own", "an opponent owns"), SPELL_CAST: ("you cast", "an opponent casts")}
+    words += [verbs.get(g.kind(c), ("you control", "an opponent controls"))[whose - 1]] * (whose != ANY_SUBJECT)
     words += [SUBJECT_TOKENS[token]] * (token != ANY_SUBJECT)
     words += ["one or more"] * bool(g.one_or_more(c))
     of_subtype = [x for x in cards(g) if g.subject_subtype(c, x)]

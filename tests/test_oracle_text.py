@@ -568,6 +568,7 @@ PRESET_TEXTS = {
     "reveals_land_this_way": ("x", "Whenever you reveal a land card this way, draw."),
     "your_combat": ("Goblin Rabblemaster", CARDS[19][1]),
     "land_tapped": ("x", "Whenever a land becomes tapped, its controller loses 1 life."),
+    "spell_cast": ("x", "Whenever a player casts a spell, that player loses 1 life."),
 }
 
 
@@ -630,6 +631,20 @@ FILTERED_TEXTS = [
         "Whenever another attacking creature dies, draw a card.",
         None,  # a status is not a filter of the model
     ),
+    (
+        "Rhystic Study",
+        "Whenever an opponent casts a spell, you may draw a card unless that player pays {1}.",
+        ModelPoint("spell_cast", controller="opponent"),
+    ),
+    ("Kambal, Consul of Allocation", "Whenever an opponent casts a noncreature spell, that player loses 2 life.", None),
+    ("Beast Whisperer", "Whenever you cast a creature spell, draw a card.", None),  # a card type: not a filter yet
+    (
+        "made-up Elf spell card",
+        "Whenever you cast an Elf spell, you gain 1 life.",
+        ModelPoint("spell_cast", controller="you", subtypes=("Elf",)),
+    ),
+    ("made-up land spell", "Whenever you cast an Island spell, draw a card.", None),  # a land is played, not cast
+    ("Emrakul, the Aeons Torn", "When you cast this spell, take an extra turn after this one.", None),  # on the stack
 ]
 
 

@@ -420,7 +420,10 @@ def scenarios_with_subtypes(draw, **sizes) -> Scenario:
     """A generated scenario whose creatures and lands have subtypes, and whose conditions about any creature or land
     (the filtered kinds) name one now and then: "whenever another Elf enters", "an Island is put into a graveyard";
     half of its "whenever this becomes tapped" abilities are "whenever a land [an opponent controls] becomes
-    tapped" instead (``land_tapped``, which the generators do not draw yet)."""
+    tapped" instead (``land_tapped``), and half of its cards with no triggered ability, or
+    "whenever this becomes untapped" or "when this spell is countered", get "whenever [you, an opponent] cast[s] a
+    spell" (``spell_cast``): kinds the generators do not draw
+    yet."""
     scenario = draw(scenarios(**sizes))
     cards = []
     for card in scenario.cards:
@@ -430,6 +433,9 @@ def scenarios_with_subtypes(draw, **sizes) -> Scenario:
                 for f, v in game.SUBJECT_VALUES.items()
             }
             card = replace(card, trigger="land_tapped", **filters)
+        elif card.trigger in ("none", "becomes_untapped", "countered_self") and draw(st.booleans()):
+            whose = draw(st.sampled_from(game.SUBJECT_PLAYERS))
+            card = replace(card, trigger="spell_cast", subject_relation="any", subject_controller=whose)
         kind = "creature" if card.has("creature_card") else "land" if card.has("land_card") else None
         subtypes = tuple(x for x in SUBTYPES.get(kind, ()) if draw(st.booleans()))
         named: tuple[str, ...] = ()
@@ -499,6 +505,29 @@ def test_an_engine_that_counts_a_land_entering_tapped_as_becoming_tapped_is_caug
         played.apply(action)
     found = check(played.trace())
     assert {v.clause for v in found.violations if v.moment == 5} == {"603.2f"}
+
+
+def test_an_engine_that_forgets_who_cast_a_spell_is_caught_where_alice_casts_her_own():
+    # Rhystic Study ("whenever an opponent casts a spell"): Alice's own Giant Growth, cast at moment 1, is no
+    # opponent's spell (601.2a: who casts a spell controls it), so the ability must not trigger there: what the
+    # condition means is the model's axiom 113.3 (rule 603 does not define casting conditions).
+    from pathlib import Path
+
+    from rule603.engines.scenario_file import load
+
+    path = Path(__file__).resolve().parents[1] / "scenarios" / "603.2-rhystic-study-opponent-casts.toml"
+    scenario = load(str(path)).scenario
+
+    class AnyCaster(ReferenceGame):
+        def _speaks_of(self, a: int, c: int, seen, by_owner: bool = False) -> bool:
+            return True
+
+    assert check(run(scenario)).conforms
+    played = AnyCaster(scenario)
+    for action in scenario.actions:
+        played.apply(action)
+    found = check(played.trace())
+    assert {v.clause for v in found.violations if v.moment == 1} == {"113.3"}
 
 
 def test_the_engines_output_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
