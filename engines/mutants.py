@@ -481,6 +481,29 @@ class Study:
     scenarios: int  # scenarios generated
     seconds: float = 0.0
     reference_violations: list[str] = field(default_factory=list)  # would mean the reference engine is wrong
+    violations_at: list[int] = field(default_factory=list)  # the number of each of those scenarios, in the stream
+
+
+def groups(mutants: Sequence[Mutant], n: int) -> list[list[Mutant]]:
+    """``mutants`` dealt into at most ``n`` groups, one study each (``merged``): every group draws the scenarios
+    again, so there are as few groups as there are processes to run them."""
+    return [list(mutants[i::n]) for i in range(min(n, len(mutants)))]
+
+
+def merged(parts: Sequence[Study], mutants: Sequence[Mutant], seconds: float) -> Study:
+    """One study of all ``mutants`` from studies of disjoint groups of them, the same as one study of them all: each
+    mutant meets the same scenarios in the same order whatever is studied beside it (the stream is derandomized and
+    does not depend on what the scenarios show), so its outcome is the same; the whole study ends where its last
+    group does, and the reference engine is checked on the scenarios where some mutant then alive differed."""
+    by_id = {o.mutant.id: o for part in parts for o in part.outcomes}
+    found = sorted({pair for part in parts for pair in zip(part.violations_at, part.reference_violations, strict=True)})
+    return Study(
+        [by_id[m.id] for m in mutants],
+        max((part.scenarios for part in parts), default=0),
+        seconds,
+        [v for _, v in found],
+        [n for n, _ in found],
+    )
 
 
 def study(
@@ -515,6 +538,7 @@ def study(
                 ref_check = checker.check(reference)
                 if not ref_check.conforms:
                     result.reference_violations.append(repr(scenario))
+                    result.violations_at.append(result.scenarios)
             found = checker.check(trace)
             if found.conforms:
                 continue

@@ -129,3 +129,21 @@ def test_a_scheduler_without_workers_is_one_line_not_a_wait(capsys):
         assert main(["check", str(EXAMPLES / "board-wipe.json"), "--scheduler", empty.scheduler_address]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].endswith(": the scheduler has no worker")
+
+
+#: Mutants killed early, late and not at all within the test's scenarios, so that the shares end at different points.
+MUTANTS = ("delayed-not-removed", "apnap-reversed", "no-look-back", "if-not-rechecked", "state-never-retriggers")
+
+
+def test_the_mutation_study_in_shares_finds_what_one_study_finds(scheduler, capsys):
+    def studied(*extra: str) -> dict:
+        args = ["mutants", "--scenarios", "150", "--format", "json", *extra]
+        assert main([*args, *(f"--mutant={m}" for m in MUTANTS)]) == 1  # one mutant survives 150 scenarios
+        report = json.loads(capsys.readouterr().out)
+        report.pop("seconds")
+        return report
+
+    alone = studied()
+    assert {o["killed"] for o in alone["mutants"]} == {True, False}
+    assert studied("--jobs", "2") == alone
+    assert studied("--scheduler", scheduler) == alone

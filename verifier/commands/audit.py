@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -26,7 +25,7 @@ from .._internal.editions import edition_texts
 from .._internal.registry import Edition
 from .._internal.verify import Options, Verifier
 from .checking import add_solver_arguments, solver_options, universe
-from .common import ExitCode, Progress, UsageError, out_files, path, whole, write_text
+from .common import PROCESSES, ExitCode, Progress, UsageError, out_files, path, whole, write_text
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--overwrite", action="store_true", help="with --out: replace existing reports")
     p.add_argument(
         "--jobs",
-        type=whole("--jobs", 1, 2 * (os.cpu_count() or 1), "between 1 and twice the number of cores"),
+        type=PROCESSES,
         default=1,
         help="with --all: audit this many editions at once, one process each (default 1)",
     )

@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from .._internal.bench import run_bench, run_check_bench, run_rule_bench
-from .common import BOUND, MAX_BOUND, TIMEOUT, ExitCode, UsageError, check_output, path, whole
+from .common import BOUND, MAX_BOUND, PROCESSES, TIMEOUT, ExitCode, UsageError, check_output, path, whole
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,7 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=TIMEOUT, default=300.0, help="seconds per solver call (default 300)")
     p.add_argument(
         "--jobs",
-        type=whole("--jobs", 1, 2 * (os.cpu_count() or 1), "between 1 and twice the number of cores"),
+        type=PROCESSES,
         default=2,
         help="worker processes checking the catalogue, as 'rule603 verify --jobs' (default 2)",
     )

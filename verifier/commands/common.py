@@ -57,6 +57,10 @@ def whole(option: str, low: int, high: int, meaning: str = "") -> Callable[[str]
     return parse
 
 
+#: ``--jobs`` of the commands that run in worker processes: at least one, at most two per core.
+PROCESSES = whole("--jobs", 1, 2 * (os.cpu_count() or 1), "between 1 and twice the number of cores")
+
+
 def seconds(option: str) -> Callable[[str], float]:
     """A number of seconds: finite, positive, and within what z3 can hold (1e308 would overflow it)."""
 
