@@ -1051,6 +1051,7 @@ class _WindowTrace:
             "damage_prevented": [False] * n,
             "dies_replaced": [False] * n,
             "deals_damage": [False] * n,
+            "combat_damage_to": [[False, False] for _ in range(n)],
             "blocked": [False] * n,
             "was_blocked": [False] * n,
             "instances": [1] * n,

@@ -43,6 +43,8 @@ from rule603.models.game import (
     BEGINNING_OF_COMBAT,
     CHAPTER,
     CLEANUP,
+    COMBAT_DAMAGE,
+    COMBAT_DAMAGE_TO_PLAYER,
     COMMAND,
     COUNTER,
     COUNTERED_SELF,
@@ -152,6 +154,7 @@ class CardState:
     damage: bool = False  # events of the batch that made this moment
     damage_prevented: bool = False
     deals_damage: bool = False
+    combat_damage_to: tuple[int, ...] = ()  # the players it deals combat damage to in the batch (one at most)
     blocked: bool = False
     was_blocked: bool = False  # became blocked this turn (509.1: blockers are declared once)
     tapped_for_mana: bool = False
@@ -257,6 +260,7 @@ class Moment:
                 damage_prevented=False,
                 dies_replaced=False,
                 deals_damage=False,
+                combat_damage_to=(),
                 blocked=False,
                 tapped_for_mana=False,
                 revealed_first_draw=False,
@@ -1015,6 +1019,14 @@ class ReferenceGame:
         for c in action.deals_damage:
             permanent(c, "deals_damage", stays=False)
             after.cards[c].deals_damage = True
+        for c, player in action.combat_damage:  # 510.2: in the combat damage step, to a player it attacks
+            permanent(c, "combat_damage", stays=False)
+            if after.step != COMBAT_DAMAGE or not before.cards[c].eff_creature:
+                _fail(f"combat_damage card {c}: a creature deals combat damage in the combat damage step (510.2)")
+            if player == before.cards[c].controller or after.cards[c].combat_damage_to:
+                _fail(f"combat_damage card {c}: it deals combat damage to one player, not its controller (506.2)")
+            after.cards[c].deals_damage = True
+            after.cards[c].combat_damage_to = (player,)
         for c in action.block:
             permanent(c, "block")
             if action.step != "declare_blockers":
@@ -1385,6 +1397,16 @@ class ReferenceGame:
                 card.zone == STACK and before.cards[c].zone != STACK and self._speaks_of(a, c, after)
                 for c, card in enumerate(after.cards)
             )
+        elif kind == COMBAT_DAMAGE_TO_PLAYER:  # each creature, or with "one or more" each player it is dealt to
+            dealt = [
+                (c, p)
+                for c in range(self.n_cards)
+                if self._speaks_of(a, c, after)
+                for p in after.cards[c].combat_damage_to
+            ]
+            # "One or more": one combat damage event to each player (Storm the Vault's ruling, 2018-01-19).
+            per_player = self.ability_class(a)[0] == "printed" and self.flag(a, "one_or_more")
+            n = len({p for _, p in dealt}) if per_player else len(dealt)
         elif kind == YOUR_UPKEEP:  # 603.2b: "you" is the ability's controller
             mine = after.active == self._controller(a, view, after)
             n = int(self._began(before, after, UPKEEP) and mine and self._there_as_it_began(a, before))
@@ -1449,6 +1471,8 @@ class ReferenceGame:
     def _one_event(self, c: int, occurrences: int) -> int:
         """Card ``c``'s condition met ``occurrences`` times in one batch: "whenever one or more creatures die" asks for
         one trigger per event, and the batch is one event however many creatures it has (603.2c)."""
+        if self.kind[c] == COMBAT_DAMAGE_TO_PLAYER:
+            return occurrences  # one event per player dealt combat damage, counted so already
         return min(occurrences, 1) if self.flag(c, "one_or_more") else occurrences
 
     def _reflexive_occurrences(self, r: int, after: Moment) -> int:
@@ -1680,6 +1704,7 @@ class ReferenceGame:
             "damage": [c.damage for c in cards],
             "damage_prevented": [c.damage_prevented for c in cards],
             "deals_damage": [c.deals_damage for c in cards],
+            "combat_damage_to": [[p in c.combat_damage_to for p in range(self.n_players)] for c in cards],
             "blocked": [c.blocked for c in cards],
             "was_blocked": [c.was_blocked for c in cards],
             "instances": [c.instances for c in cards],

@@ -150,6 +150,8 @@ class Action:
     damage: tuple[int, ...] = ()  # creatures dealt damage
     prevent_damage: tuple[int, ...] = ()  # of those, the ones whose damage is prevented (603.2h)
     deals_damage: tuple[int, ...] = ()  # permanents that deal damage (to anything)
+    #: (creature, player): the creature deals combat damage to the player (510.2); it deals damage, too
+    combat_damage: tuple[tuple[int, int], ...] = ()
     tap_for_mana: tuple[int, ...] = ()  # permanents tapped for mana: they become tapped (106.12)
     block: tuple[int, ...] = ()  # attacking creatures that become blocked (during combat, 509.1h)
     instances: tuple[tuple[int, int], ...] = ()  # (card, n): from now on the object has n instances of its ability
@@ -421,12 +423,12 @@ def check_action_names(where: str, a: Action, s: Scenario) -> None:
     for name in ("cast", "play_land"):
         if getattr(a, name) is not None:
             _index(f"{where}: {name}", getattr(a, name), n, "card")
-    for name in ("gain_control", "attach"):
+    for name in ("gain_control", "attach", "combat_damage"):
         for pair in getattr(a, name):
             if not (isinstance(pair, tuple) and len(pair) == 2):
                 _fail(f"{where}: {name}", f"expected pairs, got {shown(pair)}")
             _index(f"{where}: {name}", pair[0], n, "card")
-            _index(f"{where}: {name}", pair[1], s.players if name == "gain_control" else n, "player or card")
+            _index(f"{where}: {name}", pair[1], n if name == "attach" else s.players, "player or card")
     for pair in a.instances:
         if not (isinstance(pair, tuple) and len(pair) == 2):
             _fail(f"{where}: instances", f"expected (card, count) pairs, got {shown(pair)}")

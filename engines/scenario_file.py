@@ -665,6 +665,7 @@ def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[
             "create_delayed",
             "gain_control",
             "attach",
+            "combat_damage",
             "instances",
             "lose",
             "no_life",
@@ -703,7 +704,9 @@ def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[
         if key in a:
             items = a[key] if isinstance(a[key], list) else [a[key]]
             values[key] = tuple(_ref(r, "actions", i, key, x, players, "player") for x in items)
-    for key, second, what in (("gain_control", players, "player"), ("attach", objects, "object")):
+    pairs_of = (("gain_control", players), ("attach", objects), ("combat_damage", players))
+    for key, second in pairs_of:
+        what = "object" if key == "attach" else "player"
         if key in a:
             pairs = r.kind("actions", i, key, a[key], dict)
             values[key] = tuple(

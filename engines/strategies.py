@@ -100,7 +100,7 @@ DRAWN_FLAGS = tuple(f for f in game.CARD_FLAGS if f != "one_or_more")
 #: Trigger conditions the generators leave out for now: drawing them changes every generated stream, and with it the
 #: mutation study's committed figures (docs/check.md), so they join with the study's next run; the tests draw them
 #: with their own strategies meanwhile (tests/test_reference_engine.py).
-NOT_DRAWN_YET = ("land_tapped", "spell_cast")
+NOT_DRAWN_YET = ("land_tapped", "spell_cast", "combat_damage_to_player")
 KINDS_FIRST = tuple(k for k in game.KINDS[1:] + game.KINDS[:1] if k not in NOT_DRAWN_YET)
 #: Trigger conditions one batch can meet several times over (a board wipe, several creatures entering).
 MANY_AT_ONCE = ("creature_dies", "creature_enters", "graveyard_from_anywhere", "land_to_graveyard")

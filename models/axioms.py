@@ -17,6 +17,7 @@ from .game import (
     BATTLEFIELD,
     BEGINNING_OF_COMBAT,
     CLEANUP,
+    COMBAT_DAMAGE,
     COUNTER,
     DECLARE_BLOCKERS,
     GRAVEYARD,
@@ -286,9 +287,18 @@ def permanents(g, t: int) -> Iterator[Rule]:
         yield R(g.And(g.zone(t, c) != BATTLEFIELD, g.zone(t, c) != STACK), g.controller(t, c) == g.owner(c))
         for x in m.cards(g):
             yield R(g.attached_to(t, c) == x, g.And(x != c, m.on_battlefield(g, t, x)) if x != c else False)
+        to_players = [g.combat_damage_to(t, c, p) for p in m.players(g)]
         if t == 0:
             yield R(True, g.And(g.Not(g.damage(t, c)), g.Not(g.dies_replaced(t, c)), g.Not(g.deals_damage(t, c))))
+            yield R(True, g.Not(g.Or(*to_players)), f"card {c}")
             continue
+        # Combat damage to a player (510.2): dealt by a creature, in the combat damage step, to one player, not its
+        # controller (an attacking creature attacks an opponent, 506.2).
+        for p, to_p in enumerate(to_players):
+            combat = g.And(g.deals_damage(t, c), g.eff_creature(t - 1, c), g.step(t) == COMBAT_DAMAGE)
+            yield R(to_p, g.And(combat, g.controller(t - 1, c) != p), f"card {c}, player {p}")
+            for other in to_players[p + 1 :]:
+                yield R(to_p, g.Not(other), f"card {c}, player {p}")
         yield R(g.damage(t, c), g.And(m.on_battlefield(g, t - 1, c), g.eff_creature(t - 1, c)), f"card {c}")
         # Damage dealt by a spell is part of its resolution, which the model doesn't follow: only
         # a permanent that is there (phased in) deals damage here.
@@ -972,6 +982,7 @@ PLAIN_KINDS = (
     m.UNATTACHED,
     m.ABILITY_TRIGGERS,
     m.SPELL_CAST,
+    m.COMBAT_DAMAGE_TO_PLAYER,
 )
 
 
@@ -1008,6 +1019,21 @@ def additional_times(g, t: int, a: int):
         )
         for x in m.cards(g)
     )
+
+
+def _combat_damage_to_players(g, t: int, a: int, v: int):
+    """The creatures ability ``a``'s condition speaks of that deal combat damage to a player in batch ``t`` (each to
+    one player); with "one or more", the players they deal it to: one combat damage event to each player (Storm the
+    Vault's ruling, 2018-01-19: it triggers again for damage to more than one player at once)."""
+
+    def to(c, p):
+        return g.And(g.combat_damage_to(t, c, p), m.subject_matches(g, a, v, c))
+
+    creatures = g.count(g.Or(*[to(c, p) for p in m.players(g)]) for c in m.cards(g))
+    if m.ability_class(g, a)[0] != "printed":
+        return creatures
+    players = g.count(g.Or(*[to(c, p) for c in m.cards(g)]) for p in m.players(g))
+    return g.If(g.one_or_more(a), players, creatures)
 
 
 def plain_occurrences(g, t: int, a: int, kind: int):
@@ -1087,6 +1113,9 @@ def plain_occurrences(g, t: int, a: int, kind: int):
             return g.If(exists_in(v), spells, 0)
 
         n = in_view(g, t, a, lambda v: m.batched(g, a, cast(v)))
+        return n, n
+    if kind == m.COMBAT_DAMAGE_TO_PLAYER:
+        n = in_view(g, t, a, lambda v: g.If(exists_in(v), _combat_damage_to_players(g, t, a, v), 0))
         return n, n
     if kind == m.COUNTERED_SELF:
         hit = g.Or(

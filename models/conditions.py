@@ -320,6 +320,9 @@ PRESETS: dict[str, Condition | None] = {
     "land_tapped": Condition(Event("becomes_tapped"), Subject("any", ("land",))),
     # "Whenever a player casts a spell": who cast it is the condition's player ("an opponent casts", "you cast").
     "spell_cast": Condition(Event("cast")),
+    "combat_damage_to_player": Condition(
+        Event("deals_damage", combat=True, to="player"), Subject("any", ("creature",))
+    ),
 }
 
 #: The modifiers a scenario file's ``[objects.ability]`` table names, as condition fields.
@@ -353,6 +356,7 @@ FILTERED_PRESETS = (
     "graveyard_from_anywhere",
     "land_tapped",
     "spell_cast",
+    "combat_damage_to_player",
 )
 _TOKEN_WORDS = {None: "any", False: "nontoken", True: "token"}
 

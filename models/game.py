@@ -90,6 +90,7 @@ KINDS = (
     "your_combat",  # At the beginning of combat on your turn, ...
     "land_tapped",  # Whenever a land (an Island an opponent controls, ...) becomes tapped, ...
     "spell_cast",  # Whenever a player (you, an opponent) casts a spell, ...
+    "combat_damage_to_player",  # Whenever a creature (this, one or more you control) deals combat damage to a player
 )
 (
     NONE,
@@ -120,6 +121,7 @@ KINDS = (
     YOUR_COMBAT,
     LAND_TAPPED,
     SPELL_CAST,
+    COMBAT_DAMAGE_TO_PLAYER,
 ) = range(len(KINDS))
 #: "At the beginning of ..." trigger conditions: the step whose beginning they wait for, and whether only
 #: on their controller's turn ("your upkeep").  A Saga's chapter abilities wait for its controller's
@@ -152,7 +154,15 @@ ZONE_CHANGE_SELF_KINDS = (ENTERS_SELF, LEAVES_SELF)
 #: Trigger conditions about any object of a kind ("a creature", "a land"), whose printed text may narrow that object
 #: down: "another", "you control" / "an opponent controls", "token" / "nontoken" (``subject_*``), or name the ability's
 #: own object ("when this creature dies").
-FILTERED_KINDS = (CREATURE_ENTERS, CREATURE_DIES, LAND_TO_GRAVEYARD, GRAVEYARD_FROM_ANYWHERE, LAND_TAPPED, SPELL_CAST)
+FILTERED_KINDS = (
+    CREATURE_ENTERS,
+    CREATURE_DIES,
+    LAND_TO_GRAVEYARD,
+    GRAVEYARD_FROM_ANYWHERE,
+    LAND_TAPPED,
+    SPELL_CAST,
+    COMBAT_DAMAGE_TO_PLAYER,
+)
 #: How the object a filtered condition speaks of relates to the ability's source: any (itself included), the source
 #: itself ("when this creature dies"), or any other ("whenever another creature enters").
 SUBJECT_RELATIONS = ("any", "this", "another")
@@ -449,6 +459,12 @@ VARIABLES: tuple[VarSpec, ...] = (
     _env("damage", ("card",), "damage would be dealt to the card in this batch"),
     _env("damage_prevented", ("card",), "that damage was prevented"),
     _env("deals_damage", ("card",), "the permanent deals damage in this batch (damage actually dealt)"),
+    _env(
+        "combat_damage_to",
+        ("card", "player"),
+        "the creature deals combat damage to the player in this batch (510.2)",
+        absent_means=False,
+    ),
     _env("blocked", ("card",), "the attacking creature becomes blocked in this batch (509.1h)"),
     _rule("was_blocked", ("card",), "the object has become blocked this turn (blockers are declared once, 509.1)"),
     _env("tapped_for_mana", ("card",), "the permanent is tapped for mana in this batch (106.12)"),
@@ -1268,6 +1284,7 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
     circumstances = [g.kind(c) != NONE for c in cards(g)] + [g.var(f, c) for f in CARD_FLAGS for c in cards(g)]
     circumstances += [x for c in cards(g) for x in (g.token(c), g.legend_name(c) != 0)]
     circumstances += [g.var(f, c) != ANY_SUBJECT for f in SUBJECT_FILTERS for c in cards(g)]
+    circumstances += [g.Not(g.subject_subtype(c, x)) for c in cards(g) for x in cards(g)]  # "another Elf"
     circumstances += [
         x for t in range(moments) for x in (g.lands_are_creatures(t), g.creatures_lose_abilities(t), g.grant_ability(t))
     ]
@@ -1453,7 +1470,8 @@ def describe(g, t: int) -> dict[str, str]:
         if g.damage(t, c):
             events.append(f"{name} dealt damage" + (" (prevented)" if g.damage_prevented(t, c) else ""))
         if g.deals_damage(t, c):
-            events.append(f"{name} deals damage")
+            hit = [g.names.player(p) for p in players(g) if g.combat_damage_to(t, c, p)]
+            events.append(f"{name} deals {'combat damage to ' + hit[0] if hit else 'damage'}")
         if g.lethal(t, c) and (t == 0 or not g.lethal(t - 1, c)):
             changes.append(f"{name} has lethal damage")
         if g.blocked(t, c):

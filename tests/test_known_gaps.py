@@ -5,10 +5,10 @@ file) and which ``rule603 rule`` answers otherwise today; docs/model.md ("Known 
 strict expected failures: the day the model gets one right, its test fails and says so, and the file moves to
 ``scenarios/``.  They rule whole scenarios, so they run in the exhaustive suite.
 
-``fixtures/known-gaps/conditions`` holds the cards of issue 22's examples, each written as printed (``oracle``) with
-an official ruling's answer, whose trigger condition the game model cannot play yet ("one or more" combat damage;
-"another", "you control", "token", "dies" of one object, a subtype of a creature or land, "a land becomes tapped"
-and "a player casts a spell" are played since the subject filters, and those cards are in scenarios/): the
+``fixtures/known-gaps/conditions`` holds cards written as printed (``oracle``) with an official ruling's answer, whose
+trigger condition the game model cannot play yet; none today (every example of issue 22 is played: "another", "you
+control", "token", "dies" of one object, a subtype, "a land becomes tapped", "a player casts a spell" and "one or
+more creatures deal combat damage to a player", and those cards are in scenarios/): the
 scenario file reader refuses each in one line naming the condition.  Written with the model's nearest trigger kind
 instead, each plays, and is answered otherwise than the ruling: that is the approximation issue 22 is about.
 """
@@ -31,12 +31,13 @@ WHY: dict[str, str] = {}  # none today: Gustha's Scepter's 'when you lose contro
 
 #: file stem -> the model's trigger kind nearest to the card's condition (the refusal names the kinds with the same
 #: event), played in its place; "none" where the model has no kind with that event
-NEAREST: dict[str, str] = {
-    "storm-the-vault-one-or-more": "deals_damage",
-}
+NEAREST: dict[str, str] = {}
 
 
 NONE_TODAY = pytest.param(None, marks=pytest.mark.skip(reason="no known wrong answer today (WHY is empty)"), id="none")
+NO_CONDITION_TODAY = pytest.param(
+    None, marks=pytest.mark.skip(reason="no condition the model cannot play today (NEAREST is empty)"), id="none"
+)
 
 
 @pytest.mark.exhaustive
@@ -57,7 +58,7 @@ def test_every_condition_gap_names_its_nearest_kind():
     assert {p.stem for p in CONDITION_GAPS} == set(NEAREST)
 
 
-@pytest.mark.parametrize("path", CONDITION_GAPS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem) for p in CONDITION_GAPS] or [NO_CONDITION_TODAY])
 def test_a_condition_the_model_cannot_play_yet_is_refused_naming_it(path: Path, capsys):
     code = main(["rule", str(path), "--format", "json"])
     err = capsys.readouterr().err
@@ -71,7 +72,7 @@ def test_a_condition_the_model_cannot_play_yet_is_refused_naming_it(path: Path, 
 
 
 @pytest.mark.exhaustive
-@pytest.mark.parametrize("path", CONDITION_GAPS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem) for p in CONDITION_GAPS] or [NO_CONDITION_TODAY])
 def test_with_the_nearest_kind_instead_the_model_answers_otherwise(path: Path, tmp_path: Path, capsys):
     """The script plays (no mistake in the file hides behind the refusal), and the approximation is wrong."""
     nearest = NEAREST[path.stem]

@@ -425,7 +425,7 @@ CARDS = [
         " library in any order, then draws that many cards.",
         Condition(Event("step_begins", step="draw")),
     ),
-    # The cards of issue 22's examples (tests/fixtures/known-gaps/conditions/ rules them with their rulings).
+    # The cards of issue 22's examples (scenarios/ rules them with their rulings).
     (
         "Vindictive Vampire",
         "Whenever another creature you control dies, Vindictive Vampire deals 1 damage to each opponent and you gain"
@@ -569,6 +569,7 @@ PRESET_TEXTS = {
     "your_combat": ("Goblin Rabblemaster", CARDS[19][1]),
     "land_tapped": ("x", "Whenever a land becomes tapped, its controller loses 1 life."),
     "spell_cast": ("x", "Whenever a player casts a spell, that player loses 1 life."),
+    "combat_damage_to_player": ("x", "Whenever a creature deals combat damage to a player, draw a card."),
 }
 
 
@@ -645,6 +646,17 @@ FILTERED_TEXTS = [
     ),
     ("made-up land spell", "Whenever you cast an Island spell, draw a card.", None),  # a land is played, not cast
     ("Emrakul, the Aeons Torn", "When you cast this spell, take an extra turn after this one.", None),  # on the stack
+    (
+        "Storm the Vault",
+        "Whenever one or more creatures you control deal combat damage to a player, create a Treasure token.",
+        ModelPoint("combat_damage_to_player", controller="you", one_or_more=True),
+    ),
+    (
+        "Ophidian",
+        "Whenever Ophidian deals combat damage to a player, you may draw a card.",
+        ModelPoint("combat_damage_to_player", relation="this"),
+    ),
+    ("made-up damage card", "Whenever this creature deals damage to an opponent, that player discards a card.", None),
 ]
 
 

@@ -530,6 +530,28 @@ def test_an_engine_that_forgets_who_cast_a_spell_is_caught_where_alice_casts_her
     assert {v.clause for v in found.violations if v.moment == 1} == {"113.3"}
 
 
+def test_an_engine_that_triggers_one_or_more_once_per_creature_is_caught_where_three_deal_combat_damage():
+    # Storm the Vault ("whenever one or more creatures you control deal combat damage to a player"): three creatures
+    # dealing combat damage to Bob at once, at moment 3, are one event (Thunderblade Charge's ruling, 2007-05-01).
+    from pathlib import Path
+
+    from rule603.engines.scenario_file import load
+
+    path = Path(__file__).resolve().parents[1] / "scenarios" / "603.2c-storm-the-vault-one-or-more.toml"
+    scenario = load(str(path)).scenario
+
+    class EachCreature(ReferenceGame):
+        def flag(self, c: int, name: str) -> bool:
+            return name != "one_or_more" and super().flag(c, name)
+
+    assert check(run(scenario)).conforms
+    played = EachCreature(scenario)
+    for action in scenario.actions:
+        played.apply(action)
+    found = check(played.trace())
+    assert {(v.moment, v.clause) for v in found.violations} == {(3, "113.3")}  # what the condition means
+
+
 def test_the_engines_output_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     """``--output --overwrite`` replaces the file through ``rule603.write_atomically``: an interrupted write
     leaves the old file as it was (the function itself is tested in test_game_model.py)."""

@@ -337,8 +337,8 @@ def test_error_missing_variable(trace: Trace, data: st.DataObject) -> None:
     doc = to_json(trace, SCHEMA)
     if data.draw(st.booleans(), label="in_state"):
         t = data.draw(st.integers(0, trace.length - 1), label="t")
-        # (a rule variable added within the version may be absent from every state: read below, completed)
-        named = [s.name for s in PER_MOMENT if trace.length > 1 or s.completed_by is None]
+        # (a variable added within the version may be absent from every state: read below, completed or defaulted)
+        named = [s.name for s in PER_MOMENT if trace.length > 1 or (s.completed_by is None and s.absent_means is None)]
         name = data.draw(st.sampled_from(named), label="name")
         del doc["states"][t][name]
         expected = f"/states/{t}/{name}"
@@ -511,6 +511,24 @@ def test_a_rule_variable_added_within_the_version_is_computed_when_a_document_la
     doc, written = _without_the_record(vraan)
     doc["states"][0]["once_triggered_object"] = written[0]
     assert raises_at(doc, "/states/1/once_triggered_object").message == "missing"
+
+
+def test_an_environment_variable_added_within_the_version_means_what_documents_before_it_meant():
+    """``combat_damage_to`` may be absent from every state (a document written before it): no creature dealt combat
+    damage to a player.  Absent from some states only, it is missing there."""
+    from rule603.engines import scenario_file
+
+    storm = scenario_file.play(scenario_file.load("scenarios/603.2c-storm-the-vault-one-or-more.toml"))
+    doc = to_json(storm, SCHEMA)
+    assert any(any(any(row) for row in state["combat_damage_to"]) for state in doc["states"])
+    kept = doc["states"][0]["combat_damage_to"]
+    for state in doc["states"]:
+        del state["combat_damage_to"]
+    read = from_json(doc, SCHEMA)
+    assert all(not any(any(row) for row in state["combat_damage_to"]) for state in read.states)
+    assert read.states[1]["deals_damage"] == storm.states[1]["deals_damage"]  # the rest as written
+    doc["states"][0]["combat_damage_to"] = kept
+    assert raises_at(doc, "/states/1/combat_damage_to").message == "missing"
 
 
 # --------------------------------------------------------------------------- the quick state reader

@@ -131,7 +131,9 @@ def test_schema_describes_every_variable() -> None:
     state = schema["properties"]["states"]["items"]
     assert constants["required"] == [s.name for s in SCHEMA.specs if not s.per_moment and s.absent_means is None]
     assert "other_effect" not in constants["required"]  # added within version 4: absent means false
-    assert state["required"] == ["#meta", *(s.name for s in SCHEMA.specs if s.per_moment and s.completed_by is None)]
+    added = [s.name for s in SCHEMA.specs if s.per_moment and (s.completed_by or s.absent_means is not None)]
+    assert state["required"] == ["#meta", *(s.name for s in SCHEMA.specs if s.per_moment and s.name not in added)]
+    assert "combat_damage_to" in added  # added within version 4: absent from every state means false
     assert "once_triggered_object" not in state["required"]  # added within version 4: the reader computes it
     for spec in SCHEMA.specs:
         node = (state if spec.per_moment else constants)["properties"][spec.name]

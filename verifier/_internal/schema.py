@@ -77,8 +77,9 @@ class VarSpec:
     per_moment: bool = True
     role: str = ENV
     doc: str = ""
-    # A constant added to a trace version after its first release: its value (in every entry) in a document that
-    # doesn't have it, which is what every document written before it meant.  None: the document must have it.
+    # A constant, or a per-moment environment variable, added to a trace version after its first release: its value
+    # (in every entry, at every moment) in a document that doesn't have it (in any state), which is what every
+    # document written before it meant.  None: the document must have it.
     absent_means: bool | int | str | None = None
     #: A per-moment rule variable added within a trace version: a document without it (in every state) gets the
     #: value this definition gives, ``completed_by(g, t, *index)``, moment by moment from the values before (the
@@ -99,8 +100,11 @@ class VarSpec:
             raise InvalidDefinition(f"VarSpec {self.name!r}: role={self.role!r} is not one of {ROLES}.")
         if self.kind == "enum" and not self.values:
             raise InvalidDefinition(f"VarSpec {self.name!r}: an enum needs values=(...).")
-        if self.absent_means is not None and self.per_moment:
-            raise InvalidDefinition(f"VarSpec {self.name!r}: only a constant may be absent from a document.")
+        if self.absent_means is not None and self.per_moment and self.role != ENV:
+            raise InvalidDefinition(
+                f"VarSpec {self.name!r}: only a constant or an environment variable may be absent from a document "
+                "(a rule variable added within a version is completed_by its definition)."
+            )
         if self.completed_by is not None and not (self.per_moment and self.role == RULE):
             raise InvalidDefinition(
                 f"VarSpec {self.name!r}: only a per-moment rule variable is completed by a definition."

@@ -13,6 +13,7 @@ ability or slot.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import re
@@ -245,7 +246,7 @@ def to_json(trace: Trace, schema: Schema, extra_meta: Mapping[str, Any] | None =
 
 
 def _absent(spec: VarSpec, universe: Universe) -> Any:
-    """The JSON value of a constant a document doesn't have (``VarSpec.absent_means``), in every entry."""
+    """The JSON value of a variable a document doesn't have (``VarSpec.absent_means``), in every entry."""
     value: Any = spec.absent_means
     for dim in reversed(spec.dims):
         value = [value] * universe.size(dim)
@@ -310,20 +311,23 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
         for spec in schema.specs
         if spec.per_moment
     ]
-    # A variable added within this version is completed when a document has it in no state at all.
-    completed = [
-        spec
-        for spec, _ in per_moment
-        if spec.completed_by is not None and not any(isinstance(x, dict) and spec.name in x for x in states_in)
-    ]
+    # A variable added within this version, when a document has it in no state at all: a rule variable is completed
+    # by its definition, an environment variable takes the value every document before it meant.
+    nowhere = [spec for spec, _ in per_moment if not any(isinstance(x, dict) and spec.name in x for x in states_in)]
+    completed = [spec for spec in nowhere if spec.completed_by is not None or spec.absent_means is not None]
     states = []
     quick = _state_reader(tuple(per_moment), tuple(sorted(sizes.items())), frozenset(s.name for s in completed))
     for t, state in enumerate(states_in):
         if not isinstance(state, dict):
             raise TraceFormatError(source, f"/states/{t}", "expected an object")
         states.append(quick(state) or _decode_state(state, t, per_moment, completed, universe, source))
-    if completed:
-        _complete(completed, states, params, universe, schema)
+    for spec in completed:
+        if spec.absent_means is not None:
+            value = _decode_value(spec, _absent(spec, universe), universe, spec.dims, f"/states/0/{spec.name}", source)
+            for state in states:
+                state[spec.name] = copy.deepcopy(value)
+    if any(spec.completed_by is not None for spec in completed):
+        _complete([s for s in completed if s.completed_by is not None], states, params, universe, schema)
     if "names" in meta:
         _check_names(meta["names"], universe, source)
     extra = {

@@ -82,7 +82,10 @@ def _describe(spec: VarSpec) -> str:
     )
     absent = ""
     if spec.absent_means is not None:
-        absent = f" May be absent (added within this version): then {json.dumps(spec.absent_means)} in every entry."
+        where = "from every state " if spec.per_moment else ""
+        absent = (
+            f" May be absent {where}(added within this version): then {json.dumps(spec.absent_means)} in every entry."
+        )
     if spec.completed_by is not None:
         absent = " May be absent from every state (added within this version): then the reader computes it."
     return f"{spec.doc}. Role: {_ROLE_TEXT[spec.role]}. {when}; {shape}; values: {value_range(spec)}.{absent}"
@@ -194,7 +197,10 @@ def json_schema(schema: Schema) -> dict[str, Any]:
                 ),
                 "items": {
                     "type": "object",
-                    "required": ["#meta", *(s.name for s in per_moment if s.completed_by is None)],
+                    "required": [
+                        "#meta",
+                        *(s.name for s in per_moment if s.completed_by is None and s.absent_means is None),
+                    ],
                     "properties": {
                         "#meta": {
                             "type": "object",
