@@ -1019,12 +1019,20 @@ class ReferenceGame:
         for c in action.deals_damage:
             permanent(c, "deals_damage", stays=False)
             after.cards[c].deals_damage = True
-        for c, player in action.combat_damage:  # 510.2: in the combat damage step, to a player it attacks
+        for c, player in action.combat_damage:  # 510.2: as a combat damage step begins, to a player it attacks
             permanent(c, "combat_damage", stays=False)
-            if after.step != COMBAT_DAMAGE or not before.cards[c].eff_creature:
-                _fail(f"combat_damage card {c}: a creature deals combat damage in the combat damage step (510.2)")
-            if player == before.cards[c].controller or after.cards[c].combat_damage_to:
-                _fail(f"combat_damage card {c}: it deals combat damage to one player, not its controller (506.2)")
+            beginning = after.step == COMBAT_DAMAGE and not before.stack and not (action.resolve or action.counter)
+            if not beginning or not before.cards[c].eff_creature:
+                _fail(
+                    f"combat_damage card {c}: a creature deals combat damage as a combat damage step begins, "
+                    "with the stack empty (510.1-510.3)"
+                )
+            attacking = before.cards[c].controller == after.active != player
+            if not attacking or after.cards[c].combat_damage_to:
+                _fail(
+                    f"combat_damage card {c}: an attacking creature, the active player's, deals combat damage to "
+                    "one other player (506.2, 508.1b)"
+                )
             after.cards[c].deals_damage = True
             after.cards[c].combat_damage_to = (player,)
         for c in action.block:
@@ -1316,7 +1324,7 @@ class ReferenceGame:
     def acts_on_its_own_object(self, c: int) -> bool:
         """Card ``c``'s ability triggers on its own object changing zones: "when this enters", "when this leaves the
         battlefield", "when this creature dies" (603.6: it then looks for that object where it went)."""
-        own = self.kind[c] in game.FILTERED_KINDS and self.subject_of(c)[0] == "this"
+        own = self.kind[c] in game.ZONE_CHANGE_FILTERED_KINDS and self.subject_of(c)[0] == "this"
         return self.kind[c] in ZONE_CHANGE_SELF_KINDS or own
 
     def subject_of(self, c: int) -> tuple[str, str, str]:

@@ -292,11 +292,19 @@ def permanents(g, t: int) -> Iterator[Rule]:
             yield R(True, g.And(g.Not(g.damage(t, c)), g.Not(g.dies_replaced(t, c)), g.Not(g.deals_damage(t, c))))
             yield R(True, g.Not(g.Or(*to_players)), f"card {c}")
             continue
-        # Combat damage to a player (510.2): dealt by a creature, in the combat damage step, to one player, not its
-        # controller (an attacking creature attacks an opponent, 506.2).
+        # Combat damage to a player (510.2): dealt by a creature of the active player, the attacking player (506.2),
+        # to one other player it attacks (508.1b), as a combat damage step begins: with the stack empty, before
+        # anything resolves (510.1-510.3; a second step for first strike, 510.4, is another such batch).
+        combat = g.And(
+            g.deals_damage(t, c),
+            g.eff_creature(t - 1, c),
+            g.step(t) == COMBAT_DAMAGE,
+            m.stack_size(g, t - 1) == 0,
+            g.leave(t) == NO_LEAVE,
+            g.controller(t - 1, c) == g.active(t),
+        )
         for p, to_p in enumerate(to_players):
-            combat = g.And(g.deals_damage(t, c), g.eff_creature(t - 1, c), g.step(t) == COMBAT_DAMAGE)
-            yield R(to_p, g.And(combat, g.controller(t - 1, c) != p), f"card {c}, player {p}")
+            yield R(to_p, g.And(combat, g.active(t) != p), f"card {c}, player {p}")
             for other in to_players[p + 1 :]:
                 yield R(to_p, g.Not(other), f"card {c}, player {p}")
         yield R(g.damage(t, c), g.And(m.on_battlefield(g, t - 1, c), g.eff_creature(t - 1, c)), f"card {c}")

@@ -163,6 +163,9 @@ FILTERED_KINDS = (
     SPELL_CAST,
     COMBAT_DAMAGE_TO_PLAYER,
 )
+#: The conditions about any object of a kind that are zone changes (603.6a, 603.6c): with "this" ("when this creature
+#: dies"), an ability of them looks for its object where it moved (603.6); the others' object stays where it is.
+ZONE_CHANGE_FILTERED_KINDS = (CREATURE_ENTERS, CREATURE_DIES, LAND_TO_GRAVEYARD, GRAVEYARD_FROM_ANYWHERE)
 #: How the object a filtered condition speaks of relates to the ability's source: any (itself included), the source
 #: itself ("when this creature dies"), or any other ("whenever another creature enters").
 SUBJECT_RELATIONS = ("any", "this", "another")
@@ -1247,7 +1250,7 @@ def batched(g, a: int, n):
 def acts_on_its_own_object(g, c: int):
     """Card ``c``'s printed ability triggers on its own object's zone change ("when this enters", "when this leaves
     the battlefield", "when this creature dies"): its effect looks for that object in the zone it moved to (603.6)."""
-    own = g.And(is_kind(g, c, FILTERED_KINDS), g.subject_relation(c) == THIS_SUBJECT)
+    own = g.And(is_kind(g, c, ZONE_CHANGE_FILTERED_KINDS), g.subject_relation(c) == THIS_SUBJECT)
     return g.Or(is_kind(g, c, ZONE_CHANGE_SELF_KINDS), own)
 
 

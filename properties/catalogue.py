@@ -20,6 +20,7 @@ from rule603.models.game import (
     BATTLEFIELD,
     BECOMES_BLOCKED,
     BECOMES_TAPPED,
+    COMBAT_DAMAGE_TO_PLAYER,
     COUNTER,
     COUNTERED_SELF,
     CREATURE_DIES,
@@ -667,12 +668,15 @@ def newcomers_see_each_other(g, t):
 def one_or_more_once_per_batch(g, t):
     """An ability that says 'one or more' ('whenever one or more other creatures you control die') triggers at most
     once per instance of it in one batch, however many creatures the batch has: the batch is one event (603.2c; the
-    bound is 603.2c's or 603.2h's, each standing in for the other, so neither is named)."""
+    bound is 603.2c's or 603.2h's, each standing in for the other, so neither is named).  Combat damage is one event
+    for each player dealt it (Storm the Vault's ruling), so "one or more creatures deal combat damage to a player"
+    is left out."""
     claims = []
     for c in m.cards(g):
         # its instances as the batch began or as it ended (a dies ability looks back, 603.10a)
         held = [g.instances(u, c) for u in ((t - 1, t) if t else (t,))]
-        claims.append(g.Implies(g.one_or_more(c), g.Or(*[g.base_triggers(t, c) <= n for n in held])))
+        batched = g.And(g.one_or_more(c), g.kind(c) != COMBAT_DAMAGE_TO_PLAYER)
+        claims.append(g.Implies(batched, g.Or(*[g.base_triggers(t, c) <= n for n in held])))
     return g.And(*claims)
 
 

@@ -423,3 +423,26 @@ def test_a_scenario_far_larger_than_the_model_is_refused_before_any_work(tmp_pat
     with pytest.raises(ScenarioFileError) as refused:
         load(path)
     assert message in str(refused.value)
+
+
+STORM = Path(__file__).resolve().parents[1] / "scenarios" / "603.2c-storm-the-vault-one-or-more.toml"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        # Alice's creature dealing combat damage to Alice: an attacking creature attacks another player (508.1b)
+        ('"Grizzly Bears" = "Bob"', '"Grizzly Bears" = "Alice"', "deals combat damage to one other player"),
+        # outside a combat damage step's beginning: with the top of the stack resolving (510.1-510.3)
+        ("resolve = true  ", 'resolve = true\ncombat_damage = { "Grizzly Bears" = "Bob" }  ', "with the stack empty"),
+        # before combat: the precombat main phase
+        ('step = "combat_damage"', 'step = "beginning_of_combat"', "with the stack empty"),
+    ],
+)
+def test_combat_damage_to_a_player_is_an_attacking_creatures_as_a_combat_damage_step_begins(
+    tmp_path: Path, old: str, new: str, expected: str
+):
+    text = STORM.read_text(encoding="utf-8")
+    assert old in text
+    with pytest.raises(ScenarioFileError, match=expected):
+        play(load(_write(tmp_path, text.replace(old, new, 1))))
