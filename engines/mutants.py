@@ -250,6 +250,11 @@ class ControllerInverted(ReferenceGame):
         return relation, flipped, token
 
 
+class SubtypeIgnored(ReferenceGame):
+    def subtype_matches(self, x: int, c: int) -> bool:
+        return True  # 'another Elf', 'an Island': any creature or land, whatever its subtypes
+
+
 # --- the catalogue -------------------------------------------------------------------------------
 
 
@@ -332,13 +337,15 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "another-ignored",
         "'whenever another creature enters/dies' triggers for its own permanent too",
-        ("603.6a", "603.6c", "113.3"),  # 113.3: what 'a creature card ... from anywhere' means
+        # 113.3: what 'a creature card ... from anywhere' and 'a player casts a spell' mean; 603.2f: 'a land becomes
+        # tapped'
+        ("603.6a", "603.6c", "603.2f", "113.3"),
         AnotherIgnored,
     ),
     Mutant(
         "controller-inverted",
         "'a creature you control' read as one an opponent controls, and the other way round",
-        ("603.6a", "603.6c", "113.3"),
+        ("603.6a", "603.6c", "603.2f", "113.3"),
         ControllerInverted,
     ),
     Mutant(
@@ -405,8 +412,14 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "batching-lost",
         "'whenever one or more creatures die/enter' triggers once for each of them instead of once for the batch",
-        ("603.6a", "603.6c", "113.3"),
+        ("603.6a", "603.6c", "603.2f", "113.3"),
         BatchingLost,
+    ),
+    Mutant(
+        "subtype-ignored",
+        "'whenever another Elf enters', 'an Island becomes tapped' count every creature or land, whatever its subtypes",
+        ("603.6a", "603.6c", "603.2f", "113.3"),
+        SubtypeIgnored,
     ),
     Mutant(
         "once-each-instance",

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from rule603 import InvalidArgument, Trace, load_edition
 from rule603.engines.reference import ReferenceGame, run
 from rule603.engines.scenario import Action, BeyondModelBounds, Card, DelayedAbility, ReflexiveAbility, Scenario
-from rule603.engines.strategies import scenarios
+from rule603.engines.strategies import SUBTYPES, scenarios
 from rule603.models import game
 from rule603.testing import check
 
@@ -408,11 +408,6 @@ def test_engine_traces_obey_every_clause_exhaustively(scenario):
 @given(scenarios(players=3, cards=5, max_actions=20, slots=7))
 def test_engine_traces_obey_every_clause_with_three_players(scenario):
     check_scenario_against_the_encodings(scenario)
-
-
-#: Subtypes drawn onto generated cards (205.3): two creature types and two land types, so that a condition naming one
-#: meets objects with it and without it.
-SUBTYPES = {"creature": ("Elf", "Goblin"), "land": ("Island", "Forest")}
 
 
 @st.composite
