@@ -40,9 +40,7 @@ from rule603.models.game import (
     PHASES_OUT,
     PLAYER_LOSES,
     REPLACEMENT_CAUSE,
-    SPELL_CAST,
     SPELL_CAUSE,
-    STACK,
     UNATTACHED,
     UPKEEP,
     YOUR_UPKEEP,
@@ -351,16 +349,6 @@ def land_tapped_not_on_entry(g, t):
     return g.And(
         *[g.Implies(g.And(g.kind(c) == LAND_TAPPED, g.Not(some_tapped)), g.triggers(t, c) == 0) for c in m.cards(g)]
     )
-
-
-@prop("cast-trigger-needs-a-cast", clauses=["603.2c"])
-def cast_trigger_needs_a_cast(g, t):
-    """'Whenever a player casts a spell' doesn't trigger in a batch where no card was put on the stack: a spell
-    already on the stack, resolving or countered, is not cast again."""
-    if t == 0:
-        return True
-    cast = g.Or(*[g.And(g.zone(t, x) == STACK, g.zone(t - 1, x) != STACK) for x in m.cards(g)])
-    return g.And(*[g.Implies(g.And(g.kind(c) == SPELL_CAST, g.Not(cast)), g.triggers(t, c) == 0) for c in m.cards(g)])
 
 
 @prop("enters-tapped-untaps-first", clauses=["603.2f", "603.6d"])
