@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 
-from .game import KINDS, STEPS, takes_filter
+from .game import FILTERED_KINDS, KINDS, STEPS, takes_filter
 
 #: What can happen, in the game's own words.  Each is one kind of event (603.2) or, for ``state``,
 #: a game state (603.8).
@@ -349,15 +349,7 @@ def preset_kind(condition: Condition | None) -> str | None:
 
 #: The model's conditions about any object of a kind, which a subject filter can narrow down
 #: (``models.game.FILTERED_KINDS``).
-FILTERED_PRESETS = (
-    "creature_enters",
-    "creature_dies",
-    "land_to_graveyard",
-    "graveyard_from_anywhere",
-    "land_tapped",
-    "spell_cast",
-    "combat_damage_to_player",
-)
+FILTERED_PRESETS = tuple(KINDS[kind] for kind in FILTERED_KINDS)
 _TOKEN_WORDS = {None: "any", False: "nontoken", True: "token"}
 
 

@@ -458,93 +458,64 @@ def test_engine_traces_with_subtypes_obey_every_clause_exhaustively(scenario):
     check_scenario_against_the_encodings(scenario)
 
 
-def test_an_engine_whose_matcher_ignores_subtypes_is_caught_where_a_bear_enters():
-    # Elvish Warmaster ("whenever one or more other Elves you control enter"): the trace states each card's printed
-    # subtypes; an engine that triggers it for Grizzly Bears too breaks the enters rule at that moment.
+def _violations_of(engine: type[ReferenceGame], scenario_file: str) -> set[tuple[int, str]]:
+    """(moment, clause) of every violation in the trace ``engine`` plays of a file of scenarios/, after checking that
+    the reference engine plays the same file conformingly."""
     from pathlib import Path
 
     from rule603.engines.scenario_file import load
 
-    path = Path(__file__).resolve().parents[1] / "scenarios" / "603.2-elvish-warmaster-other-elves.toml"
-    scenario = load(str(path)).scenario
+    scenario = load(str(Path(__file__).resolve().parents[1] / "scenarios" / scenario_file)).scenario
+    assert check(run(scenario)).conforms
+    played = engine(scenario)
+    for action in scenario.actions:
+        played.apply(action)
+    return {(v.moment, v.clause) for v in check(played.trace()).violations}
 
+
+def test_an_engine_whose_matcher_ignores_subtypes_is_caught_where_a_bear_enters():
+    # Elvish Warmaster ("whenever one or more other Elves you control enter"): the trace states each card's printed
+    # subtypes; an engine that triggers it for Grizzly Bears too breaks the enters rule at that moment.
     class IgnoresSubtypes(ReferenceGame):
         def subtype_matches(self, x: int, c: int) -> bool:
             return True
 
-    assert check(run(scenario)).conforms
-    played = IgnoresSubtypes(scenario)
-    for action in scenario.actions:
-        played.apply(action)
-    found = check(played.trace())
-    assert {(v.moment, v.clause) for v in found.violations if v.moment == 1} == {(1, "603.6a")}
+    found = _violations_of(IgnoresSubtypes, "603.2-elvish-warmaster-other-elves.toml")
+    assert {(t, clause) for t, clause in found if t == 1} == {(1, "603.6a")}
 
 
 def test_an_engine_that_counts_a_land_entering_tapped_as_becoming_tapped_is_caught_by_603_2f():
     # Thoughtleech ("whenever an Island an opponent controls becomes tapped"): Bob's Island entering tapped, at
     # moment 5, is no land becoming tapped (603.2f).
-    from pathlib import Path
-
-    from rule603.engines.scenario_file import load
-
-    path = Path(__file__).resolve().parents[1] / "scenarios" / "603.2f-thoughtleech-opponents-island.toml"
-    scenario = load(str(path)).scenario
-
     class EnteringTappedCounts(ReferenceGame):
         def _became_tapped(self, before, after, c: int) -> bool:
             return after.cards[c].tapped and not (before.cards[c].tapped and self._stayed(before, after, c))
 
-    assert check(run(scenario)).conforms
-    played = EnteringTappedCounts(scenario)
-    for action in scenario.actions:
-        played.apply(action)
-    found = check(played.trace())
-    assert {v.clause for v in found.violations if v.moment == 5} == {"603.2f"}
+    found = _violations_of(EnteringTappedCounts, "603.2f-thoughtleech-opponents-island.toml")
+    assert {clause for t, clause in found if t == 5} == {"603.2f"}
 
 
 def test_an_engine_that_forgets_who_cast_a_spell_is_caught_where_alice_casts_her_own():
     # Rhystic Study ("whenever an opponent casts a spell"): Alice's own Giant Growth, cast at moment 1, is no
     # opponent's spell (601.2a: who casts a spell controls it), so the ability must not trigger there: what the
     # condition means is the model's axiom 113.3 (rule 603 does not define casting conditions).
-    from pathlib import Path
-
-    from rule603.engines.scenario_file import load
-
-    path = Path(__file__).resolve().parents[1] / "scenarios" / "603.2-rhystic-study-opponent-casts.toml"
-    scenario = load(str(path)).scenario
-
     class AnyCaster(ReferenceGame):
         def _speaks_of(self, a: int, c: int, seen, by_owner: bool = False) -> bool:
             return True
 
-    assert check(run(scenario)).conforms
-    played = AnyCaster(scenario)
-    for action in scenario.actions:
-        played.apply(action)
-    found = check(played.trace())
-    assert {v.clause for v in found.violations if v.moment == 1} == {"113.3"}
+    found = _violations_of(AnyCaster, "603.2-rhystic-study-opponent-casts.toml")
+    assert {clause for t, clause in found if t == 1} == {"113.3"}
 
 
 def test_an_engine_that_triggers_one_or_more_once_per_creature_is_caught_where_three_deal_combat_damage():
     # Storm the Vault ("whenever one or more creatures you control deal combat damage to a player"): three creatures
     # dealing combat damage to Bob at once, at moment 3, are one event (Thunderblade Charge's ruling, 2007-05-01).
-    from pathlib import Path
-
-    from rule603.engines.scenario_file import load
-
-    path = Path(__file__).resolve().parents[1] / "scenarios" / "603.2c-storm-the-vault-one-or-more.toml"
-    scenario = load(str(path)).scenario
-
     class EachCreature(ReferenceGame):
         def flag(self, c: int, name: str) -> bool:
             return name != "one_or_more" and super().flag(c, name)
 
-    assert check(run(scenario)).conforms
-    played = EachCreature(scenario)
-    for action in scenario.actions:
-        played.apply(action)
-    found = check(played.trace())
-    assert {(v.moment, v.clause) for v in found.violations} == {(3, "113.3")}  # what the condition means
+    found = _violations_of(EachCreature, "603.2c-storm-the-vault-one-or-more.toml")
+    assert found == {(3, "113.3")}  # what the condition means
 
 
 def test_the_engines_output_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
