@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from . import interrupts, smt
+from . import interrupts, sat, smt
 from .documents import write_atomically
 
 
@@ -32,7 +32,7 @@ def _selected(ids: list[str]) -> list:
     return select(builtin_properties(), ids)
 
 
-def _one_bound(bound: int, ids: list[str], timeout: float, jobs: int) -> dict:
+def _one_bound(bound: int, ids: list[str], timeout: float, jobs: int, solver: str = "cadical") -> dict:
     interrupts.install()  # a spawned process: Ctrl-C in a destructor stops it too, without a traceback
     from .catalogue import load_edition
     from .verify import Options, Verifier
@@ -40,7 +40,7 @@ def _one_bound(bound: int, ids: list[str], timeout: float, jobs: int) -> dict:
 
     edition = load_edition("current")
     props = _selected(ids)
-    options = Options(bound=bound, limits=smt.SolverLimits(timeout_ms=int(timeout * 1000)))
+    options = Options(bound=bound, limits=smt.SolverLimits(timeout_ms=int(timeout * 1000)), sat=solver)
     started = time.perf_counter()
     verifier = Verifier(edition, edition.model.universe(), options)
     verifier.encoding.extend(bound)
@@ -52,7 +52,7 @@ def _one_bound(bound: int, ids: list[str], timeout: float, jobs: int) -> dict:
         solver_seconds = None  # inside the workers: not seen from here
     else:
         with smt.solver_time() as solver:
-            results = [verifier.check(prop) for prop in props]
+            results = verifier.check_all(props)
         solver_seconds = round(solver.seconds, 3)
     total = time.perf_counter() - started
     peak_kib = max(  # KiB on Linux; with workers, the largest of them (they have ended by now)
@@ -63,7 +63,7 @@ def _one_bound(bound: int, ids: list[str], timeout: float, jobs: int) -> dict:
         "jobs": jobs,
         "total_seconds": round(total, 3),
         "encode_seconds": round(encode_seconds, 3),
-        "solver_seconds": solver_seconds,  # in z3's checks (with --jobs 1 only)
+        "solver_seconds": solver_seconds,  # in the solvers' checks, z3's and CaDiCaL's (with --jobs 1 only)
         "peak_memory_mib": round(peak_kib / 1024, 1),
         "seconds_per_property": {r.property.id: round(r.seconds, 4) for r in results},
         "verdicts": {r.property.id: r.verdict for r in results},
@@ -75,14 +75,16 @@ def _quiet(_: str) -> None:
     pass
 
 
-def run_bench(bounds: list[int], ids: list[str], timeout: float, output: str | None, jobs: int = 2) -> int:
+def run_bench(
+    bounds: list[int], ids: list[str], timeout: float, output: str | None, jobs: int = 2, solver: str = "cadical"
+) -> int:
     ctx = multiprocessing.get_context("spawn")
     runs = []
     for bound in bounds:
         print(f"bound {bound} ...", file=sys.stderr, flush=True)
         # (not multiprocessing.Pool: its daemonic process could not start the workers of --jobs)
         with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-            runs.append(pool.submit(_one_bound, bound, ids, timeout, jobs).result())
+            runs.append(pool.submit(_one_bound, bound, ids, timeout, jobs, solver).result())
     rows = []
     for i, run in enumerate(runs):
         ratio = f"×{run['total_seconds'] / runs[i - 1]['total_seconds']:.2f}" if i else ""
@@ -99,9 +101,18 @@ def run_bench(bounds: list[int], ids: list[str], timeout: float, output: str | N
                 unknown,
             ]
         )
-    headers = ["bound", "total s", "encode s", "in z3 s", "vs previous", "peak MiB", "properties", "unknown"]
+    headers = ["bound", "total s", "encode s", "in solver s", "vs previous", "peak MiB", "properties", "unknown"]
     print(tabulate(rows, headers=headers))
-    _write(output, "bench", {"z3": smt.z3_version(), "jobs": jobs, "runs": runs})
+    _write(
+        output,
+        "bench",
+        {
+            "z3": smt.z3_version(),
+            "sat": sat.solver_version() if solver == "cadical" else "z3",
+            "jobs": jobs,
+            "runs": runs,
+        },
+    )
     return 0
 
 

@@ -64,6 +64,14 @@ def solver_time() -> Iterator[SolverTime]:
         _SOLVER_TIME.reset(token)
 
 
+def add_solver_time(seconds: float) -> None:
+    """Count one check of ``seconds`` in the ``solver_time`` being measured, if any (another backend's too)."""
+    timer = _SOLVER_TIME.get()
+    if timer is not None:
+        timer.seconds += seconds
+        timer.checks += 1
+
+
 class Z3Backend(Backend):
     """Lowers definitions to z3 terms, in its own z3 context.
 
@@ -265,10 +273,7 @@ class Solver:
         try:
             result = self._solver.check(*assumptions)
         finally:
-            timer = _SOLVER_TIME.get()
-            if timer is not None:
-                timer.seconds += time.perf_counter() - started
-                timer.checks += 1
+            add_solver_time(time.perf_counter() - started)
             if timeout_ms is not None:
                 self._solver.set("timeout", self.limits.timeout_ms)
             if rlimit is not None:
@@ -281,6 +286,11 @@ class Solver:
         if self._added is not None:
             self._start_again()
         return Verdict.UNKNOWN
+
+    def dimacs(self) -> str:
+        """The clauses of z3's SAT core after its last check, in DIMACS, each named Boolean variable's number in a
+        comment (``c <var> <name>``).  Only what a check has taken in is there: add nothing after that check."""
+        return self._solver.dimacs(True)
 
     def _fresh(self) -> z3.Solver:
         solver = z3.SolverFor("QF_FD", ctx=self.ctx)

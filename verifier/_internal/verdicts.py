@@ -4,7 +4,8 @@ A decided verdict (holds, or violated with its counterexample) and the cut-off p
 the user's cache (``checkcache``, folder ``verdicts``), keyed by everything they were computed from: the hash
 of rule603's sources and edition data (the built-in properties are among the sources), z3's version, the
 edition, the universe, the bound, the solver limits that shape an answer (resource limits, seed; not the wall
-clock, which only decides whether there is one) and whether counterexamples are shrunk.  An unknown verdict is
+clock, which only decides whether there is one), whether counterexamples are shrunk and what proves the
+properties that hold (``--sat``).  An unknown verdict is
 never kept: a longer limit may decide it.  A property from the user's own file is never kept either: its code
 is not part of the key.
 
@@ -63,6 +64,7 @@ class VerdictStore:
                 f"bound {self.options.bound}",
                 f"rlimit {limits.rlimit} seed {limits.seed} probe {limits.probe_rlimit}",
                 f"minimise {self.options.minimise}",
+                f"sat {self.options.sat}",  # which path found a counterexample (``Verifier.prepare``)
                 what,
             ]
         )

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from ..errors import InvalidDefinition
-from . import smt, usercode
+from . import sat, smt, usercode
 from .bmc import Encoding, claim_at, claim_fails_at, concrete_game, is_concrete_boolean, scenario_equalities, violations
 from .bounds import CutOff, cut_offs
 from .registry import Edition, Property
@@ -40,6 +40,9 @@ class Options:
     limits: smt.SolverLimits = smt.SolverLimits()
     minimise: bool = True
     claim_seconds: float = usercode.CLAIM_SECONDS  # each call of a claim (user code, apart from the solver)
+    #: what decides a check of every clause at the bound: "cadical" (CaDiCaL proves, z3 finds counterexamples,
+    #: ``sat.py``) or "z3" alone.  With an rlimit, z3 alone: its resource count is what makes a run repeatable.
+    sat: str = "cadical"
 
 
 @dataclass(frozen=True)
@@ -177,6 +180,8 @@ class Verifier:
         self._guarded: set[str] = set()
         self._claim_terms: dict[tuple[str, int], object] = {}
         self._sample: tuple[Trace, Callable] | None = None
+        self._cnf: sat.CnfSolver | None = None
+        self._cnf_goals: dict[str, str] = {}  # property id: the name of its goal's literal in ``_cnf``
 
     def _label(self, what: str) -> str:
         self._labels += 1
@@ -228,7 +233,58 @@ class Verifier:
         """Verdict for ``prop`` up to the bound; a violation comes with the shortest trace.  The same in any process,
         whatever ran before: no cycle collection inside (``smt.steady_memory``)."""
         with smt.steady_memory():
+            if enabled is None and prop.id in self._cnf_goals:
+                return self._check_by_cadical(prop)
             return self._check(prop, enabled)
+
+    def prepare(self, props: Sequence[Property]) -> None:
+        """Get ready to check ``props`` with every clause: with ``Options.sat`` "cadical", every goal is added to
+        the encoding at once and the whole goes to CaDiCaL (``sat.py``), which then proves what holds."""
+        todo = [p for p in props if p.id not in self._cnf_goals]
+        if self.options.sat != "cadical" or self.options.limits.rlimit or self._cnf is not None or not todo:
+            return
+        with smt.steady_memory():
+            k, enc = self.options.bound, self.encoding
+            enc.extend(k)
+            self.progress(f"encoding {len(todo)} properties for CaDiCaL")
+            goals = {}
+            for prop in todo:
+                lit = enc.solver.fresh_literal(self._label(prop.id))
+                enc.solver.add(enc.g.Implies(lit, enc.g.Or(*[enc.g.Not(self._claim_term(prop, t)) for t in range(k)])))
+                goals[prop.id] = str(lit)
+            for prop in todo:  # its first call is a check, which takes every goal above into z3's SAT core
+                self._guard(prop)
+            units = [str(lit) for lit in enc.assumptions(k, self.all_clauses)]
+            if self._sample is None:  # no game at all: nothing was taken in, and nothing is left to prove
+                return
+            self._cnf = sat.CnfSolver(enc.solver.dimacs(), units)
+            self._cnf_goals = {pid: name for pid, name in goals.items() if self._cnf.knows(name)}
+
+    def by_cadical(self, prop: Property) -> bool:
+        """Is ``prop`` checked with every clause decided by CaDiCaL (``prepare``)?"""
+        return prop.id in self._cnf_goals
+
+    def _check_by_cadical(self, prop: Property) -> CheckResult:
+        """CaDiCaL's proof that ``prop`` holds; where it finds none, z3's verdict, in a fresh encoding so that the
+        counterexample is the same however many properties were prepared with it."""
+        assert self._cnf is not None
+        start = time.perf_counter()
+        try:
+            if self._cnf.unsatisfiable(self._cnf_goals[prop.id], self.options.limits.timeout_ms):
+                return CheckResult(prop, HOLDS, self.options.bound, time.perf_counter() - start)
+        except sat.Undecided as stopped:
+            return CheckResult(prop, UNKNOWN, self.options.bound, time.perf_counter() - start, reason=str(stopped))
+        alone = Verifier(self.edition, self.encoding.universe, self.options, self.progress)
+        result = alone.check(prop)
+        return CheckResult(
+            prop,
+            result.verdict,
+            result.bound,
+            result.seconds + time.perf_counter() - start,
+            result.trace,
+            result.violated_at,
+            result.reason,
+        )
 
     def _check(self, prop: Property, enabled: Sequence[str] | None) -> CheckResult:
         enabled = list(self.all_clauses if enabled is None else enabled)
@@ -272,6 +328,7 @@ class Verifier:
 
     def check_all(self, props: Sequence[Property], step: Callable[[], None] = lambda: None) -> list[CheckResult]:
         """A verdict for each property, in order; ``step`` after each (a progress display counts them)."""
+        self.prepare(props)
         results = []
         for prop in props:
             self.progress(f"checking {prop.id}")

@@ -105,8 +105,10 @@ def _task(name: str, arg: str = "") -> tuple[str, Any]:
 
 def _check(w: _Worker, prop_id: str) -> tuple:
     prop = w.props[prop_id]
+    w.verifier.prepare(list(w.props.values()))
     result = w.verifier.check(prop)
-    if result.verdict == VIOLATED:  # the counterexample of a fresh encoding: the same whatever ran before
+    if result.verdict == VIOLATED and not w.verifier.by_cadical(prop):
+        # the counterexample of a fresh encoding: the same whatever ran before (CaDiCaL's path gives one already)
         fresh = Verifier(w.verifier.edition, w.verifier.encoding.universe, w.job.options)
         again = fresh.check(prop)
         seconds = result.seconds + again.seconds

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from .._internal.bench import run_bench, run_check_bench, run_rule_bench
+from .checking import add_sat_argument
 from .common import BOUND, MAX_BOUND, PROCESSES, TIMEOUT, ExitCode, UsageError, check_output, path, whole
 
 
@@ -28,6 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=2,
         help="worker processes checking the catalogue, as 'rule603 verify --jobs' (default 2)",
     )
+    add_sat_argument(p)
     p.add_argument(
         "--check",
         type=whole("--check", 1, 1_000_000),
@@ -52,7 +54,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         return ExitCode(run_check_bench(args.check, args.output))
     if args.rule is not None:
         return ExitCode(run_rule_bench(_scenarios(args.rule), args.timeout, args.output, args.jobs))
-    return ExitCode(run_bench(args.bounds, args.property, args.timeout, args.output, args.jobs))
+    return ExitCode(run_bench(args.bounds, args.property, args.timeout, args.output, args.jobs, args.sat))
 
 
 def _bounds(text: str) -> list[int]:

@@ -37,6 +37,20 @@ def add_solver_arguments(p: argparse.ArgumentParser, *, timeout: float = 60.0, r
     p.add_argument("--slots", type=whole("--slots", 1, 6), default=3, help="stack slots (default 3)")
 
 
+#: ``--sat``'s choices: what proves a property that holds (``Options.sat``).
+SAT_SOLVERS = ("cadical", "z3")
+
+
+def add_sat_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--sat",
+        choices=SAT_SOLVERS,
+        default="cadical",
+        help="what proves the properties that hold: CaDiCaL on z3's bit-blasted encoding (default), or z3 alone; "
+        "z3 finds every counterexample either way",
+    )
+
+
 def universe(edition: Edition, args: argparse.Namespace):
     return edition.model.universe(player=args.players, card=args.cards, slot=args.slots)
 
@@ -50,6 +64,7 @@ def solver_options(args: argparse.Namespace, probe_rlimit: int = 0) -> Options:
         bound=args.bound,
         limits=limits,
         minimise=not getattr(args, "no_minimise", False),
+        sat=getattr(args, "sat", "cadical"),
         claim_seconds=getattr(args, "claim_timeout", CLAIM_SECONDS),
     )
 

@@ -34,7 +34,15 @@ from .._internal.verify import (
     Verifier,
 )
 from .._internal.workers import Workers
-from .checking import add_solver_arguments, exit_code, load_properties, solver_options, steps, universe
+from .checking import (
+    add_sat_argument,
+    add_solver_arguments,
+    exit_code,
+    load_properties,
+    solver_options,
+    steps,
+    universe,
+)
 from .common import ExitCode, Progress, UsageError, out_files, path, seconds, whole
 
 #: A solver call's default limit: the catalogue's slowest check takes about a minute on a slow 2-core machine with
@@ -57,6 +65,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--no-builtin", action="store_true", help="with --property-file: skip the built-in catalogue")
     add_solver_arguments(p, timeout=TIMEOUT_SECONDS)
+    add_sat_argument(p)
     p.add_argument(
         "--adequacy",
         action="store_true",
@@ -196,7 +205,7 @@ def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, sav
     ]
     print(
         f"rule603 verify: edition {edition.name}, bound {options.bound}, "
-        f"{sizes.size('player')} players, {sizes.size('card')} cards, z3 {smt.z3_version()}\n"
+        f"{sizes.size('player')} players, {sizes.size('card')} cards, z3 {smt.z3_version()}{_prover(options)}\n"
     )
     print(tabulate(rows, headers=["property", "verdict", "clauses", "seconds"], tablefmt=fmt))
     counts = {v: sum(r.verdict == v for r in results) for v in (HOLDS, VIOLATED, UNKNOWN, NOT_APPLICABLE)}
@@ -218,6 +227,11 @@ def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, sav
         print("\n" + render_adequacy(adequacy, fmt))
 
 
+def _prover(options) -> str:
+    """What proves the properties that hold, when it is not z3 (``Options.sat``)."""
+    return ", proofs by CaDiCaL" if options.sat == "cadical" and not options.limits.rlimit else ""
+
+
 def _verify_json(edition, options, sizes, results, adequacy, elapsed, saved) -> dict:
     schema = Schema(tuple(edition.model.VARIABLES))
     out = {
@@ -225,6 +239,7 @@ def _verify_json(edition, options, sizes, results, adequacy, elapsed, saved) -> 
         "bound": options.bound,
         "universe": dict(sizes.sizes),
         "z3": smt.z3_version(),
+        "sat": options.sat if not options.limits.rlimit else "z3",
         "seed": options.limits.seed,
         "seconds": round(elapsed, 3),
         "properties": [

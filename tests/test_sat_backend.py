@@ -1,0 +1,110 @@
+"""CaDiCaL proves what holds, z3 finds every counterexample (``--sat``, ``verifier/_internal/sat.py``).
+
+The two ways must give the same verdicts, and a violated property the same counterexample as z3 alone in a fresh
+encoding; CaDiCaL stopped by its budget is an unknown, never a verdict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import pytest
+from limits import TEST_TIMEOUT_MS
+from rule603._internal import sat, smt
+from rule603._internal.catalogue import builtin_properties, load_edition
+from rule603._internal.loader import load_property_file
+from rule603._internal.verify import HOLDS, UNKNOWN, VIOLATED, Options, Verifier
+from test_workers import MY_PROPS
+
+OPTIONS = Options(bound=3, limits=smt.SolverLimits(timeout_ms=TEST_TIMEOUT_MS))
+
+
+@pytest.fixture(scope="module")
+def current():
+    return load_edition("current")
+
+
+def _check_all(edition, props, options):
+    verifier = Verifier(edition, edition.model.universe(), options)
+    return verifier, verifier.check_all(props)
+
+
+def test_cadical_and_z3_give_the_same_verdicts_on_the_catalogue_and_the_same_counterexample(current):
+    props = builtin_properties() + load_property_file(MY_PROPS)
+    proving, by_cadical = _check_all(current, props, OPTIONS)
+    _, by_z3 = _check_all(current, props, dataclasses.replace(OPTIONS, sat="z3"))
+    assert [r.verdict for r in by_cadical] == [r.verdict for r in by_z3]
+    held = [r.property for r in by_cadical if r.verdict == HOLDS]
+    assert len(held) == len(props) - 1 and all(proving.by_cadical(p) for p in held)  # CaDiCaL proved them
+    wrong = props[-1]  # the example file's third property, wrong on purpose
+    assert by_cadical[-1].verdict == VIOLATED
+    alone = Verifier(current, current.model.universe(), OPTIONS).check(wrong)  # z3 alone, a fresh encoding
+    assert (by_cadical[-1].trace, by_cadical[-1].violated_at) == (alone.trace, alone.violated_at)
+
+
+def test_with_a_resource_limit_z3_alone_decides(current):
+    limited = dataclasses.replace(OPTIONS, limits=dataclasses.replace(OPTIONS.limits, rlimit=10**9))
+    verifier, results = _check_all(current, builtin_properties()[:2], limited)
+    assert [r.verdict for r in results] == [HOLDS, HOLDS]
+    assert not any(verifier.by_cadical(r.property) for r in results)
+
+
+def _pigeonhole(pigeons: int) -> str:
+    """``pigeons`` pigeons in one hole fewer, in DIMACS: unsatisfiable, and hard for resolution."""
+    holes = pigeons - 1
+
+    def var(p: int, h: int) -> int:
+        return p * holes + h + 1
+
+    clauses = [[var(p, h) for h in range(holes)] for p in range(pigeons)]
+    for h in range(holes):
+        for p, q in itertools.combinations(range(pigeons), 2):
+            clauses.append([-var(p, h), -var(q, h)])
+    goal = pigeons * holes + 1  # a named literal that the clauses do not mention
+    lines = [f"p cnf {goal} {len(clauses)}", *(" ".join(map(str, c)) + " 0" for c in clauses), f"c {goal} goal"]
+    return "\n".join(lines) + "\n"
+
+
+def test_cadical_proves_unsatisfiable_and_its_budget_is_undecided():
+    assert sat.CnfSolver(_pigeonhole(5), []).unsatisfiable("goal", TEST_TIMEOUT_MS)
+    hard = sat.CnfSolver(_pigeonhole(11), [])
+    with pytest.raises(sat.Undecided):
+        hard.unsatisfiable("goal", TEST_TIMEOUT_MS, conflicts=100)
+
+
+def test_a_satisfiable_goal_is_not_a_proof():
+    text = "p cnf 2 1\n1 2 0\nc 1 x\nc 2 y\n"
+    solver = sat.CnfSolver(text, ["x"])
+    assert solver.knows("y") and not solver.knows("z")
+    assert not solver.unsatisfiable("y", TEST_TIMEOUT_MS)
+    assert sat.CnfSolver("p cnf 2 2\n-1 -2 0\nc 1 x\nc 2 y\n", ["x"]).unsatisfiable("y", TEST_TIMEOUT_MS)
+
+
+def test_cadical_stopped_is_unknown(current, monkeypatch):
+    def stopped(*_args, **_kwargs):
+        raise sat.Undecided("CaDiCaL stopped before an answer")
+
+    monkeypatch.setattr(sat.CnfSolver, "unsatisfiable", stopped)
+    _, results = _check_all(current, builtin_properties()[:1], OPTIONS)
+    assert results[0].verdict == UNKNOWN and "CaDiCaL" in results[0].reason
+
+
+@pytest.mark.exhaustive
+def test_at_the_default_bound_cadical_and_z3_give_the_same_verdicts(current):
+    from rule603._internal.workers import Workers
+
+    options = Options(bound=8, limits=smt.SolverLimits(timeout_ms=600_000))
+    props = builtin_properties()
+    verdicts = {}
+    for solver in ("cadical", "z3"):
+        with Workers(
+            current,
+            current.model.universe(),
+            dataclasses.replace(options, sat=solver),
+            builtin_properties,
+            2,
+            lambda _: None,
+        ) as workers:
+            verdicts[solver] = [r.verdict for r in workers.check_all(props)]
+    assert verdicts["cadical"] == verdicts["z3"] == [HOLDS] * len(props)
