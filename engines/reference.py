@@ -608,6 +608,9 @@ class ReferenceGame:
                 self._no_beginning_skipped(before, range(before.step + 1, new_step))
             after.step = new_step
             after.extra_step = action.extra_step
+            if new_step == BEGINNING_OF_COMBAT:
+                for card in after.cards:
+                    card.was_blocked = False  # a new combat phase (an added one too, 500.8): blockers anew (509.1)
             if new_step == UNTAP:  # an added beginning phase's untap step (500.8): as any untap step, 502
                 if action != Action(step=action.step, extra_step=True, priority=action.priority):
                     _fail("step untap: the untap step has no priority, so nothing else happens in that batch (502.4)")

@@ -24,6 +24,7 @@ from rule603.models import game
 from rule603.models.game import (
     BATTLEFIELD,
     BEGINNING_OF_COMBAT,
+    COMBAT_DAMAGE,
     COMMAND,
     DECLARE_BLOCKERS,
     END,
@@ -85,6 +86,7 @@ ACTION_WEIGHTS = {
             "block",
             "instances",
             "tap_for_mana",
+            "combat_damage",
         ),
         1,
     ),
@@ -97,9 +99,8 @@ FLAG_ODDS = {"creature_card": 2, "granted": 12}
 #: The flags drawn on their own; "one or more" is drawn with the subject filters, for the conditions that take it.
 DRAWN_FLAGS = tuple(f for f in game.CARD_FLAGS if f != "one_or_more")
 #: Trigger conditions and starting zones, the interesting ones first (Hypothesis favours the first).
-#: Trigger conditions the generators leave out for now: "combat damage to a player" needs scripts that deal combat
-#: damage, which the generators do not draw yet; the tests play it on scenarios (Storm the Vault, Scroll Thief).
-NOT_DRAWN_YET = ("combat_damage_to_player",)
+#: Trigger conditions the generators leave out for now (none: every condition of the model is drawn).
+NOT_DRAWN_YET: tuple[str, ...] = ()
 #: Subtypes drawn onto generated cards (205.3): two creature types and two land types, so that a condition naming one
 #: meets objects with it and without it.
 SUBTYPES = {"creature": ("Elf", "Goblin"), "land": ("Island", "Forest")}
@@ -135,10 +136,12 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
     token = _one_in(draw, 6)  # a token (111.1): on the battlefield, or outside the game until created
     zone = draw(st.sampled_from(("battlefield", "outside") if token else ZONES_FIRST))
     on_battlefield = zone == "battlefield"
-    creature_or_land = "creature_card" in flags or "land_card" in flags
     trigger = draw(st.sampled_from(KINDS_FIRST))
     if focus is not None and draw(st.booleans()):
         trigger = focus
+    if trigger == "combat_damage_to_player" and "creature_card" not in flags and draw(st.booleans()):
+        flags.append("creature_card")  # (its own creature, often: "whenever this creature deals combat damage")
+    creature_or_land = "creature_card" in flags or "land_card" in flags
     if "mana_ability" in flags:  # 605.1b: only a trigger on tapping for mana, with no target, is a mana ability
         if trigger != "enchanted_tapped_for_mana":
             flags.remove("mana_ability")
@@ -509,6 +512,8 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
         return Action(damage=hit, prevent_damage=prevented, lethal=lethal)
     if kind == "deals_damage":
         return Action(deals_damage=_some(draw, permanents, 2))
+    if kind == "combat_damage":
+        return _combat_damage(draw, played, creatures)
     if kind == "block":
         if m.stack or m.waiting or m.step >= DECLARE_BLOCKERS:
             return Action()
@@ -590,6 +595,22 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
         ]
         return Action(create_delayed=_some(draw, statics, 1))
     return Action()
+
+
+def _combat_damage(draw, played: ReferenceGame, creatures: list[int]) -> Action:
+    """Some of the active player's ``creatures`` deal combat damage, each to another player, as a combat
+    damage step begins with the stack empty (510.1-510.2); one already in that step stands for a second one
+    (first strike, 510.4)."""
+    m = played.now
+    if m.stack or m.waiting or m.step > COMBAT_DAMAGE:
+        return Action()
+    attackers = [c for c in creatures if m.cards[c].controller == m.active]
+    defenders = [p for p in range(played.n_players) if m.in_game[p] and p != m.active]
+    if not attackers or not defenders:
+        return Action()
+    dealing = _some(draw, attackers, 3)
+    hits = tuple((c, draw(st.sampled_from(defenders))) for c in dealing)
+    return Action(step=None if m.step == COMBAT_DAMAGE else "combat_damage", combat_damage=hits)
 
 
 def _creatable(played: ReferenceGame) -> list[int]:
@@ -778,6 +799,17 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
         return Action(draw=drawn, reveal_first_draw=drawn if draw(st.booleans()) else ())
     if kind == game.DEALS_DAMAGE and on_bf:
         return Action(deals_damage=(x,))
+    if kind == game.COMBAT_DAMAGE_TO_PLAYER and idle:
+        if cls == "printed" and not on_bf and x in off_bf:
+            return Action(put_onto_battlefield=(x,))  # where its ability works
+        creatures = [c for c in permanents if m.cards[c].eff_creature]
+        spoken_of = [c for c in creatures if played._speaks_of(a, c, m) and played.subtype_matches(x, c)]
+        hit = _combat_damage(draw, played, spoken_of or creatures)
+        if hit != Action():
+            return hit
+        if not creatures and creature_cards:
+            return Action(put_onto_battlefield=_some(draw, creature_cards, 2))
+        return Action(next_turn=True)  # past combat, or the active player has no creature: the next turn
     if kind == game.BECOMES_BLOCKED and on_bf and card.eff_creature:
         return Action(step="declare_blockers", block=(x,)) if idle and m.step < DECLARE_BLOCKERS else Action()
     if kind == game.DEALT_DAMAGE and on_bf and card.eff_creature:

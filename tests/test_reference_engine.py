@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from rule603 import InvalidArgument, Trace, load_edition
 from rule603.engines.reference import ReferenceGame, run
 from rule603.engines.scenario import Action, BeyondModelBounds, Card, DelayedAbility, ReflexiveAbility, Scenario
-from rule603.engines.strategies import SUBTYPES, scenarios
+from rule603.engines.strategies import SUBTYPES, each_scenario, scenarios
 from rule603.models import game
 from rule603.testing import check
 
@@ -410,6 +410,28 @@ def test_engine_traces_obey_every_clause_with_three_players(scenario):
     check_scenario_against_the_encodings(scenario)
 
 
+def test_the_generators_deal_combat_damage_that_triggers_a_combat_damage_ability():
+    """The stream the exhaustive fuzz tests and the mutation study draw reaches "whenever a creature deals combat
+    damage to a player" triggering (within its first 600 scenarios of four cards)."""
+    met = []
+
+    def visit(scenario: Scenario) -> bool:
+        if not any(a.combat_damage for a in scenario.actions):
+            return False
+        trace = run(scenario)
+        kinds = trace.params["kind"]
+        met.extend(
+            a
+            for state in trace.states
+            for a, n in enumerate(state["triggers"])
+            if n and a < len(kinds) and game.KINDS[kinds[a]] == "combat_damage_to_player"
+        )
+        return bool(met)
+
+    each_scenario(600, visit, players=2, cards=4, max_actions=16)
+    assert met
+
+
 @st.composite
 def scenarios_with_subtypes(draw, **sizes) -> Scenario:
     """A generated scenario whose creatures and lands have subtypes, and whose conditions about any creature or land
@@ -417,8 +439,7 @@ def scenarios_with_subtypes(draw, **sizes) -> Scenario:
     half of its "whenever this becomes tapped" abilities are "whenever a land [an opponent controls] becomes
     tapped" instead (``land_tapped``), and half of its cards with no triggered ability, or
     "whenever this becomes untapped" or "when this spell is countered", get "whenever [you, an opponent] cast[s] a
-    spell" (``spell_cast``): kinds the generators do not draw
-    yet."""
+    spell" (``spell_cast``): more of them than the generators draw."""
     scenario = draw(scenarios(**sizes))
     cards = []
     for card in scenario.cards:
