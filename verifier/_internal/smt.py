@@ -288,8 +288,9 @@ class Solver:
         return Verdict.UNKNOWN
 
     def dimacs(self) -> str:
-        """The clauses of z3's SAT core after its last check, in DIMACS, each named Boolean variable's number in a
-        comment (``c <var> <name>``).  Only what a check has taken in is there: add nothing after that check."""
+        """The clauses of z3's SAT core, in DIMACS, each named Boolean variable's number in a comment (``c <var>
+        <name>``).  Before its first check, z3 has bit-blasted nothing: check once first (what is added after that
+        check, this call takes in itself)."""
         return self._solver.dimacs(True)
 
     def _fresh(self) -> z3.Solver:

@@ -254,9 +254,10 @@ class Verifier:
                 goals[prop.id] = str(lit)
             for prop in todo:  # its first call is a check, which takes every goal above into z3's SAT core
                 self._guard(prop)
-            units = [str(lit) for lit in enc.assumptions(k, self.all_clauses)]
             if self._sample is None:  # no game at all: nothing was taken in, and nothing is left to prove
                 return
+            # (goals added after an earlier sample are taken in by ``dimacs`` itself: tests/test_sat_backend.py)
+            units = [str(lit) for lit in enc.assumptions(k, self.all_clauses)]
             self._cnf = sat.CnfSolver(enc.solver.dimacs(), units)
             self._cnf_goals = {pid: name for pid, name in goals.items() if self._cnf.knows(name)}
 
