@@ -81,9 +81,6 @@ class CnfSolver:
         finally:
             add_solver_time(time.perf_counter() - started)
 
-    def close(self) -> None:
-        self._solver.delete()
-
 
 def _parse(dimacs: str) -> tuple[list[list[int]], dict[str, int]]:
     """The clauses of a DIMACS text, and the variables z3 named in its comments (``c <var> <name>``)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from ..errors import InvalidDefinition
@@ -275,17 +275,8 @@ class Verifier:
                 return CheckResult(prop, HOLDS, self.options.bound, time.perf_counter() - start)
         except sat.Undecided as stopped:
             return CheckResult(prop, UNKNOWN, self.options.bound, time.perf_counter() - start, reason=str(stopped))
-        alone = Verifier(self.edition, self.encoding.universe, self.options, self.progress)
-        result = alone.check(prop)
-        return CheckResult(
-            prop,
-            result.verdict,
-            result.bound,
-            result.seconds + time.perf_counter() - start,
-            result.trace,
-            result.violated_at,
-            result.reason,
-        )
+        alone = Verifier(self.edition, self.encoding.universe, self.options, self.progress).check(prop)
+        return replace(alone, seconds=alone.seconds + time.perf_counter() - start)
 
     def _check(self, prop: Property, enabled: Sequence[str] | None) -> CheckResult:
         enabled = list(self.all_clauses if enabled is None else enabled)
