@@ -83,9 +83,16 @@ def _is_package(module: str) -> bool:
     return spec is not None and spec.submodule_search_locations is not None
 
 
-def _imports(module: str, source: Path) -> set[str]:
+def _imports(module: str, source: Path) -> frozenset[str]:
     """The rule603 modules ``module`` imports anywhere in its text (inside functions too)."""
-    tree = ast.parse(source.read_bytes(), filename=str(source))
+    return _imports_in(module, source.read_bytes(), str(source))
+
+
+@functools.cache
+def _imports_in(module: str, text: bytes, filename: str) -> frozenset[str]:
+    """Kept by the text itself: every report's closure walks the same modules, and parsing them is most of the
+    time it takes to list the stale reports; an edited module is new text, so it is read again."""
+    tree = ast.parse(text, filename=filename)
     package = module if _is_package(module) else module.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -107,7 +114,7 @@ def _imports(module: str, source: Path) -> set[str]:
             # looks like one is no module and is passed over by ``closure``.
             if not _dispatched(module, node.value):
                 found.add(node.value)
-    return {name for name in found if name == PACKAGE or name.startswith(PACKAGE + ".")}
+    return frozenset(name for name in found if name == PACKAGE or name.startswith(PACKAGE + "."))
 
 
 def _dispatched(module: str, named: str) -> bool:
