@@ -255,6 +255,11 @@ class SubtypeIgnored(ReferenceGame):
         return True  # 'another Elf', 'an Island': any creature or land, whatever its subtypes
 
 
+class CardTypeIgnored(ReferenceGame):
+    def card_type_matches(self, x: int, c: int) -> bool:
+        return True  # 'whenever you cast a noncreature spell': any spell, whatever its card type
+
+
 # --- the catalogue -------------------------------------------------------------------------------
 
 
@@ -420,6 +425,12 @@ MUTANTS: tuple[Mutant, ...] = (
         "'whenever another Elf enters', 'an Island becomes tapped' count every creature or land, whatever its subtypes",
         ("603.6a", "603.6c", "603.2f", "113.3"),
         SubtypeIgnored,
+    ),
+    Mutant(
+        "card-type-ignored",
+        "'whenever you cast a noncreature spell' (a creature spell, an artifact spell) counts every spell",
+        ("113.3",),  # what 'a player casts a spell' means
+        CardTypeIgnored,
     ),
     Mutant(
         "once-each-instance",

@@ -1289,7 +1289,8 @@ class ReferenceGame:
         alone; "you control" a permanent its controller controls, "an opponent controls" one another player does
         (as it last existed on the battlefield, for one that left: 603.10a; a card elsewhere has no controller,
         108.4a, so its owner's; "your graveyard", ``by_owner``: a card goes to its owner's, 404.1); "token" and
-        "nontoken" what it is (111.1).  A delayed or reflexive ability's condition says none of that here."""
+        "nontoken" what it is (111.1); "a creature spell" a spell of that card type.  A delayed or reflexive
+        ability's condition says none of that here."""
         cls, x = self.ability_class(a)
         if cls != "printed":
             return True
@@ -1306,7 +1307,7 @@ class ReferenceGame:
             return False
         if token != "any" and (token == "token") != self.scenario.cards[c].token:
             return False
-        return self.subtype_matches(x, c)
+        return self.card_type_matches(x, c) and self.subtype_matches(x, c)
 
     def _became_tapped(self, before: Moment, after: Moment, c: int) -> bool:
         """Permanent ``c`` was on the battlefield before and after the batch, the same object, and became tapped
@@ -1319,6 +1320,15 @@ class ReferenceGame:
         """Card ``c`` was on the battlefield before and after the batch, the same object (400.7)."""
         was, now = before.cards[c], after.cards[c]
         return was.zone == BATTLEFIELD and now.zone == BATTLEFIELD and now.since != after.t
+
+    def card_type_matches(self, x: int, c: int) -> bool:
+        """Card ``c`` is of the card type card ``x``'s condition names for a spell ("whenever you cast a noncreature
+        spell"), as printed on it (205.2); true if it names none."""
+        wanted = self.scenario.cards[x].subject_type
+        creature = self.flag(c, "creature_card")
+        return {"any": True, "creature": creature, "noncreature": not creature}.get(
+            wanted, self.flag(c, "artifact_card")
+        )
 
     def subtype_matches(self, x: int, c: int) -> bool:
         """Card ``c`` has one of the subtypes card ``x``'s condition names, as printed (205.3); true if none."""

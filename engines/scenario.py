@@ -66,6 +66,7 @@ class Card:
     subject_relation: str = "any"  # "this" ('when this creature dies') or "another"; game.SUBJECT_RELATIONS
     subject_controller: str = "any"  # "you" ('you control') or "opponent"; game.SUBJECT_PLAYERS
     subject_token: str = "any"  # "token" or "nontoken"; game.SUBJECT_TOKENS
+    subject_type: str = "any"  # a spell's card type, "creature" ('a creature spell') and so on; game.SUBJECT_TYPES
     subject_subtypes: tuple[str, ...] = ()  # "another Elf": one of these subtypes (205.3); () names none
     subtypes: tuple[str, ...] = ()  # its own subtypes, as printed on its type line ("Elf", "Warrior")
 
@@ -330,12 +331,7 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
         value = getattr(card, field_)
         _one_of(f"{where}: {field_}", value, values)
         if not game.takes_filter(game.KINDS.index(card.trigger), field_, value):
-            filtered = ", ".join(game.KINDS[k] for k in game.FILTERED_KINDS)
-            _fail(
-                f"{where}: {field_}",
-                f"{value!r}: only a condition about any object of a kind ({filtered}) narrows it down, and"
-                " 'a creature card ... from anywhere' is neither a token nor 'this' one",
-            )
+            _fail(f"{where}: {field_}", f"{value!r}: {game.filter_refused(field_)}")
     for field_ in ("subtypes", "subject_subtypes"):
         named = getattr(card, field_)
         if not isinstance(named, tuple) or not all(isinstance(x, str) and x[:1].isupper() for x in named):

@@ -499,6 +499,7 @@ def _card(
         subject_relation=point.relation,
         subject_controller=point.controller,
         subject_token=point.token,
+        subject_type=point.type,
         subject_subtypes=point.subtypes,
         subtypes=_subtypes(r, i, "subtypes", o.get("subtypes", [])),
     )
@@ -573,7 +574,7 @@ def _subject(r: _Reader, i: int, value: Any, trigger: str) -> conditions.ModelPo
     chosen = [r.one_of("objects", i, f"subject.{k}", table.get(k, "any"), values) for k, values in parts.items()]
     for key, value in zip(parts, chosen, strict=True):
         if not game.takes_filter(game.KINDS.index(trigger), f"subject_{key}", value):
-            r.fail("objects", i, f"subject.{key}", f"{value!r}: 'a creature card' is neither a token nor this one")
+            r.fail("objects", i, f"subject.{key}", f"{value!r}: {game.filter_refused(f'subject_{key}')}")
     several = r.kind("objects", i, "subject.one_or_more", table.get("one_or_more", False), bool)
     if several and chosen[0] == "this":
         r.fail("objects", i, "subject.one_or_more", "'one or more' speaks of several objects, not of 'this' one")
@@ -585,7 +586,7 @@ def _subject(r: _Reader, i: int, value: Any, trigger: str) -> conditions.ModelPo
         kind_of = conditions.subtype_card_type(x)
         if preset is not None and kind_of not in preset.subject.types:
             r.fail("objects", i, "subject.subtypes", f"{x!r} is a {kind_of} type (205.3); {trigger} speaks of another")
-    return conditions.ModelPoint(trigger, *chosen, several, subtypes)
+    return conditions.ModelPoint(trigger, *chosen, one_or_more=several, subtypes=subtypes)
 
 
 def _nearest(c: conditions.Condition) -> str:

@@ -743,21 +743,24 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
         if card.zone == HAND and not played.flag(x, "land_card") and m.priority:
             return Action(cast=x)
         return Action(put_onto_battlefield=(x,)) if x in off_bf else Action()
+    # Several events at once matter to a delayed ability (one trigger, 603.7b) and to "do this only once each turn"
+    # (each instance of the batch, but only the first to resolve takes the action, 603.2i).
+    several = cls == "delayed" or (cls == "printed" and played.flag(x, "once_each_turn"))
     if kind == game.CREATURE_ENTERS:
         tokens = [c for c in _creatable(played) if played.flag(c, "creature_card")]
         if tokens and _one_in(draw, 3):
             return Action(create=_some(draw, tokens, 2))  # creature tokens entering: "creature enters" (603.6a)
-        if cls == "delayed" and len(creature_cards) >= 2 and draw(st.booleans()):
+        if several and len(creature_cards) >= 2 and draw(st.booleans()):
             return Action(put_onto_battlefield=tuple(creature_cards[:3]))  # several enter at once (603.7b)
         return Action(put_onto_battlefield=_some(draw, creature_cards or off_bf, 2))
     if kind in (game.CREATURE_DIES, game.GRAVEYARD_FROM_ANYWHERE):
         dying = [c for c in permanents if m.cards[c].eff_creature]
-        if cls == "delayed" and len(dying) >= 2 and draw(st.booleans()):
-            return Action(destroy=tuple(dying))  # a board wipe: several events at once for one delayed ability (603.7b)
+        if several and len(dying) >= 2 and draw(st.booleans()):
+            return Action(destroy=tuple(dying))  # a board wipe: several events at once
         tokens = [c for c in _creatable(played) if played.flag(c, "creature_card")]
-        if cls == "delayed" and len(dying) < 2 and tokens and draw(st.booleans()):
+        if several and len(dying) < 2 and tokens and draw(st.booleans()):
             return Action(create=tuple(tokens[:2]))  # creature tokens for that board wipe
-        if cls == "delayed" and len(dying) < 2 and creature_cards and draw(st.booleans()):
+        if several and len(dying) < 2 and creature_cards and draw(st.booleans()):
             return Action(put_onto_battlefield=tuple(creature_cards[:2]))  # creatures for that board wipe
         if dying and _one_in(draw, 3):
             replaced = _some(draw, dying, 2)
@@ -799,6 +802,14 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
         return Action(draw=drawn, reveal_first_draw=drawn if draw(st.booleans()) else ())
     if kind == game.DEALS_DAMAGE and on_bf:
         return Action(deals_damage=(x,))
+    if kind == game.SPELL_CAST and m.priority:
+        if cls == "printed" and not on_bf and x in off_bf and draw(st.booleans()):
+            return Action(put_onto_battlefield=(x,))  # where its ability works
+        spells = [c for c in off_bf if m.cards[c].zone == HAND and not played.flag(c, "land_card")]
+        # Half of the time a spell of a card type the condition doesn't name ("a noncreature spell": a creature one).
+        unnamed = [c for c in spells if cls == "printed" and not played.card_type_matches(x, c)]
+        chosen = unnamed if unnamed and draw(st.booleans()) else spells
+        return Action(cast=draw(st.sampled_from(chosen))) if chosen else Action()
     if kind == game.COMBAT_DAMAGE_TO_PLAYER and idle:
         if cls == "printed" and not on_bf and x in off_bf:
             return Action(put_onto_battlefield=(x,))  # where its ability works

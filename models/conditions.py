@@ -362,6 +362,7 @@ class ModelPoint:
     relation: str = "any"
     controller: str = "any"
     token: str = "any"
+    type: str = "any"  # a spell's card type: "a creature spell", "a noncreature spell", "an artifact spell"
     one_or_more: bool = False  # "one or more": one batch triggers it once (603.2c)
     subtypes: tuple[str, ...] = ()  # "another Elf": the object has one of these subtypes, as printed (205.3)
 
@@ -397,22 +398,50 @@ def model_point(condition: Condition | None) -> ModelPoint | None:
         if (not off_battlefield and s.owner != "any") or (off_battlefield and s.controller != "any"):
             continue
         player = bare.player
+        card_type, not_types = "any", s.not_types
         if preset.event.kind == "cast":  # "an opponent casts a spell": the caster controls it (601.2a)
             if s.controller != "any":
                 continue
             whose, player = bare.player, "any"
+            card_type = _spell_type(s)
+            if card_type is None:
+                continue
+            types, not_types = p.types, p.not_types  # the spell's card type is the filter's, below
         token = s.token if p.token is None else (p.token if s.token == p.token else "differs")
         if token == "differs":
             continue
-        same = replace(s, relation=p.relation, types=types, controller=p.controller, owner=p.owner, token=p.token)
+        same = replace(
+            s,
+            relation=p.relation,
+            types=types,
+            not_types=not_types,
+            controller=p.controller,
+            owner=p.owner,
+            token=p.token,
+        )
         token_word = _TOKEN_WORDS[token] if p.token is None else "any"
-        point = ModelPoint(name, s.relation, whose, token_word, bare.one_or_more, subtypes)
+        point = ModelPoint(name, s.relation, whose, token_word, card_type, bare.one_or_more, subtypes)
         kind = KINDS.index(name)
-        taken = all(takes_filter(kind, f"subject_{f}", getattr(point, f)) for f in ("relation", "controller", "token"))
+        filters = ("relation", "controller", "token", "type")
+        taken = all(takes_filter(kind, f"subject_{f}", getattr(point, f)) for f in filters)
         alike = replace(bare, subject=same, one_or_more=False, player=player) == preset.modifiers()
         if alike and s.relation in ("any", "this", "another") and taken:
             return point
     return None
+
+
+#: A spell's card types as the model tells them apart (``models.game.SUBJECT_TYPES``), by what the card says.
+_SPELL_TYPES = {
+    ((), ()): "any",
+    (("creature",), ()): "creature",
+    ((), ("creature",)): "noncreature",
+    (("artifact",), ()): "artifact",
+}
+
+
+def _spell_type(s: Subject) -> str | None:
+    """The model's card type of a spell ``s`` speaks of ("a noncreature spell": "noncreature"), None if it has none."""
+    return _SPELL_TYPES.get((s.types, s.not_types))
 
 
 def leaves_the_battlefield(c: Condition) -> bool:

@@ -174,11 +174,20 @@ SUBJECT_RELATIONS = ("any", "this", "another")
 SUBJECT_PLAYERS = ("any", "you", "opponent")
 #: Whether that object is a token (111.1) or not.
 SUBJECT_TOKENS = ("any", "nontoken", "token")
+#: The card type a spell cast must have ("whenever you cast a creature spell", "a noncreature spell", "an artifact
+#: spell"), as printed on its card; each other condition about any object of a kind names its object's type itself.
+SUBJECT_TYPES = ("any", "creature", "noncreature", "artifact")
 #: The filters a condition cannot take: "a creature card ... from anywhere" is never a token (108.2b) and is never
 #: this card's own (the model's ability does not function from a graveyard, 113.6k); nor is a spell cast ("when you
 #: cast this spell" is an ability of the spell itself; the model's spells are cards put on the stack, never tokens).
+#: Only a spell's condition says its card type.
 FILTERS_NOT_TAKEN = {
-    GRAVEYARD_FROM_ANYWHERE: {"subject_relation": ("this",), "subject_token": ("nontoken", "token")},
+    **{kind: {"subject_type": SUBJECT_TYPES[1:]} for kind in FILTERED_KINDS if kind != SPELL_CAST},
+    GRAVEYARD_FROM_ANYWHERE: {
+        "subject_relation": ("this",),
+        "subject_token": ("nontoken", "token"),
+        "subject_type": SUBJECT_TYPES[1:],
+    },
     SPELL_CAST: {"subject_relation": ("this",), "subject_token": ("nontoken", "token")},
 }
 
@@ -190,13 +199,27 @@ def takes_filter(kind: int, name: str, value: str) -> bool:
     return kind in FILTERED_KINDS and value not in FILTERS_NOT_TAKEN.get(kind, {}).get(name, ())
 
 
+def filter_refused(name: str) -> str:
+    """Why a condition cannot say what it says for the subject filter ``name`` (``takes_filter`` said no)."""
+    if name == "subject_type":
+        return "only 'whenever a player casts a spell' (spell_cast) names the card type of its object"
+    filtered = ", ".join(KINDS[k] for k in FILTERED_KINDS)
+    return (
+        f"only a condition about any object of a kind ({filtered}) narrows it down, and 'a creature card ... from"
+        " anywhere' or a spell cast is neither a token nor 'this' one"
+    )
+
+
 ANY_SUBJECT = 0
 THIS_SUBJECT, ANOTHER_SUBJECT = 1, 2
 YOUR_SUBJECT, OPPONENTS_SUBJECT = 1, 2
 NONTOKEN_SUBJECT, TOKEN_SUBJECT = 1, 2
-SUBJECT_FILTERS = ("subject_relation", "subject_controller", "subject_token")
+CREATURE_SUBJECT, NONCREATURE_SUBJECT, ARTIFACT_SUBJECT = 1, 2, 3
+SUBJECT_FILTERS = ("subject_relation", "subject_controller", "subject_token", "subject_type")
 #: Each filter's values, in the order of their codes ("any", code 0, first).
-SUBJECT_VALUES = dict(zip(SUBJECT_FILTERS, (SUBJECT_RELATIONS, SUBJECT_PLAYERS, SUBJECT_TOKENS), strict=True))
+SUBJECT_VALUES = dict(
+    zip(SUBJECT_FILTERS, (SUBJECT_RELATIONS, SUBJECT_PLAYERS, SUBJECT_TOKENS, SUBJECT_TYPES), strict=True)
+)
 
 CAUSES = ("spell", "ability", "replacement", "action")  # what created a delayed trigger (603.7a)
 SPELL_CAUSE, ABILITY_CAUSE, REPLACEMENT_CAUSE, ACTION_CAUSE = range(len(CAUSES))
@@ -300,6 +323,15 @@ VARIABLES: tuple[VarSpec, ...] = (
         "for a filtered trigger condition: the object it speaks of is any, not a token ('nontoken') or a token",
         kind="enum",
         values=SUBJECT_TOKENS,
+        absent_means="any",
+    ),
+    _const(
+        "subject_type",
+        ("card",),
+        "for 'whenever a player casts a spell' (spell_cast): the spell is of any card type, a creature spell, a"
+        " noncreature spell or an artifact spell, as printed on its card",
+        kind="enum",
+        values=SUBJECT_TYPES,
         absent_means="any",
     ),
     _const(
@@ -1217,12 +1249,13 @@ def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False,
     controls" compares its controller (a card off the battlefield has none, 108.4a: its owner) with the ability's
     controller in the same view, and ``by_owner`` ("a creature card is put into your graveyard": a card goes to its
     owner's graveyard, 404.1) compares its owner; ``on_stack``, a spell ("an opponent casts"), compares its
-    controller, who cast it (601.2a); "token" / "nontoken" is what it is (111.1); a subtype ("another Elf") is
-    printed on its card (205.3).  Delayed and reflexive abilities, and ``a`` None, have no filter."""
+    controller, who cast it (601.2a); "token" / "nontoken" is what it is (111.1); a spell's card type ("a noncreature
+    spell") and a subtype ("another Elf") are printed on its card (205.2, 205.3).  Delayed and reflexive abilities,
+    and ``a`` None, have no filter."""
     if a is None or ability_class(g, a)[0] != "printed":
         return True
     x = a  # a printed ability's index is its card's
-    relation, whose, token = (g.var(f, x) for f in SUBJECT_FILTERS)
+    relation, whose, token, type_ = (g.var(f, x) for f in SUBJECT_FILTERS)
     same = c == x
     if on_stack:
         holder = g.controller(v, c)
@@ -1235,6 +1268,9 @@ def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False,
         g.Implies(whose == OPPONENTS_SUBJECT, holder != you),
         g.Implies(token == TOKEN_SUBJECT, g.token(c)),
         g.Implies(token == NONTOKEN_SUBJECT, g.Not(g.token(c))),
+        g.Implies(type_ == CREATURE_SUBJECT, g.creature_card(c)),
+        g.Implies(type_ == NONCREATURE_SUBJECT, g.Not(g.creature_card(c))),
+        g.Implies(type_ == ARTIFACT_SUBJECT, g.artifact_card(c)),
         g.subject_subtype(x, c),
     )
 
@@ -1540,8 +1576,9 @@ def describe(g, t: int) -> dict[str, str]:
 
 def subject_words(g, c: int) -> str:
     """What narrows down the object card ``c``'s condition speaks of, in words ("" for nothing)."""
-    relation, whose, token = (g.var(f, c) for f in SUBJECT_FILTERS)
+    relation, whose, token, type_ = (g.var(f, c) for f in SUBJECT_FILTERS)
     words = [SUBJECT_RELATIONS[relation]] * (relation != ANY_SUBJECT)
+    words += [f"{SUBJECT_TYPES[type_]} spell"] * (type_ != ANY_SUBJECT)
     verbs = {GRAVEYARD_FROM_ANYWHERE: ("you own", "an opponent owns"), SPELL_CAST: ("you cast", "an opponent casts")}
     words += [verbs.get(g.kind(c), ("you control", "an opponent controls"))[whose - 1]] * (whose != ANY_SUBJECT)
     words += [SUBJECT_TOKENS[token]] * (token != ANY_SUBJECT)

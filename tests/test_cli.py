@@ -72,6 +72,7 @@ def test_verify_markdown(capsys):
         (["bench", "--timeout", "-1"], "--timeout -1: must be a positive number"),
         (["bench", "--rule", "no/such.toml"], "--rule no/such.toml: no such file"),
         (["bench", "--check", "5", "--rule"], "--check and --rule: one benchmark at a time"),
+        (["bench", "--check", "5", "--players", "3"], "--players, --cards, --slots: for the catalogue's benchmark"),
         (["diff", "2004", "2008", "--timeout", "0"], "--timeout 0: must be a positive number"),
         (["rule", "scenarios/603.10-humility-enters.toml", "--timeout", "inf"], "--timeout inf: must be a positive"),
     ],
@@ -282,6 +283,16 @@ def test_the_game_rules_of_every_edition_are_listed_in_rule_order(capsys, editio
 def test_game_rules_and_precedence_are_two_listings_not_one(capsys):
     code, _, err = run(capsys, "clauses", "--precedence", "--game-rules")
     assert code == 2 and err.count("\n") == 1 and "not allowed with argument --precedence" in err
+
+
+def test_bench_times_the_catalogue_in_the_universe_asked_for(capsys, tmp_path):
+    out = tmp_path / "bench.json"
+    argv = ["bench", "--bounds", "2", "--players", "3", "--cards", "2", "--property", "dies-once-per-creature"]
+    code, printed, _ = run(capsys, *argv, "--jobs", "1", "--output", str(out))
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    [timed] = figures["runs"]
+    assert code == ExitCode.OK and (timed["universe"]["player"], timed["universe"]["card"]) == (3, 2)
+    assert timed["verdicts"] == {"dies-once-per-creature": "holds"}
 
 
 def test_bench_rule_times_each_scenario_and_splits_off_the_solvers_share(capsys, tmp_path):

@@ -73,6 +73,12 @@ def test_prevented_damage_triggering_is_caught_where_the_damage_is_prevented():
     assert _first_caught("603.2h-prevented-damage.toml", "prevented-damage-triggers") == (1, {"603.2h"})
 
 
+def test_a_spell_of_a_card_type_the_condition_does_not_name_triggers_nothing_and_a_mutant_that_counts_it_is_caught():
+    # Monastery Swiftspear's prowess (rulings of 2014-09-20): an artifact creature spell has the type creature, so it
+    # does not trigger "whenever you cast a noncreature spell"; the mutant counts it, at the moment it is cast.
+    assert _first_caught("603.2-monastery-swiftspear-noncreature-spell.toml", "card-type-ignored") == (1, {"113.3"})
+
+
 def test_one_or_more_triggers_once_for_a_batch_and_a_mutant_that_counts_each_is_caught():
     # Vengeful Townsfolk: "Whenever one or more other creatures you control die": a board wipe of two creatures of
     # Alice's triggers it once (603.2c: one event); the same card without "one or more" twice.

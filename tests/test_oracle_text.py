@@ -637,8 +637,35 @@ FILTERED_TEXTS = [
         "Whenever an opponent casts a spell, you may draw a card unless that player pays {1}.",
         ModelPoint("spell_cast", controller="opponent"),
     ),
-    ("Kambal, Consul of Allocation", "Whenever an opponent casts a noncreature spell, that player loses 2 life.", None),
-    ("Beast Whisperer", "Whenever you cast a creature spell, draw a card.", None),  # a card type: not a filter yet
+    (
+        "Kambal, Consul of Allocation",
+        "Whenever an opponent casts a noncreature spell, that player loses 2 life.",
+        ModelPoint("spell_cast", controller="opponent", type="noncreature"),
+    ),
+    (
+        "Beast Whisperer",
+        "Whenever you cast a creature spell, draw a card.",
+        ModelPoint("spell_cast", controller="you", type="creature"),
+    ),
+    (
+        "Sai, Master Thopterist",
+        "Whenever you cast an artifact spell, create a 1/1 colorless Thopter artifact creature token with flying.",
+        ModelPoint("spell_cast", controller="you", type="artifact"),
+    ),
+    (
+        "Monastery Swiftspear",  # prowess, as its reminder text
+        "Whenever you cast a noncreature spell, this creature gets +1/+1 until end of turn.",
+        ModelPoint("spell_cast", controller="you", type="noncreature"),
+    ),
+    # The model's cards tell creatures and artifacts apart, not instants, sorceries or enchantments:
+    (
+        "Guttersnipe",
+        "Whenever you cast an instant or sorcery spell, Guttersnipe deals 2 damage to each opponent.",
+        None,
+    ),
+    ("Mesa Enchantress", "Whenever you cast an enchantment spell, you may draw a card.", None),
+    # a spell is never a token here: no token filter
+    ("made-up spell card", "Whenever you cast a nontoken creature spell, draw a card.", None),
     (
         "made-up Elf spell card",
         "Whenever you cast an Elf spell, you gain 1 life.",

@@ -348,9 +348,13 @@ def test_a_subject_narrows_down_what_a_condition_about_any_creature_speaks_of(tm
         ('{ relation = "other" }', "s.toml:15: objects[0].subject.relation: 'other' is not one of any, this, another"),
         (
             '{ whose = "you" }',
-            "s.toml:15: objects[0].subject.whose: unknown field; known: relation, controller, token, one_or_more",
+            "s.toml:15: objects[0].subject.whose: unknown field; known: relation, controller, token, type, one_or_more",
         ),
         ('"another"', "s.toml:15: objects[0].subject: expected dict"),
+        (
+            '{ type = "noncreature" }',  # a card type is said of a spell alone: "a creature dies" names its own
+            "s.toml:15: objects[0].subject.type: 'noncreature': only 'whenever a player casts a spell' (spell_cast)",
+        ),
         ('{ one_or_more = "yes" }', "s.toml:15: objects[0].subject.one_or_more: expected bool"),
         (
             '{ relation = "this", one_or_more = true }',

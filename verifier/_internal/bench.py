@@ -32,22 +32,25 @@ def _selected(ids: list[str]) -> list:
     return select(builtin_properties(), ids)
 
 
-def _one_bound(bound: int, ids: list[str], timeout: float, jobs: int, solver: str = "cadical") -> dict:
+def _one_bound(
+    bound: int, ids: list[str], timeout: float, jobs: int, solver: str = "cadical", sizes: dict | None = None
+) -> dict:
     interrupts.install()  # a spawned process: Ctrl-C in a destructor stops it too, without a traceback
     from .catalogue import load_edition
     from .verify import Options, Verifier
     from .workers import Workers
 
     edition = load_edition("current")
+    universe = edition.model.universe(**(sizes or {}))
     props = _selected(ids)
     options = Options(bound=bound, limits=smt.SolverLimits(timeout_ms=int(timeout * 1000)), sat=solver)
     started = time.perf_counter()
-    verifier = Verifier(edition, edition.model.universe(), options)
+    verifier = Verifier(edition, universe, options)
     verifier.encoding.extend(bound)
     encode_seconds = time.perf_counter() - started
     if jobs > 1:  # the encoding above is only timed: each worker builds its own, within the total
         started = time.perf_counter()
-        with Workers(edition, edition.model.universe(), options, functools.partial(_selected, ids), jobs, _quiet) as w:
+        with Workers(edition, universe, options, functools.partial(_selected, ids), jobs, _quiet) as w:
             results = w.check_all(props)
         solver_seconds = None  # inside the workers: not seen from here
     else:
@@ -60,6 +63,7 @@ def _one_bound(bound: int, ids: list[str], timeout: float, jobs: int, solver: st
     )
     return {
         "bound": bound,
+        "universe": dict(universe.sizes),  # every size, the derived ones too
         "jobs": jobs,
         "total_seconds": round(total, 3),
         "encode_seconds": round(encode_seconds, 3),
@@ -76,15 +80,23 @@ def _quiet(_: str) -> None:
 
 
 def run_bench(
-    bounds: list[int], ids: list[str], timeout: float, output: str | None, jobs: int = 2, solver: str = "cadical"
+    bounds: list[int],
+    ids: list[str],
+    timeout: float,
+    output: str | None,
+    jobs: int = 2,
+    solver: str = "cadical",
+    sizes: dict[str, int] | None = None,
 ) -> int:
+    """The catalogue at each bound, in ``sizes``' universe (``--players``, ``--cards``, ``--slots``; the model's
+    defaults where not given)."""
     ctx = multiprocessing.get_context("spawn")
     runs = []
     for bound in bounds:
         print(f"bound {bound} ...", file=sys.stderr, flush=True)
         # (not multiprocessing.Pool: its daemonic process could not start the workers of --jobs)
         with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-            runs.append(pool.submit(_one_bound, bound, ids, timeout, jobs, solver).result())
+            runs.append(pool.submit(_one_bound, bound, ids, timeout, jobs, solver, sizes).result())
     rows = []
     for i, run in enumerate(runs):
         ratio = f"×{run['total_seconds'] / runs[i - 1]['total_seconds']:.2f}" if i else ""

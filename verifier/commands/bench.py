@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from .._internal.bench import run_bench, run_check_bench, run_rule_bench
-from .checking import add_sat_argument
+from .checking import DEFAULT_SIZES, add_sat_argument, add_universe_arguments, universe_sizes
 from .common import BOUND, MAX_BOUND, PROCESSES, TIMEOUT, ExitCode, UsageError, check_output, path, whole
 
 
@@ -30,6 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="worker processes checking the catalogue, as 'rule603 verify --jobs' (default 2)",
     )
     add_sat_argument(p)
+    add_universe_arguments(p)
     p.add_argument(
         "--check",
         type=whole("--check", 1, 1_000_000),
@@ -50,11 +51,16 @@ def run(args: argparse.Namespace) -> ExitCode:
     check_output(args.output, overwrite=False, hint="choose another file")
     if args.check is not None and args.rule is not None:
         raise UsageError("--check and --rule: one benchmark at a time")
+    sizes = universe_sizes(args)
+    if (args.check is not None or args.rule is not None) and sizes != DEFAULT_SIZES:
+        raise UsageError(
+            "--players, --cards, --slots: for the catalogue's benchmark only (a trace or a scenario states its own)"
+        )
     if args.check is not None:
         return ExitCode(run_check_bench(args.check, args.output))
     if args.rule is not None:
         return ExitCode(run_rule_bench(_scenarios(args.rule), args.timeout, args.output, args.jobs))
-    return ExitCode(run_bench(args.bounds, args.property, args.timeout, args.output, args.jobs, args.sat))
+    return ExitCode(run_bench(args.bounds, args.property, args.timeout, args.output, args.jobs, args.sat, sizes))
 
 
 def _bounds(text: str) -> list[int]:

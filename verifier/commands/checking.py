@@ -32,9 +32,21 @@ def add_solver_arguments(p: argparse.ArgumentParser, *, timeout: float = 60.0, r
         help=f"z3 resource limit per call, for reproducible unknowns (default {rlimit or '0: none'})",
     )
     p.add_argument("--seed", type=whole("--seed", 0, Z3_UINT), default=0, help="z3 random seed (default 0)")
-    p.add_argument("--players", type=whole("--players", 2, 4), default=2, help="number of players (default 2)")
-    p.add_argument("--cards", type=whole("--cards", 1, 6), default=3, help="number of cards (default 3)")
-    p.add_argument("--slots", type=whole("--slots", 1, 6), default=3, help="stack slots (default 3)")
+    add_universe_arguments(p)
+
+
+#: The universe's sizes when none is given, as the model's ``universe`` takes them.
+DEFAULT_SIZES = {"player": 2, "card": 3, "slot": 3}
+
+
+def add_universe_arguments(p: argparse.ArgumentParser) -> None:
+    """The universe's sizes (``universe``)."""
+    players, cards, slots = (DEFAULT_SIZES[dim] for dim in ("player", "card", "slot"))
+    p.add_argument(
+        "--players", type=whole("--players", 2, 4), default=players, help=f"number of players (default {players})"
+    )
+    p.add_argument("--cards", type=whole("--cards", 1, 6), default=cards, help=f"number of cards (default {cards})")
+    p.add_argument("--slots", type=whole("--slots", 1, 6), default=slots, help=f"stack slots (default {slots})")
 
 
 #: ``--sat``'s choices: what proves a property that holds (``Options.sat``).
@@ -52,7 +64,12 @@ def add_sat_argument(p: argparse.ArgumentParser) -> None:
 
 
 def universe(edition: Edition, args: argparse.Namespace):
-    return edition.model.universe(player=args.players, card=args.cards, slot=args.slots)
+    return edition.model.universe(**universe_sizes(args))
+
+
+def universe_sizes(args: argparse.Namespace) -> dict[str, int]:
+    """``--players``, ``--cards`` and ``--slots``, as the model's ``universe`` takes them."""
+    return {"player": args.players, "card": args.cards, "slot": args.slots}
 
 
 def solver_options(args: argparse.Namespace, probe_rlimit: int = 0) -> Options:
