@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from rule603 import InvalidArgument, Trace, load_edition
 from rule603.engines.reference import ReferenceGame, run
 from rule603.engines.scenario import Action, BeyondModelBounds, Card, DelayedAbility, ReflexiveAbility, Scenario
-from rule603.engines.strategies import SUBTYPES, each_scenario, scenarios
+from rule603.engines.strategies import LAND_CONDITIONS, SUBTYPES, each_scenario, scenarios
 from rule603.models import game
 from rule603.testing import check
 
@@ -439,25 +439,29 @@ def scenarios_with_subtypes(draw, **sizes) -> Scenario:
     half of its "whenever this becomes tapped" abilities are "whenever a land [an opponent controls] becomes
     tapped" instead (``land_tapped``), and half of its cards with no triggered ability, or
     "whenever this becomes untapped" or "when this spell is countered", get "whenever [you, an opponent] cast[s] a
-    spell" (``spell_cast``): more of them than the generators draw."""
+    [creature, noncreature, artifact] spell" (``spell_cast``): more of them than the generators draw."""
     scenario = draw(scenarios(**sizes))
     cards = []
     for card in scenario.cards:
         if card.trigger == "becomes_tapped" and draw(st.booleans()):  # "whenever a land ... becomes tapped"
+            land_tapped = game.KINDS.index("land_tapped")
             filters = {
-                f: draw(st.sampled_from(v[:1] + v[2:] if f == "subject_relation" else v))  # (not "this")
+                f: draw(st.sampled_from([x for x in v if game.takes_filter(land_tapped, f, x) and x != "this"]))
                 for f, v in game.SUBJECT_VALUES.items()
             }
             card = replace(card, trigger="land_tapped", **filters)
         elif card.trigger in ("none", "becomes_untapped", "countered_self") and draw(st.booleans()):
             whose = draw(st.sampled_from(game.SUBJECT_PLAYERS))
-            card = replace(card, trigger="spell_cast", subject_relation="any", subject_controller=whose)
+            of_type = draw(st.sampled_from(game.SUBJECT_TYPES))
+            card = replace(
+                card, trigger="spell_cast", subject_relation="any", subject_controller=whose, subject_type=of_type
+            )
         kind = "creature" if card.has("creature_card") else "land" if card.has("land_card") else None
         subtypes = tuple(x for x in SUBTYPES.get(kind, ()) if draw(st.booleans()))
         named: tuple[str, ...] = ()
         filtered = game.KINDS.index(card.trigger) in game.FILTERED_KINDS and card.subject_relation != "this"
         if filtered and draw(st.booleans()):
-            named = (draw(st.sampled_from(SUBTYPES["land" if card.trigger == "land_to_graveyard" else "creature"])),)
+            named = (draw(st.sampled_from(SUBTYPES["land" if card.trigger in LAND_CONDITIONS else "creature"])),)
         cards.append(replace(card, subtypes=subtypes, subject_subtypes=named))
     changed = replace(scenario, cards=tuple(cards), actions=())
     # The script was drawn for the cards as they were: it is played up to the first action the engine refuses now
