@@ -50,6 +50,10 @@ def object_identity(g, t: int) -> Iterator[Rule]:
         moved = g.zone(t, c) != g.zone(t - 1, c)
         yield R(True, g.Or(g.since(t, c) == g.since(t - 1, c), g.since(t, c) == t), f"card {c}")
         yield R(moved, g.since(t, c) == t, f"card {c}")
+        # A spell leaves the stack as a whole action of its own (it resolves, is countered, ...) and is not back in
+        # the same batch: on the stack at both moments, it is the same object.
+        spell = g.And(g.zone(t - 1, c) == STACK, g.zone(t, c) == STACK)
+        yield R(spell, g.since(t, c) == g.since(t - 1, c), f"card {c}")
 
 
 @_axiom(

@@ -603,6 +603,15 @@ def test_a_flickered_token_stays_in_exile_and_a_trace_that_brings_it_back_is_rej
     assert (3, "111.8") in broken(moved_on)
 
 
+def test_a_spell_that_stays_on_the_stack_stays_the_same_object():
+    # Monastery Swiftspear's prowess resolves at moment 4 above Bonesplitter, which waits on the stack: the same
+    # spell.  A trace that makes it a new object there, without moving, is refused (400.7).
+    trace = played("603.2-monastery-swiftspear-noncreature-spell.toml")
+    bonesplitter = 2
+    assert broken(trace) == set() and [trace.states[t]["zone"][bonesplitter] for t in (3, 4)] == [game.STACK] * 2
+    assert (4, "400.7") in broken(changed(trace, 4, "since", 4, bonesplitter))
+
+
 def test_the_legend_rule_keeps_one_and_the_other_dies():
     trace = played("704.5j-tolsimir-voja.toml")
     # Moment 1: two Vojas under Alice's control, nobody gets priority; 2: the old one dies; 3: it is gone.
