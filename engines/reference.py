@@ -389,11 +389,15 @@ class ReferenceGame:
         card = m.cards[c]
         if self.kind[c] == NONE or not card.eff_ability:
             return False
-        if self.kind[c] == COUNTERED_SELF:  # "When this spell is countered" works on the stack
-            return card.zone == STACK
+        if self.kind[c] == COUNTERED_SELF or self.cast_trigger(c):
+            return card.zone == STACK  # "When this spell is countered", "When you cast this spell": on the stack
         if card.zone == BATTLEFIELD:
             return not card.phased_out  # phased-out permanents are treated as though they don't exist (702.26b)
         return card.zone == HAND and self.flag(c, "from_hand")
+
+    def cast_trigger(self, c: int) -> bool:
+        """Card ``c``'s ability is "when you cast this spell"."""
+        return self.kind[c] == SPELL_CAST and self.scenario.cards[c].subject_relation == "this"
 
     def hand_is_empty(self, m: Moment, player: int) -> bool:
         return not any(card.zone == HAND and self.scenario.cards[c].owner == player for c, card in enumerate(m.cards))

@@ -402,7 +402,8 @@ def model_point(condition: Condition | None) -> ModelPoint | None:
         if preset.event.kind == "cast":  # "an opponent casts a spell": the caster controls it (601.2a)
             if s.controller != "any":
                 continue
-            whose, player = bare.player, "any"
+            # "When you cast this spell": its caster is who controls it, the ability's controller (601.2a, 603.3a)
+            whose, player = ("any" if s.relation == "this" and bare.player == "you" else bare.player), "any"
             card_type = _spell_type(s)
             if card_type is None:
                 continue

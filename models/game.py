@@ -178,9 +178,8 @@ SUBJECT_TOKENS = ("any", "nontoken", "token")
 #: spell"), as printed on its card; each other condition about any object of a kind names its object's type itself.
 SUBJECT_TYPES = ("any", "creature", "noncreature", "artifact")
 #: The filters a condition cannot take: "a creature card ... from anywhere" is never a token (108.2b) and is never
-#: this card's own (the model's ability does not function from a graveyard, 113.6k); nor is a spell cast ("when you
-#: cast this spell" is an ability of the spell itself; the model's spells are cards put on the stack, never tokens).
-#: Only a spell's condition says its card type.
+#: this card's own (the model's ability does not function from a graveyard, 113.6k); nor is a spell cast a token (the
+#: model's spells are cards put on the stack).  Only a spell's condition says its card type.
 FILTERS_NOT_TAKEN = {
     **{kind: {"subject_type": SUBJECT_TYPES[1:]} for kind in FILTERED_KINDS if kind != SPELL_CAST},
     GRAVEYARD_FROM_ANYWHERE: {
@@ -188,7 +187,7 @@ FILTERS_NOT_TAKEN = {
         "subject_token": ("nontoken", "token"),
         "subject_type": SUBJECT_TYPES[1:],
     },
-    SPELL_CAST: {"subject_relation": ("this",), "subject_token": ("nontoken", "token")},
+    SPELL_CAST: {"subject_token": ("nontoken", "token")},
 }
 
 
@@ -905,14 +904,20 @@ def visible(g, t: int, c: int):
 
 
 def functions(g, t: int, c: int):
-    """Card ``c``'s printed triggered ability exists at moment ``t`` (113.6)."""
+    """Card ``c``'s printed triggered ability exists at moment ``t`` (113.6): "when this spell is countered" and "when
+    you cast this spell" on the stack, as the spell they are about (601.2i: the latter triggers as it becomes cast)."""
     kind = g.kind(c)
     zone_ok = g.If(
-        kind == COUNTERED_SELF,
+        g.Or(kind == COUNTERED_SELF, cast_trigger(g, c)),
         g.zone(t, c) == STACK,
         g.Or(g.And(on_battlefield(g, t, c), g.Not(g.phased_out(t, c))), g.And(g.from_hand(c), g.zone(t, c) == HAND)),
     )
     return g.And(kind != NONE, g.eff_ability(t, c), zone_ok)
+
+
+def cast_trigger(g, c: int):
+    """Card ``c``'s ability is "when you cast this spell" (a spell cast, of "this" one)."""
+    return g.And(g.kind(c) == SPELL_CAST, g.subject_relation(c) == THIS_SUBJECT)
 
 
 def exists(g, t: int, a: int):

@@ -672,7 +672,11 @@ FILTERED_TEXTS = [
         ModelPoint("spell_cast", controller="you", subtypes=("Elf",)),
     ),
     ("made-up land spell", "Whenever you cast an Island spell, draw a card.", None),  # a land is played, not cast
-    ("Emrakul, the Aeons Torn", "When you cast this spell, take an extra turn after this one.", None),  # on the stack
+    (
+        "Emrakul, the Aeons Torn",  # its ability works on the stack, where the spell is
+        "When you cast this spell, take an extra turn after this one.",
+        ModelPoint("spell_cast", relation="this"),
+    ),
     (
         "Storm the Vault",
         "Whenever one or more creatures you control deal combat damage to a player, create a Treasure token.",

@@ -439,7 +439,8 @@ def scenarios_with_subtypes(draw, **sizes) -> Scenario:
     half of its "whenever this becomes tapped" abilities are "whenever a land [an opponent controls] becomes
     tapped" instead (``land_tapped``), and half of its cards with no triggered ability, or
     "whenever this becomes untapped" or "when this spell is countered", get "whenever [you, an opponent] cast[s] a
-    [creature, noncreature, artifact] spell" (``spell_cast``): more of them than the generators draw."""
+    [creature, noncreature, artifact] spell" or "when you cast this spell" (``spell_cast``): more of them than the
+    generators draw."""
     scenario = draw(scenarios(**sizes))
     cards = []
     for card in scenario.cards:
@@ -453,8 +454,9 @@ def scenarios_with_subtypes(draw, **sizes) -> Scenario:
         elif card.trigger in ("none", "becomes_untapped", "countered_self") and draw(st.booleans()):
             whose = draw(st.sampled_from(game.SUBJECT_PLAYERS))
             of_type = draw(st.sampled_from(game.SUBJECT_TYPES))
+            relation = "this" if draw(st.integers(0, 3)) == 0 else "any"  # "when you cast this spell": on the stack
             card = replace(
-                card, trigger="spell_cast", subject_relation="any", subject_controller=whose, subject_type=of_type
+                card, trigger="spell_cast", subject_relation=relation, subject_controller=whose, subject_type=of_type
             )
         kind = "creature" if card.has("creature_card") else "land" if card.has("land_card") else None
         subtypes = tuple(x for x in SUBTYPES.get(kind, ()) if draw(st.booleans()))
