@@ -1329,10 +1329,11 @@ class ReferenceGame:
         """Card ``c`` is of the card type card ``x``'s condition names for a spell ("whenever you cast a noncreature
         spell"), as printed on it (205.2); true if it names none."""
         wanted = self.scenario.cards[x].subject_type
-        creature = self.flag(c, "creature_card")
-        return {"any": True, "creature": creature, "noncreature": not creature}.get(
-            wanted, self.flag(c, "artifact_card")
-        )
+        if wanted == "any":
+            return True
+        if wanted == "artifact":
+            return self.flag(c, "artifact_card")
+        return self.flag(c, "creature_card") == (wanted == "creature")
 
     def subtype_matches(self, x: int, c: int) -> bool:
         """Card ``c`` has one of the subtypes card ``x``'s condition names, as printed (205.3); true if none."""

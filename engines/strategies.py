@@ -811,7 +811,7 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
             return Action(put_onto_battlefield=(x,))  # where its ability works
         spells = [c for c in off_bf if m.cards[c].zone == HAND and not played.flag(c, "land_card")]
         # Half of the time a spell of a card type the condition doesn't name ("a noncreature spell": a creature one).
-        unnamed = [c for c in spells if cls == "printed" and not played.card_type_matches(x, c)]
+        unnamed = [c for c in spells if not played.card_type_matches(x, c)] if cls == "printed" else []
         chosen = unnamed if unnamed and draw(st.booleans()) else spells
         return Action(cast=draw(st.sampled_from(chosen))) if chosen else Action()
     if kind == game.COMBAT_DAMAGE_TO_PLAYER and idle:
