@@ -323,8 +323,64 @@ def test_the_cheaper_first_question_never_denies_a_pair_the_whole_game_has():
     edition = _with("603.2", never)
     search = AmbiguitySearch(edition, edition.model.universe(), OPTIONS.limits, 3)
     assert not search._recently_none("what triggers", 2, True)
-    found = search._at("what triggers", 2, True)
+    found = search._moment(["what triggers"], 2, True)["what triggers"]
     assert isinstance(found, Ambiguity) and found.moment == 2
+
+
+def _cadical_proofs(monkeypatch) -> list[set[str]]:
+    """What CaDiCaL proves in the ambiguity searches that follow, moment by moment."""
+    from rule603._internal import ambiguity
+
+    proofs: list[set[str]] = []
+    original = ambiguity.AmbiguitySearch._proved_none
+
+    def proved_none(self, t, now):
+        found = original(self, t, now)
+        proofs.append(found)
+        return found
+
+    monkeypatch.setattr(ambiguity.AmbiguitySearch, "_proved_none", proved_none)
+    return proofs
+
+
+@pytest.mark.exhaustive  # the ambiguity search at bound 3
+def test_cadicals_proof_that_a_moment_has_no_pair_never_denies_one_z3_finds(monkeypatch):
+    # CaDiCaL only ever proves "no pair"; a pair is z3's to find.  Without 603.2 an ability may or may not trigger
+    # at moment 2: CaDiCaL, on z3's clauses of that moment, must find no proof, and z3 finds the pair.
+    from rule603._internal import sat
+
+    def never(g, t):
+        yield Rule(False, False, "nothing")
+
+    answers = []
+    original = sat.CnfSolver.unsatisfiable
+
+    def unsatisfiable(self, *args, **kwargs):
+        answers.append(original(self, *args, **kwargs))
+        return answers[-1]
+
+    edition = _with("603.2", never)
+    search = AmbiguitySearch(edition, edition.model.universe(), OPTIONS.limits, 3, cadical=True)
+    search._moment(["what triggers"], 1, True)  # z3's first check bit-blasts the solver: CaDiCaL's from now on
+    monkeypatch.setattr("rule603._internal.ambiguity.WINDOWS", ())  # the question goes to the whole game
+    monkeypatch.setattr(sat.CnfSolver, "unsatisfiable", unsatisfiable)
+    found = search._moment(["what triggers"], 2, True)["what triggers"]
+    assert isinstance(found, Ambiguity) and found.moment == 2
+    assert answers == [False]
+
+
+@pytest.mark.exhaustive  # about a minute: every behaviour at four moments, across scripts, with and without CaDiCaL
+def test_the_ambiguity_search_answers_alike_with_and_without_cadical(monkeypatch):
+    proofs = _cadical_proofs(monkeypatch)
+
+    def answers(cadical: bool) -> list[str]:
+        search = AmbiguitySearch(ED, ED.model.universe(), OPTIONS.limits, 4, cadical=cadical)
+        return [type(f).__name__ for f in search.find_all(same_script=False).values()]
+
+    alone = answers(False)
+    assert not any(proofs)
+    assert answers(True) == alone
+    assert "Ambiguity" in alone and any(proofs)  # both kinds of answer, and CaDiCaL proved some
 
 
 def test_a_lesson_from_the_roomier_universe_serves_the_situation_it_was_learned_from():

@@ -31,8 +31,8 @@ def _check_all(edition, props, options):
 
 
 def test_cadical_and_z3_give_the_same_verdicts_on_the_catalogue_and_the_same_counterexample(current):
-    # An eighth of the catalogue, spread over it, keeps the default suite short; the exhaustive test below has all.
-    props = builtin_properties()[::8] + load_property_file(MY_PROPS)
+    # A twelfth of the catalogue, spread over it, keeps the default suite short; the exhaustive test below has all.
+    props = builtin_properties()[::12] + load_property_file(MY_PROPS)
     proving, by_cadical = _check_all(current, props, OPTIONS)
     _, by_z3 = _check_all(current, props, dataclasses.replace(OPTIONS, sat="z3"))
     assert [r.verdict for r in by_cadical] == [r.verdict for r in by_z3]
@@ -57,6 +57,21 @@ def test_with_a_resource_limit_z3_alone_decides(current):
     verifier, results = _check_all(current, builtin_properties()[:2], limited)
     assert [r.verdict for r in results] == [HOLDS, HOLDS]
     assert not any(verifier.by_cadical(r.property) for r in results)
+
+
+def test_with_a_resource_limit_and_a_conflict_budget_cadical_proves_and_its_budget_decides_what_is_unknown(current):
+    # z3's rlimit and CaDiCaL's conflicts are both counts: a run under both proves the same on every machine.
+    def limited(conflicts: int) -> Options:
+        return dataclasses.replace(
+            OPTIONS, limits=dataclasses.replace(OPTIONS.limits, rlimit=10**9, conflicts=conflicts)
+        )
+
+    props = builtin_properties()[:2]
+    verifier, results = _check_all(current, props, limited(2_000_000))
+    assert [r.verdict for r in results] == [HOLDS, HOLDS]
+    assert all(verifier.by_cadical(p) for p in props)
+    _, starved = _check_all(current, props, limited(1))  # not a single conflict's worth: no proof
+    assert [r.verdict for r in starved] == [UNKNOWN, UNKNOWN] and all("CaDiCaL" in r.reason for r in starved)
 
 
 def _pigeonhole(pigeons: int) -> str:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import smt
+from . import sat, smt
 from .bmc import Encoding, concrete_game
 from .registry import Edition
 from .schema import RULE, Game, Universe
@@ -108,8 +108,12 @@ class AmbiguitySearch:
     (``find_all``): it encodes the moments as it reaches them, and a second pass would start its first
     moments in solvers already holding them all."""
 
-    def __init__(self, edition: Edition, universe: Universe, limits: smt.SolverLimits, bound: int) -> None:
-        self.edition, self.bound = edition, bound
+    def __init__(
+        self, edition: Edition, universe: Universe, limits: smt.SolverLimits, bound: int, *, cadical: bool = False
+    ) -> None:
+        """``cadical``: CaDiCaL first tries to prove that a moment has no pair (under ``limits.conflicts``), and z3
+        asks only what it could not prove (``sat.py``)."""
+        self.edition, self.bound, self.limits, self.cadical = edition, bound, limits, cadical
         self.clauses = [e.number for e in edition.encodings]
         self._labels = 0
         self.whole = _Twins.build(edition, universe, limits)
@@ -143,8 +147,7 @@ class AmbiguitySearch:
         unknown: dict[str, list[str]] = {b: [] for b in asked}
         for t in range(1, self.bound):
             progress(t)
-            for behaviour in [b for b in asked if b not in found]:
-                answer = self._at(behaviour, t, same_script)
+            for behaviour, answer in self._moment([b for b in asked if b not in found], t, same_script).items():
                 if isinstance(answer, Ambiguity):
                     found[behaviour] = answer
                 elif isinstance(answer, str):
@@ -155,13 +158,40 @@ class AmbiguitySearch:
         """``find_all`` for one behaviour."""
         return self.find_all([behaviour], same_script=same_script)[behaviour]
 
-    def _at(self, behaviour: str, t: int, same_script: bool) -> Ambiguity | str | None:
-        """The pair at moment ``t``, ``None`` if there is none, or the solver's reason it could not tell."""
-        if self._recently_none(behaviour, t, same_script):
-            return None
+    def _moment(self, behaviours: Sequence[str], t: int, same_script: bool) -> dict[str, Ambiguity | str | None]:
+        """Each behaviour's pair at moment ``t``, ``None`` if it has none, or the solver's reason it could not
+        tell."""
+        left = [b for b in behaviours if not self._recently_none(b, t, same_script)]
+        if left:
+            self.whole.extend(t + 1)
+        now = {b: self.whole.asked(b, t, same_script) for b in left}
+        proved = self._proved_none(t, now)
+        return {b: self._at(b, t, now[b]) if b in now and b not in proved else None for b in behaviours}
+
+    def _proved_none(self, t: int, now: dict[str, list[Any]]) -> set[str]:
+        """The behaviours CaDiCaL proves have no pair at ``t`` (with ``cadical``), on one copy of z3's clauses for
+        the moment.  Only once z3 has bit-blasted the solver: its first check at moment 1 is z3's own."""
+        solver = self.one.solver
+        if not (self.cadical and now and solver.bit_blasted):
+            return set()
+        units = self.one.assumptions(t + 1, self.clauses) + self.whole.same_game[:t]
+        cnf = sat.CnfSolver(solver.dimacs(), [str(x) for x in units])
+        proved = set()
+        for behaviour, literals in now.items():
+            names = [str(x) for x in literals]
+            if not all(cnf.knows(n) for n in names):  # one z3 eliminated: z3 asks it
+                continue
+            try:
+                if cnf.unsatisfiable(names, self.limits.timeout_ms, self.limits.conflicts):
+                    proved.add(behaviour)
+            except sat.Undecided:
+                pass
+        return proved
+
+    def _at(self, behaviour: str, t: int, now: list[Any]) -> Ambiguity | str | None:
+        """z3's pair at moment ``t`` (``now``: the literals asking for it), ``None`` if there is none, or z3's
+        reason it could not tell."""
         one, whole = self.one, self.whole
-        whole.extend(t + 1)
-        now = whole.asked(behaviour, t, same_script)
         status = one.check_with(t + 1, self.clauses, whole.same_game[:t] + now)
         if status == smt.Verdict.UNSAT:
             return None

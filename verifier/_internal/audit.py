@@ -26,14 +26,15 @@ from .contradiction import MAX_ROUNDS, Artefact, Deadlock, DeadlockSearch, Undec
 from .registry import Edition
 from .report import render_trace
 from .trace import Trace
-from .verify import Verifier
+from .verify import Verifier, proves_by_cadical
 
 #: The audit's default limits.  Its reports are committed and checked current, so what decides an
 #: undecided check or which witness is kept must not be the machine's speed: z3's rlimit (counted per
 #: check, the same on every machine for one z3 version) decides, and the wall clock (600 s, some fifteen
 #: times what the rlimit takes here) is only a safety net.  200 million is about 40 s of solving on the machine the
 #: figures in docs/audit.md come from; each probe while shrinking a witness gets 25 million.
-AUDIT_LIMITS = smt.SolverLimits(timeout_ms=600_000, rlimit=200_000_000, probe_rlimit=25_000_000)
+#: CaDiCaL, which proves first that a moment has no ambiguity, stops after two million conflicts.
+AUDIT_LIMITS = smt.SolverLimits(timeout_ms=600_000, rlimit=200_000_000, probe_rlimit=25_000_000, conflicts=2_000_000)
 
 #: The kinds of finding the audit looks for today, and those it does not yet.
 CHECKED = ("vacuity", "redundancy", "contradiction", "ambiguity")
@@ -60,6 +61,7 @@ class Audit:
     artefacts: list[Finding] = field(default_factory=list)  # ambiguities of the model, not of the text
     seconds: dict[str, float] = field(default_factory=dict)  # per check
     rlimit: int = 0  # z3's resource limit per solver call (0: none, the wall clock decides)
+    conflicts: int = 0  # CaDiCaL's conflict budget per proof (0: none, or CaDiCaL not used)
 
     def to_json(self) -> dict:
         return {
@@ -99,6 +101,7 @@ def audit(
         verifier.options.bound,
         precedence=verifier.edition.precedence(),
         rlimit=verifier.options.limits.rlimit,
+        conflicts=verifier.options.limits.conflicts if proves_by_cadical(verifier.options) else 0,
     )
     with smt.steady_memory():  # the same findings from the command line and from a test
         for check, run in (
@@ -215,12 +218,13 @@ def _ambiguities(verifier: Verifier, report: Audit, step: Callable[[str], None])
     the behaviours proved to have no pair, in a search of their own: see ``AmbiguitySearch``)."""
     edition, k = verifier.edition, verifier.options.bound
     universe, limits = verifier.encoding.universe, verifier.options.limits
-    strict = AmbiguitySearch(edition, universe, limits, k).find_all(
+    cadical = proves_by_cadical(verifier.options)
+    strict = AmbiguitySearch(edition, universe, limits, k, cadical=cadical).find_all(
         progress=lambda t: step(f"ambiguities at moment {t}")
     )
     _record(report, edition, strict, artefact=False)
     none = [b for b, found in strict.items() if found is None]
-    loose = AmbiguitySearch(edition, universe, limits, k).find_all(
+    loose = AmbiguitySearch(edition, universe, limits, k, cadical=cadical).find_all(
         none, same_script=False, progress=lambda t: step(f"modelling artefacts at moment {t}")
     )
     _record(report, edition, loose, artefact=True)

@@ -33,14 +33,15 @@ from .registry import Edition, Property
 from .ruling import minimal_core, pin_scenario
 from .trace import Trace
 from .verdicts import VerdictStore
-from .verify import NOT_APPLICABLE, CheckResult, Options, Verifier
+from .verify import NOT_APPLICABLE, CheckResult, Options, Verifier, proves_by_cadical
 
 DIFFERS, SAME, UNKNOWN = "differs", "same", "unknown"
-#: A committed diff must read the same on every machine, so z3's resource limit decides what is unknown, not the
-#: wall clock (which is a safety net of ten minutes).  600 million is about 250 s of solving on the slow machine of
-#: 2026-11-26, where with a 60-s wall clock ``state-trigger-single-instance`` (30 s in a fresh solver there) was
-#: "unknown" in battlefield-en after the catalogue's other checks and "holds" on a faster one.
-DIFF_LIMITS = smt.SolverLimits(timeout_ms=600_000, rlimit=600_000_000)
+#: A committed diff must read the same on every machine, so budgets decide what is unknown, not the wall clock (a
+#: safety net of ten minutes): z3's resource limit, 600 million (about 250 s of solving on the slow machine of
+#: 2026-11-26, where with a 60-s wall clock ``state-trigger-single-instance`` was "unknown" in battlefield-en and
+#: "holds" on a faster one), and CaDiCaL's conflicts for the catalogue's proofs, two million (about thirty times
+#: what the hardest proof of current at bound 8 takes).
+DIFF_LIMITS = smt.SolverLimits(timeout_ms=600_000, rlimit=600_000_000, conflicts=2_000_000)
 RETRIES = 2  # other scenarios tried for a clause whose first broken game looks the same to the players
 NO_VISIBLE_DIFFERENCE = (
     "The players see no difference in this game: {edition} can reproduce every observable behaviour of it; "
@@ -159,6 +160,7 @@ class Diff:
     behaviours: tuple[str, ...]
     editions: dict[str, Edition] = field(default_factory=dict, repr=False)  # by name, for rendering games
     rlimit: int = 0  # z3's resource limit per solver call (0: none, the wall clock decides)
+    conflicts: int = 0  # CaDiCaL's conflict budget per proof of a catalogue property (0: none)
 
     def by_behaviour(self) -> dict[tuple[str, str], list[str]]:
         """(behaviour, "A->B") -> the ids of the witnesses that show it, A allowing and B refusing."""
@@ -370,6 +372,7 @@ def verdicts(first: Verifier, second: Verifier, progress: Progress) -> list[Verd
         by_id = {p.id: NOT_APPLICABLE for p, _ in not_applicable}
         store = VerdictStore.open(v.edition, v.encoding.universe, v.options)
         kept = store.known(applicable) if store is not None else {}
+        v.prepare([p for p in applicable if p.id not in kept])
         for p in applicable:
             if p.id in kept:
                 by_id[p.id] = kept[p.id].verdict
@@ -431,6 +434,7 @@ def compare(first: Edition, second: Edition, options: Options, universe: Any, pr
         first.model.BEHAVIOURS,
         names,
         options.limits.rlimit,
+        options.limits.conflicts if proves_by_cadical(options) else 0,
     )
 
 

@@ -54,6 +54,21 @@ def _itf(edition: Edition, trace: Trace) -> dict[str, Any]:
 # --- blocks --------------------------------------------------------------------------------
 
 
+def _budgets(result: Diff) -> str:
+    """What limits each solver call, where budgets (not the clock) do."""
+    if not result.rlimit:
+        return ""
+    cadical = (
+        f", and each of CaDiCaL's proofs of a catalogue property up to {result.conflicts:,} conflicts"
+        if result.conflicts
+        else ""
+    )
+    return (
+        f" Each solver call may use up to {result.rlimit:,} of z3's resource units{cadical}, so that what is "
+        "unknown is so on every machine."
+    )
+
+
 def document(result: Diff, command: str) -> list[Block]:
     a, b = result.a, result.b
     return [
@@ -64,14 +79,7 @@ def document(result: Diff, command: str) -> list[Block]:
                 Code(command),
                 ". A game shown here is one the solver found, the shortest and then the smallest; "
                 "where no game is shown, none exists within the bound.",
-                *(
-                    [
-                        f" Each solver call may use up to {result.rlimit:,} of z3's resource units, so that what is "
-                        "unknown is so on every machine."
-                    ]
-                    if result.rlimit
-                    else []
-                ),
+                _budgets(result),
             ),
             "meta",
         ),

@@ -59,12 +59,13 @@ class CnfSolver:
     def knows(self, name: str) -> bool:
         return name in self._names
 
-    def unsatisfiable(self, name: str, timeout_ms: int, conflicts: int = 0) -> bool:
-        """Is the formula unsatisfiable with ``name`` true?  ``conflicts``: a budget (0: none), for a result that
-        does not depend on the machine's speed.  Raises ``Undecided`` when stopped first.
+    def unsatisfiable(self, name: str | Sequence[str], timeout_ms: int, conflicts: int = 0) -> bool:
+        """Is the formula unsatisfiable with ``name`` (or each of several names) true?  ``conflicts``: a budget (0:
+        none), for a result that does not depend on the machine's speed.  Raises ``Undecided`` when stopped first.
 
         pysat cannot interrupt CaDiCaL, so the wall clock is looked at between rounds of ``ROUND`` conflicts;
         CaDiCaL keeps what it learned from one round to the next."""
+        assumed = [self._names[n] for n in ([name] if isinstance(name, str) else name)]
         started = time.perf_counter()
         deadline = started + timeout_ms / 1000
         left = conflicts
@@ -72,7 +73,7 @@ class CnfSolver:
             while True:
                 this_round = min(left, ROUND) if conflicts else ROUND
                 self._solver.conf_budget(this_round)
-                answer = self._solver.solve_limited(assumptions=[self._names[name]])
+                answer = self._solver.solve_limited(assumptions=assumed)
                 if answer is not None:
                     return not answer
                 left -= this_round

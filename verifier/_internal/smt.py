@@ -209,6 +209,9 @@ class SolverLimits:
     #: z3's rlimit for each probe while shrinking an answer (``verify.minimise``); 0: the probe's short
     #: wall-clock timeout decides instead, and which answer is kept may depend on the machine's speed.
     probe_rlimit: int = 0
+    #: CaDiCaL's conflict budget for each proof it is given (``sat.py``), as the rlimit is z3's: with both set, a run
+    #: proves and leaves undecided the same things on every machine.  0: no budget (the wall clock decides).
+    conflicts: int = 0
 
 
 class Verdict:
@@ -236,6 +239,7 @@ class Solver:
         self._added: list[Expr] | None = [] if restartable else None
         self._literals: dict[str, Expr] = {}
         self.reason_unknown = ""
+        self._bit_blasted = False  # has z3's SAT core taken in the constraints (``dimacs``)?
 
     def literal(self, name: str) -> Expr:
         if name not in self._literals:
@@ -278,6 +282,7 @@ class Solver:
                 self._solver.set("timeout", self.limits.timeout_ms)
             if rlimit is not None:
                 self._solver.set("rlimit", self.limits.rlimit)
+        self._bit_blasted = True
         if result == z3.sat:
             return Verdict.SAT
         if result == z3.unsat:
@@ -292,6 +297,11 @@ class Solver:
         <name>``).  Before its first check, z3 has bit-blasted nothing: check once first (what is added after that
         check, this call takes in itself)."""
         return self._solver.dimacs(True)
+
+    @property
+    def bit_blasted(self) -> bool:
+        """Has this solver checked since it started (again), so that ``dimacs`` gives its constraints?"""
+        return self._bit_blasted
 
     def _fresh(self) -> z3.Solver:
         solver = z3.SolverFor("QF_FD", ctx=self.ctx)
@@ -314,6 +324,7 @@ class Solver:
         for constraint in self._added:
             solver.add(constraint)
         self._solver = solver
+        self._bit_blasted = False
 
     def model_value(self, term: Expr) -> int | bool:
         if isinstance(term, (bool, int)):

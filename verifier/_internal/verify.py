@@ -41,8 +41,15 @@ class Options:
     minimise: bool = True
     claim_seconds: float = usercode.CLAIM_SECONDS  # each call of a claim (user code, apart from the solver)
     #: what decides a check of every clause at the bound: "cadical" (CaDiCaL proves, z3 finds counterexamples,
-    #: ``sat.py``) or "z3" alone.  With an rlimit, z3 alone: its resource count is what makes a run repeatable.
+    #: ``sat.py``) or "z3" alone.  With an rlimit, CaDiCaL proves only under a conflict budget
+    #: (``SolverLimits.conflicts``; without one, z3 alone): budgets, not the clock, make a run repeatable.
     sat: str = "cadical"
+
+
+def proves_by_cadical(options: Options) -> bool:
+    """Does CaDiCaL prove what holds under ``options``: asked for, and repeatable where the run must be (an
+    rlimit, z3's, comes with a conflict budget, CaDiCaL's)?"""
+    return options.sat == "cadical" and (not options.limits.rlimit or options.limits.conflicts > 0)
 
 
 @dataclass(frozen=True)
@@ -241,7 +248,7 @@ class Verifier:
         """Get ready to check ``props`` with every clause: with ``Options.sat`` "cadical", every goal is added to
         the encoding at once and the whole goes to CaDiCaL (``sat.py``), which then proves what holds."""
         todo = [p for p in props if p.id not in self._cnf_goals]
-        if self.options.sat != "cadical" or self.options.limits.rlimit or self._cnf is not None or not todo:
+        if not self.proves_by_cadical or self._cnf is not None or not todo:
             return
         with smt.steady_memory():
             k, enc = self.options.bound, self.encoding
@@ -261,6 +268,11 @@ class Verifier:
             self._cnf = sat.CnfSolver(enc.solver.dimacs(), units)
             self._cnf_goals = {pid: name for pid, name in goals.items() if self._cnf.knows(name)}
 
+    @property
+    def proves_by_cadical(self) -> bool:
+        """Are the checks of every clause proved by CaDiCaL (``Options.sat``)?"""
+        return proves_by_cadical(self.options)
+
     def by_cadical(self, prop: Property) -> bool:
         """Is ``prop`` checked with every clause decided by CaDiCaL (``prepare``)?"""
         return prop.id in self._cnf_goals
@@ -271,7 +283,8 @@ class Verifier:
         assert self._cnf is not None
         start = time.perf_counter()
         try:
-            if self._cnf.unsatisfiable(self._cnf_goals[prop.id], self.options.limits.timeout_ms):
+            limits = self.options.limits
+            if self._cnf.unsatisfiable(self._cnf_goals[prop.id], limits.timeout_ms, limits.conflicts):
                 return CheckResult(prop, HOLDS, self.options.bound, time.perf_counter() - start)
         except sat.Undecided as stopped:
             return CheckResult(prop, UNKNOWN, self.options.bound, time.perf_counter() - start, reason=str(stopped))

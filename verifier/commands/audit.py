@@ -116,7 +116,8 @@ def audit_command(args: argparse.Namespace) -> str:
 
 def _options(args: argparse.Namespace) -> Options:
     # The audit shrinks its witnesses under a resource limit too, so that they do not depend on speed.
-    return solver_options(args, min(args.rlimit, AUDIT_LIMITS.probe_rlimit) if args.rlimit else 0)
+    probe = min(args.rlimit, AUDIT_LIMITS.probe_rlimit) if args.rlimit else 0
+    return solver_options(args, probe, AUDIT_LIMITS.conflicts)
 
 
 def _audit_one(args: argparse.Namespace, edition: Edition) -> Audit:

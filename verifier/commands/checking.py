@@ -72,10 +72,11 @@ def universe_sizes(args: argparse.Namespace) -> dict[str, int]:
     return {"player": args.players, "card": args.cards, "slot": args.slots}
 
 
-def solver_options(args: argparse.Namespace, probe_rlimit: int = 0) -> Options:
-    """The options of ``add_solver_arguments``; ``probe_rlimit`` limits the shrinking of the audit's witnesses."""
+def solver_options(args: argparse.Namespace, probe_rlimit: int = 0, conflicts: int = 0) -> Options:
+    """The options of ``add_solver_arguments``; ``probe_rlimit`` limits the shrinking of the audit's witnesses,
+    ``conflicts`` CaDiCaL's proofs (``smt.SolverLimits``)."""
     limits = smt.SolverLimits(
-        timeout_ms=timeout_ms(args), rlimit=args.rlimit, seed=args.seed, probe_rlimit=probe_rlimit
+        timeout_ms=timeout_ms(args), rlimit=args.rlimit, seed=args.seed, probe_rlimit=probe_rlimit, conflicts=conflicts
     )
     return Options(
         bound=args.bound,

@@ -64,7 +64,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> ExitCode:
     """Exit 1 when the editions behave differently within the bound, 3 when that is unknown, else 0."""
     pairs = _diff_pairs(args)
-    limits = smt.SolverLimits(timeout_ms=timeout_ms(args), rlimit=args.rlimit)
+    limits = smt.SolverLimits(timeout_ms=timeout_ms(args), rlimit=args.rlimit, conflicts=DIFF_LIMITS.conflicts)
     if not args.out and len(args.format) > 1:
         raise UsageError(f"--format {','.join(args.format)}: several formats need --out DIR")
     targets: list[dict[str, Path]] = []

@@ -32,6 +32,7 @@ from .._internal.verify import (
     Adequacy,
     CheckResult,
     Verifier,
+    proves_by_cadical,
 )
 from .._internal.workers import Workers
 from .checking import (
@@ -229,7 +230,7 @@ def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, sav
 
 def _prover(options) -> str:
     """What proves the properties that hold, when it is not z3 (``Options.sat``)."""
-    return ", proofs by CaDiCaL" if options.sat == "cadical" and not options.limits.rlimit else ""
+    return ", proofs by CaDiCaL" if proves_by_cadical(options) else ""
 
 
 def _verify_json(edition, options, sizes, results, adequacy, elapsed, saved) -> dict:
@@ -239,7 +240,7 @@ def _verify_json(edition, options, sizes, results, adequacy, elapsed, saved) -> 
         "bound": options.bound,
         "universe": dict(sizes.sizes),
         "z3": smt.z3_version(),
-        "sat": options.sat if not options.limits.rlimit else "z3",
+        "sat": "cadical" if proves_by_cadical(options) else "z3",
         "seed": options.limits.seed,
         "seconds": round(elapsed, 3),
         "properties": [
