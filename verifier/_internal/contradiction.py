@@ -154,9 +154,10 @@ class _Proposal:
 
 
 class DeadlockSearch:
-    """The solvers of one edition's search, made afresh for each moment: a solver still holding an earlier
-    moment's hundreds of lessons was measured many times slower at the next (on current, moment 5 had done
-    11 refinements after 20 minutes), as the ambiguity search's solvers were with moments no question asked of."""
+    """The solvers of one edition's search, the proposing and the judging ones made afresh for each moment: a solver
+    still holding an earlier moment's hundreds of lessons was measured many times slower at the next (on current,
+    moment 5 had done 11 refinements after 20 minutes), as the ambiguity search's solvers were with moments no
+    question asked of."""
 
     def __init__(
         self, edition: Edition, universe: Universe, limits: smt.SolverLimits, max_rounds: int = MAX_ROUNDS
@@ -165,14 +166,16 @@ class DeadlockSearch:
         self.universe, self.limits = universe, limits
         self.max_rounds = max_rounds
         self.clauses = [e.number for e in edition.encodings]
+        # The roomier universes' encodings are kept from moment to moment: each judges a few pinned situations
+        # (a lesson each, under its own literal), and building them again cost more than all their checks.
+        self._larger: Encoding | None = None
+        self._free: Encoding | None = None
         self._fresh()
 
     def _fresh(self) -> None:
         edition, universe, limits = self.edition, self.universe, self.limits
         self.search = Encoding(edition, universe, limits, restartable=True)
         self.judge = Encoding(edition, universe, limits, track_axioms=True, restartable=True)
-        self._larger: Encoding | None = None
-        self._free: Encoding | None = None
         self._every_rule: dict[int, tuple[Any, list[tuple[tuple[str, tuple[int, ...]], Any]]]] = {}
         self._every_larger_rule: dict[int, tuple[Any, list[tuple[tuple[str, tuple[int, ...]], Any]]]] = {}
         self._pins = 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..errors import InvalidDefinition
 from . import sat, smt, usercode
@@ -189,6 +189,7 @@ class Verifier:
         self._sample: tuple[Trace, Callable] | None = None
         self._cnf: sat.CnfSolver | None = None
         self._cnf_goals: dict[str, str] = {}  # property id: the name of its goal's literal in ``_cnf``
+        self._foreign: dict[str, list[list[list[Any]]]] = {}  # another edition's own game rules (``_their_game``)
 
     def _label(self, what: str) -> str:
         self._labels += 1
@@ -382,11 +383,21 @@ class Verifier:
     def _their_game(self, other: Edition, seen, depth: int):
         """``other``'s game-model rules, where they are not term for term this edition's, below ``depth``."""
         g = self.encoding.g
-        mine = {ax.number: ax for ax in self.edition.axioms}
-        foreign = [ax for ax in other.axioms if not self._same_rules(mine.get(ax.number), ax, seen)]
-        return g.And(
-            *[g.Implies(r.applies, r.requires) for ax in foreign for t in range(depth) for r in ax.rules(seen, t)]
-        )
+        foreign = self._foreign_rules(other, seen)
+        return g.And(*[rule for per_moment in foreign for rules in per_moment[:depth] for rule in rules])
+
+    def _foreign_rules(self, other: Edition, seen) -> list[list[list[Any]]]:
+        """Per game rule of ``other`` that is not term for term this edition's, its rules at each moment up to the
+        bound, built once per edition: comparing every game rule again for each depth was most of a diff's time."""
+        if other.name not in self._foreign:
+            g = self.encoding.g
+            mine = {ax.number: ax for ax in self.edition.axioms}
+            self._foreign[other.name] = [
+                [[g.Implies(r.applies, r.requires) for r in ax.rules(seen, t)] for t in range(self.options.bound)]
+                for ax in other.axioms
+                if not self._same_rules(mine.get(ax.number), ax, seen)
+            ]
+        return self._foreign[other.name]
 
     def _same_rules(self, mine, theirs, seen) -> bool:
         """Are ``theirs`` (a clause or game rule of another edition) term for term ``mine``, which this
