@@ -72,6 +72,7 @@ def test_verify_markdown(capsys):
         (["bench", "--timeout", "-1"], "--timeout -1: must be a positive number"),
         (["bench", "--rule", "no/such.toml"], "--rule no/such.toml: no such file"),
         (["bench", "--check", "5", "--rule"], "--check and --rule: one benchmark at a time"),
+        (["bench", "--rule", "--reports"], "--rule and --reports: one benchmark at a time"),
         (["bench", "--check", "5", "--players", "3"], "--players, --cards, --slots: for the catalogue's benchmark"),
         (["diff", "2004", "2008", "--timeout", "0"], "--timeout 0: must be a positive number"),
         (["rule", "scenarios/603.10-humility-enters.toml", "--timeout", "inf"], "--timeout inf: must be a positive"),
@@ -293,6 +294,24 @@ def test_bench_times_the_catalogue_in_the_universe_asked_for(capsys, tmp_path):
     [timed] = figures["runs"]
     assert code == ExitCode.OK and (timed["universe"]["player"], timed["universe"]["card"]) == (3, 2)
     assert timed["verdicts"] == {"dies-once-per-creature": "holds"}
+
+
+def test_bench_reports_regenerates_into_a_scratch_copy_and_times_each_report(capsys, tmp_path, monkeypatch):
+    """``bench --reports``: the report commands run as ``rule603 reports --regenerate`` runs them, but in a scratch
+    copy: the checkout's reports are left as they are.  Two rulings stand in for the whole list here."""
+    from rule603._internal import committed
+
+    every = committed.committed_reports
+    wanted = {"ruling 603.10-humility-enters", "ruling 603.3b-apnap"}
+    monkeypatch.setattr(committed, "committed_reports", lambda root: [r for r in every(root) if r.name in wanted])
+    before = {p: p.read_bytes() for p in Path("reports/rulings").glob("603.10-humility-enters.*")}
+    out = tmp_path / "bench.json"
+    code, printed, _ = run(capsys, "bench", "--reports", "--jobs", "2", "--output", str(out))
+    assert code == ExitCode.OK and "2 reports in" in printed
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    assert sorted(r["report"] for r in figures["reports"]) == sorted(wanted)
+    assert all(r["ok"] and r["seconds"] > 0 for r in figures["reports"]) and figures["wall_seconds"] > 0
+    assert {p: p.read_bytes() for p in before} == before
 
 
 def test_bench_rule_times_each_scenario_and_splits_off_the_solvers_share(capsys, tmp_path):

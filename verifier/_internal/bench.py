@@ -325,3 +325,43 @@ def run_rule_bench(paths: list[str], timeout: float, output: str | None, jobs: i
     )
     _write(output, "bench-rule", {"z3": smt.z3_version(), "jobs": jobs, **summary, "rulings": rows})
     return 0
+
+
+# --- regenerating the committed reports --------------------------------------------------------------
+
+
+def run_reports_bench(root: Path, jobs: int, output: str | None) -> int:
+    """Every committed report regenerated as ``rule603 reports --regenerate --all`` does, into a scratch copy of
+    the checkout's inputs with an empty cache (nothing under ``root`` is written), each command timed."""
+    import shutil
+    import tempfile
+
+    from .committed import REPORTS, SCENARIOS, committed_reports
+    from .regenerate import missing_extra, run_locally
+
+    with tempfile.TemporaryDirectory(prefix="rule603-bench-reports-") as folder:
+        scratch = Path(folder) / "checkout"
+        shutil.copytree(root / SCENARIOS, scratch / SCENARIOS)
+        (scratch / REPORTS / "rulings").mkdir(parents=True)
+        reports = [r for r in committed_reports(scratch) if not missing_extra(r)]
+        skipped = [r.name for r in committed_reports(scratch) if missing_extra(r)]
+        env = {**os.environ, "RULE603_CACHE_DIR": str(Path(folder) / "cache")}
+        print(f"regenerating {len(reports)} reports, {jobs} at a time, into a scratch copy ...", file=sys.stderr)
+        started = time.perf_counter()
+        rows = []
+        for outcome in run_locally(reports, scratch, jobs, env):
+            rows.append({"report": outcome.report.name, "seconds": round(outcome.seconds, 1), "ok": outcome.ok})
+            print(f"{outcome.report.name}: {outcome.seconds:.0f} s", file=sys.stderr, flush=True)
+        wall = time.perf_counter() - started
+    rows.sort(key=lambda r: -r["seconds"])
+    failed = [r["report"] for r in rows if not r["ok"]]
+    print(tabulate([[r["report"], r["seconds"]] for r in rows[:10]], headers=["slowest reports", "seconds"]))
+    print(
+        f"\n{len(rows)} reports in {wall:.0f} s with {jobs} at a time ({sum(r['seconds'] for r in rows):.0f} s "
+        "of commands)" + (f"; not regenerated (optional extra missing): {', '.join(skipped)}" if skipped else "")
+    )
+    if failed:
+        print(f"FAILED: {', '.join(failed)}", file=sys.stderr)
+    figures = {"z3": smt.z3_version(), "jobs": jobs, "wall_seconds": round(wall, 1), "skipped": skipped}
+    _write(output, "bench-reports", {**figures, "reports": rows})
+    return 1 if failed else 0

@@ -75,7 +75,7 @@ def regenerate(
     """Run each report's command, ``jobs`` at a time (or on the workers of the Dask ``scheduler``), recording it
     in ``manifest`` (the one under ``root``, as read) and calling ``done`` as each finishes."""
     outcomes = []
-    for outcome in _local(reports, root, jobs) if scheduler is None else _on_cluster(scheduler, reports, root):
+    for outcome in run_locally(reports, root, jobs) if scheduler is None else _on_cluster(scheduler, reports, root):
         if outcome.ok:
             outcome = _stamped(outcome, root)
         if outcome.ok:
@@ -85,10 +85,14 @@ def regenerate(
     return outcomes
 
 
-def _local(reports: Sequence[CommittedReport], root: Path, jobs: int) -> Iterator[Outcome]:
+def run_locally(
+    reports: Sequence[CommittedReport], root: Path, jobs: int, env: dict[str, str] | None = None
+) -> Iterator[Outcome]:
+    """Each report's command run under ``root``, ``jobs`` at a time (``env``: the processes' environment, by
+    default this one's), as each finishes; nothing stamped or recorded."""
     # Threads only wait on the processes; the manifest is written from the calling thread alone.
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_timed, report, root) for report in reports]
+        futures = [pool.submit(_timed, report, root, env) for report in reports]
         for future in as_completed(futures):
             yield future.result()
 
@@ -128,9 +132,9 @@ def _run_on_worker(identity: str, job: tuple) -> tuple[int, int, float, str, dic
     return index, outcome.returncode, outcome.seconds, outcome.stderr, files
 
 
-def _timed(report: CommittedReport, root: Path) -> Outcome:
+def _timed(report: CommittedReport, root: Path, env: dict[str, str] | None = None) -> Outcome:
     started = time.perf_counter()
-    done = subprocess.run(argv(report), cwd=root, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    done = subprocess.run(argv(report), cwd=root, capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env)
     return Outcome(report, done.returncode, time.perf_counter() - started, done.stderr)
 
 

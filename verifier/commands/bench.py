@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .._internal.bench import run_bench, run_check_bench, run_rule_bench
+from .._internal.bench import run_bench, run_check_bench, run_reports_bench, run_rule_bench
 from .checking import DEFAULT_SIZES, add_sat_argument, add_universe_arguments, universe_sizes
 from .common import BOUND, MAX_BOUND, PROCESSES, TIMEOUT, ExitCode, UsageError, check_output, path, whole
 
@@ -45,19 +45,38 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=path("--rule"),
         help="instead: time 'rule603 rule' on each scenario file (default: every file in scenarios/)",
     )
+    p.add_argument(
+        "--reports",
+        action="store_true",
+        help="instead: time regenerating every committed report (into a scratch copy, with an empty cache; "
+        "--jobs at a time)",
+    )
 
 
 def run(args: argparse.Namespace) -> ExitCode:
     check_output(args.output, overwrite=False, hint="choose another file")
-    if args.check is not None and args.rule is not None:
-        raise UsageError("--check and --rule: one benchmark at a time")
+    chosen = [
+        name
+        for name, on in (
+            ("--check", args.check is not None),
+            ("--rule", args.rule is not None),
+            ("--reports", args.reports),
+        )
+        if on
+    ]
+    if len(chosen) > 1:
+        raise UsageError(f"{' and '.join(chosen)}: one benchmark at a time")
     sizes = universe_sizes(args)
-    if (args.check is not None or args.rule is not None) and sizes != DEFAULT_SIZES:
+    if chosen and sizes != DEFAULT_SIZES:
         raise UsageError(
             "--players, --cards, --slots: for the catalogue's benchmark only (a trace or a scenario states its own)"
         )
     if args.check is not None:
         return ExitCode(run_check_bench(args.check, args.output))
+    if args.reports:
+        if not Path("scenarios").is_dir():
+            raise UsageError("--reports: run at the top of a rule603 checkout (no scenarios/ here)")
+        return ExitCode(run_reports_bench(Path("."), args.jobs, args.output))
     if args.rule is not None:
         return ExitCode(run_rule_bench(_scenarios(args.rule), args.timeout, args.output, args.jobs))
     return ExitCode(run_bench(args.bounds, args.property, args.timeout, args.output, args.jobs, args.sat, sizes))
