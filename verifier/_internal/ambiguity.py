@@ -15,7 +15,9 @@ in which a player puts their own triggers on the stack is their choice (603.3b):
 the same abilities on the stack, they put them in the same order, so that order is never an ambiguity.
 
 Each moment is first asked of its last moments of history alone (``WINDOWS``), which can only prove
-that no pair exists, then of the whole game.  What this does not ask: two games that differ first in
+that no pair exists, then of the whole game: by CaDiCaL first where the run allows it (``cadical``), on one copy
+of z3's clauses per moment, which also only proves that none exists, and then by z3, which alone finds pairs.
+What this does not ask: two games that differ first in
 something nobody sees at that moment (which player would control an ability that does not trigger)
 and show it only at a later one, where they are no longer one game before it; nor, so, any pair whose
 rule values part before the moment where they first look different.  The old search over whole games

@@ -4,7 +4,8 @@ The catalogue's checks are proofs: at the bound, every property that holds is an
 own SAT core spends most of the catalogue's time on them.  CaDiCaL 1.9.5 (through pysat) decides the same
 queries three to four times faster (docs/performance.md).  z3 still builds the encoding and bit-blasts it; its
 clauses, read once in DIMACS, go to CaDiCaL with the literals every catalogue check assumes (each moment, each
-clause) as unit clauses, and each property's goal is one assumption.
+clause) as unit clauses, and each property's goal is one assumption.  The audit's ambiguity search and the diff's
+catalogue verdicts use it the same way, under a conflict budget (``SolverLimits.conflicts``).
 
 Only "unsatisfiable" is taken from CaDiCaL, as a verdict that the property holds.  An answer "satisfiable" is
 given back to z3, which finds and shrinks the counterexample over the named variables: z3's incremental SAT
