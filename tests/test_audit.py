@@ -420,9 +420,8 @@ def test_each_behaviour_keeps_the_first_moment_that_has_a_pair():
     edition = _with("603.2", never)
     found = AmbiguitySearch(edition, edition.model.universe(), OPTIONS.limits, 3).find_all(["what triggers"])
     assert isinstance(found["what triggers"], Ambiguity) and found["what triggers"].moment == 1
-    assert isinstance(
-        AmbiguitySearch(edition, edition.model.universe(), OPTIONS.limits, 3)._at("what triggers", 2, True), Ambiguity
-    )
+    again = AmbiguitySearch(edition, edition.model.universe(), OPTIONS.limits, 3)
+    assert isinstance(again._moment(["what triggers"], 2, True)["what triggers"], Ambiguity)
 
 
 def test_the_contradiction_search_gives_up_after_the_refinements_asked_for_and_says_so():
