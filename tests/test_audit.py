@@ -221,6 +221,7 @@ def _countered_at_once(g, t):
     yield Rule(t == 1, g.countered_now(t), "toy")
 
 
+@pytest.mark.exhaustive  # about 8-16 s; the README test command stays within five minutes
 def test_a_contradiction_the_stacks_rules_take_part_in_is_still_one():
     # The third judgement sets aside only what holds the stack to the model's slots, not the rest of 405.1: else this
     # contradiction, whose core has 405.1, would be taken for a want of room.
@@ -383,6 +384,7 @@ def test_the_ambiguity_search_answers_alike_with_and_without_cadical(monkeypatch
     assert "Ambiguity" in alone and any(proofs)  # both kinds of answer, and CaDiCaL proved some
 
 
+@pytest.mark.exhaustive  # about 8-16 s; the README test command stays within five minutes
 def test_a_lesson_from_the_roomier_universe_serves_the_situation_it_was_learned_from():
     # The capacity lesson is built once per moment over placeholders and filled in each round: filled with the
     # roomier universe's continuation of a situation, it must hold in that situation (else the search would

@@ -53,6 +53,7 @@ def current():
     return load_edition("current")
 
 
+@pytest.mark.exhaustive  # about 8-16 s; the README test command stays within five minutes
 def test_verdicts_and_counterexamples_are_the_same_with_any_number_of_workers(current):
     props = my_props()
     universe = current.model.universe()
