@@ -189,11 +189,9 @@ def test_too_small_a_bound_shows_as_vacuity_not_as_silence():
 CROWDED = Path(__file__).resolve().parent / "fixtures" / "audit" / "crowded-batch.itf.json"
 
 
-def test_a_deadlock_more_room_might_end_is_not_named_a_contradiction(monkeypatch):
-    # With no more room to judge a deadlock again than the model's own (3 stack slots), the crowded batch is stuck.
-    # The larger universe has the deadlock too, but it rests on the room (405.1 ties instances to slots, and the
-    # counts of one batch are bounded), so it is no contradiction: the search goes on past it.  The search is pinned
-    # to that situation: which of 400 free proposals meets one is the solver's path, not the rules'.
+def _pinned_to_the_crowded_batch(monkeypatch) -> None:
+    """The contradiction search proposes only ``CROWDED``'s situation, judged again with no more room than the
+    model's own (3 stack slots)."""
     from rule603._internal import contradiction
     from rule603._internal.schema import Schema
     from rule603._internal.trace import load
@@ -207,6 +205,14 @@ def test_a_deadlock_more_room_might_end_is_not_named_a_contradiction(monkeypatch
         yield from (var == values[key] for key, var in search.search.variables() if search._fixed(key, t))
 
     monkeypatch.setattr(DeadlockSearch, "_shaping", pinned)
+
+
+def test_a_deadlock_more_room_might_end_is_not_named_a_contradiction(monkeypatch):
+    # With no more room to judge a deadlock again than the model's own (3 stack slots), the crowded batch is stuck.
+    # The larger universe has the deadlock too, but it rests on the room (405.1 ties instances to slots, and the
+    # counts of one batch are bounded), so it is no contradiction: the search goes on past it.  The search is pinned
+    # to that situation: which of 400 free proposals meets one is the solver's path, not the rules'.
+    _pinned_to_the_crowded_batch(monkeypatch)
     met = []
     found = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits, max_rounds=3).at(2, artefact=met.append)
     assert not isinstance(found, Deadlock)
@@ -214,6 +220,28 @@ def test_a_deadlock_more_room_might_end_is_not_named_a_contradiction(monkeypatch
     assert [a.settled for a in met] == [False] and "more room" in met[0].reason
     assert "1 situation(s) that do not go on" in found.reason and "more room might end them" in found.reason
     assert "cannot tell" in _capacity(ED, met[0]).explanation
+
+
+@pytest.mark.exhaustive  # about 8 s; the README test command stays within five minutes
+def test_a_situation_pinned_in_the_roomier_encodings_never_shares_its_literal_with_another(monkeypatch):
+    # The roomier encodings outlive a moment's search: a pin's literal reused for another situation would assume
+    # both at once, and a situation that fits would read as one that does not.
+    from rule603._internal import contradiction
+
+    labels = []
+    pin = contradiction._pin
+
+    def recorded(enc, label, proposal):
+        labels.append(label)
+        return pin(enc, label, proposal)
+
+    monkeypatch.setattr(contradiction, "_pin", recorded)
+    _pinned_to_the_crowded_batch(monkeypatch)  # a deadlock judged by both roomier encodings
+    search = DeadlockSearch(ED, ED.model.universe(), OPTIONS.limits, max_rounds=2)
+    search.at(2)
+    search.at(2)  # the same moment asked again: new solvers for it, the same roomier ones
+    kept = [label for label in labels if not label.startswith("situation")]
+    assert kept and len(set(kept)) == len(kept)
 
 
 def _countered_at_once(g, t):

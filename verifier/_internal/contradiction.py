@@ -170,6 +170,7 @@ class DeadlockSearch:
         # (a lesson each, under its own literal), and building them again cost more than all their checks.
         self._larger: Encoding | None = None
         self._free: Encoding | None = None
+        self._pins = 0  # numbers each pinned situation's literal in them, so that no two share one
         self._fresh()
 
     def _fresh(self) -> None:
@@ -178,7 +179,6 @@ class DeadlockSearch:
         self.judge = Encoding(edition, universe, limits, track_axioms=True, restartable=True)
         self._every_rule: dict[int, tuple[Any, list[tuple[tuple[str, tuple[int, ...]], Any]]]] = {}
         self._every_larger_rule: dict[int, tuple[Any, list[tuple[tuple[str, tuple[int, ...]], Any]]]] = {}
-        self._pins = 0
 
     def at(
         self,
