@@ -26,7 +26,7 @@ from .contradiction import MAX_ROUNDS, Artefact, Deadlock, DeadlockSearch, Undec
 from .registry import Edition
 from .report import render_trace
 from .trace import Trace
-from .verify import Verifier, proves_by_cadical
+from .verify import Verifier, cadical_budget, proves_by_cadical
 
 #: The audit's default limits.  Its reports are committed and checked current, so what decides an
 #: undecided check or which witness is kept must not be the machine's speed: z3's rlimit (counted per
@@ -101,7 +101,7 @@ def audit(
         verifier.options.bound,
         precedence=verifier.edition.precedence(),
         rlimit=verifier.options.limits.rlimit,
-        conflicts=verifier.options.limits.conflicts if proves_by_cadical(verifier.options) else 0,
+        conflicts=cadical_budget(verifier.options),
     )
     with smt.steady_memory():  # the same findings from the command line and from a test
         for check, run in (

@@ -343,8 +343,9 @@ def run_reports_bench(root: Path, jobs: int, output: str | None) -> int:
         scratch = Path(folder) / "checkout"
         shutil.copytree(root / SCENARIOS, scratch / SCENARIOS)
         (scratch / REPORTS / "rulings").mkdir(parents=True)
-        reports = [r for r in committed_reports(scratch) if not missing_extra(r)]
-        skipped = [r.name for r in committed_reports(scratch) if missing_extra(r)]
+        every = committed_reports(scratch)
+        skipped = [r.name for r in every if missing_extra(r)]
+        reports = [r for r in every if r.name not in skipped]
         env = {**os.environ, "RULE603_CACHE_DIR": str(Path(folder) / "cache")}
         print(f"regenerating {len(reports)} reports, {jobs} at a time, into a scratch copy ...", file=sys.stderr)
         started = time.perf_counter()

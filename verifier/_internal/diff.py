@@ -33,7 +33,7 @@ from .registry import Edition, Property
 from .ruling import minimal_core, pin_scenario
 from .trace import Trace
 from .verdicts import VerdictStore
-from .verify import NOT_APPLICABLE, CheckResult, Options, Verifier, proves_by_cadical
+from .verify import NOT_APPLICABLE, CheckResult, Options, Verifier, cadical_budget
 
 DIFFERS, SAME, UNKNOWN = "differs", "same", "unknown"
 #: A committed diff must read the same on every machine, so budgets decide what is unknown, not the wall clock (a
@@ -434,7 +434,7 @@ def compare(first: Edition, second: Edition, options: Options, universe: Any, pr
         first.model.BEHAVIOURS,
         names,
         options.limits.rlimit,
-        options.limits.conflicts if proves_by_cadical(options) else 0,
+        cadical_budget(options),
     )
 
 

@@ -52,6 +52,12 @@ def proves_by_cadical(options: Options) -> bool:
     return options.sat == "cadical" and (not options.limits.rlimit or options.limits.conflicts > 0)
 
 
+def cadical_budget(options: Options) -> int:
+    """The conflicts each of CaDiCaL's proofs may take under ``options``; 0 where there is no budget or CaDiCaL
+    proves nothing (what a report states next to z3's rlimit)."""
+    return options.limits.conflicts if proves_by_cadical(options) else 0
+
+
 @dataclass(frozen=True)
 class CheckResult:
     """The verdict on one property (CrossHair-style three-valued outcome)."""
@@ -249,7 +255,7 @@ class Verifier:
         """Get ready to check ``props`` with every clause: with ``Options.sat`` "cadical", every goal is added to
         the encoding at once and the whole goes to CaDiCaL (``sat.py``), which then proves what holds."""
         todo = [p for p in props if p.id not in self._cnf_goals]
-        if not self.proves_by_cadical or self._cnf is not None or not todo:
+        if not proves_by_cadical(self.options) or self._cnf is not None or not todo:
             return
         with smt.steady_memory():
             k, enc = self.options.bound, self.encoding
@@ -268,11 +274,6 @@ class Verifier:
             units = [str(lit) for lit in enc.assumptions(k, self.all_clauses)]
             self._cnf = sat.CnfSolver(enc.solver.dimacs(), units)
             self._cnf_goals = {pid: name for pid, name in goals.items() if self._cnf.knows(name)}
-
-    @property
-    def proves_by_cadical(self) -> bool:
-        """Are the checks of every clause proved by CaDiCaL (``Options.sat``)?"""
-        return proves_by_cadical(self.options)
 
     def by_cadical(self, prop: Property) -> bool:
         """Is ``prop`` checked with every clause decided by CaDiCaL (``prepare``)?"""
