@@ -231,9 +231,9 @@ def test_a_situation_pinned_in_the_roomier_encodings_never_shares_its_literal_wi
     labels = []
     pin = contradiction._pin
 
-    def recorded(enc, label, proposal):
+    def recorded(enc, label, proposal, **kwargs):
         labels.append(label)
-        return pin(enc, label, proposal)
+        return pin(enc, label, proposal, **kwargs)
 
     monkeypatch.setattr(contradiction, "_pin", recorded)
     _pinned_to_the_crowded_batch(monkeypatch)  # a deadlock judged by both roomier encodings

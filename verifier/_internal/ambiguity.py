@@ -156,6 +156,32 @@ class AmbiguitySearch:
                     unknown[behaviour].append(f"moment {t}: {answer}")
         return {b: found.get(b) or (Undetermined(b, "; ".join(unknown[b])) if unknown[b] else None) for b in asked}
 
+    def find_with_artefacts(
+        self, progress: Callable[[int], None] = lambda _: None
+    ) -> tuple[dict[str, Ambiguity | Undetermined | None], dict[str, Ambiguity | Undetermined | None]]:
+        """``find_all`` for every behaviour within one script (the findings), and across scripts for those it finds
+        no pair for (modelling artefacts), in one pass over the moments: each moment asks the question across
+        scripts first, and where it has no pair, neither has the question within one script."""
+        asked = self.behaviours
+        found: dict[tuple[str, bool], Ambiguity] = {}
+        unknown: dict[tuple[str, bool], list[str]] = {(b, s): [] for b in asked for s in (False, True)}
+        for t in range(1, self.bound):
+            progress(t)
+            open_ = [b for b in asked if (b, True) not in found]
+            questions = [(b, False) for b in open_ if (b, False) not in found] + [(b, True) for b in open_]
+            for question, answer in self._ask(t, questions).items():
+                if isinstance(answer, Ambiguity):
+                    found[question] = answer
+                elif isinstance(answer, str):
+                    unknown[question].append(f"moment {t}: {answer}")
+
+        def answer(question: tuple[str, bool]) -> Ambiguity | Undetermined | None:
+            why = unknown[question]
+            return found.get(question) or (Undetermined(question[0], "; ".join(why)) if why else None)
+
+        strict = {b: answer((b, True)) for b in asked}
+        return strict, {b: answer((b, False)) for b in asked if strict[b] is None}
+
     def find(self, behaviour: str, *, same_script: bool = True) -> Ambiguity | Undetermined | None:
         """``find_all`` for one behaviour."""
         return self.find_all([behaviour], same_script=same_script)[behaviour]
@@ -163,29 +189,55 @@ class AmbiguitySearch:
     def _moment(self, behaviours: Sequence[str], t: int, same_script: bool) -> dict[str, Ambiguity | str | None]:
         """Each behaviour's pair at moment ``t``, ``None`` if it has none, or the solver's reason it could not
         tell."""
-        left = [b for b in behaviours if not self._recently_none(b, t, same_script)]
+        answers = self._ask(t, [(b, same_script) for b in behaviours])
+        return {b: answers[b, same_script] for b in behaviours}
+
+    def _ask(self, t: int, questions: Sequence[tuple[str, bool]]) -> dict[tuple[str, bool], Ambiguity | str | None]:
+        """Each question's (a behaviour, within one script or not) pair at moment ``t``, ``None`` if it has none,
+        or the solver's reason it could not tell.  A question within one script whose behaviour has no pair across
+        scripts (asked before it) has none either."""
+        answers: dict[tuple[str, bool], Ambiguity | str | None] = {}
+
+        def settled(question: tuple[str, bool]) -> bool:
+            behaviour, same_script = question
+            return same_script and (behaviour, False) in answers and answers[behaviour, False] is None
+
+        left = []
+        for question in questions:
+            if settled(question) or self._recently_none(question[0], t, question[1]):
+                answers[question] = None
+            else:
+                left.append(question)
         if left:
             self.whole.extend(t + 1)
-        now = {b: self.whole.asked(b, t, same_script) for b in left}
-        proved = self._proved_none(t, now)
-        return {b: self._at(b, t, now[b]) if b in now and b not in proved else None for b in behaviours}
+        now = {q: self.whole.asked(q[0], t, q[1]) for q in left}
+        for question in self._proved_none(t, now):
+            answers[question] = None
+        for question in left:
+            if question not in answers:
+                answers[question] = None if settled(question) else self._at(question[0], t, now[question])
+        return {q: answers[q] for q in questions}
 
-    def _proved_none(self, t: int, now: dict[str, list[Any]]) -> set[str]:
-        """The behaviours CaDiCaL proves have no pair at ``t`` (with ``cadical``), on one copy of z3's clauses for
-        the moment.  Only once z3 has bit-blasted the solver: its first check at moment 1 is z3's own."""
+    def _proved_none(self, t: int, now: dict[tuple[str, bool], list[Any]]) -> set[tuple[str, bool]]:
+        """The questions CaDiCaL proves have no pair at ``t`` (with ``cadical``), on one copy of z3's clauses for
+        the moment; a question within one script is proved with the same behaviour's across scripts.  Only once z3
+        has bit-blasted the solver: its first check at moment 1 is z3's own."""
         solver = self.one.solver
         if not (self.cadical and now and solver.bit_blasted):
             return set()
         units = self.one.assumptions(t + 1, self.clauses) + self.whole.same_game[:t]
         cnf = sat.CnfSolver(solver.dimacs(), [str(x) for x in units])
         proved = set()
-        for behaviour, literals in now.items():
+        for (behaviour, same_script), literals in now.items():
+            if same_script and (behaviour, False) in proved:
+                proved.add((behaviour, same_script))
+                continue
             names = [str(x) for x in literals]
             if not all(cnf.knows(n) for n in names):  # one z3 eliminated: z3 asks it
                 continue
             try:
                 if cnf.unsatisfiable(names, self.limits.timeout_ms, self.limits.conflicts):
-                    proved.add(behaviour)
+                    proved.add((behaviour, same_script))
             except sat.Undecided:
                 pass
         return proved

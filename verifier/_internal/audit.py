@@ -118,7 +118,7 @@ def audit(
 
 def steps(verifier: Verifier) -> int:
     """How many times ``audit`` calls ``step``."""
-    return len(verifier.all_clauses) + verifier.options.bound + 2 * (verifier.options.bound - 1)
+    return len(verifier.all_clauses) + verifier.options.bound + verifier.options.bound - 1
 
 
 def _clauses(verifier: Verifier, report: Audit, step: Callable[[str], None]) -> None:
@@ -214,19 +214,13 @@ def _contradiction(edition: Edition, found: Deadlock) -> Finding:
 
 
 def _ambiguities(verifier: Verifier, report: Audit, step: Callable[[str], None]) -> None:
-    """One pair of games per observable behaviour, if the rules leave it open; artefacts apart (asked only of
-    the behaviours proved to have no pair, in a search of their own: see ``AmbiguitySearch``)."""
+    """One pair of games per observable behaviour, if the rules leave it open; artefacts apart (for the behaviours
+    proved to have no pair: two games of different scripts, see ``AmbiguitySearch.find_with_artefacts``)."""
     edition, k = verifier.edition, verifier.options.bound
     universe, limits = verifier.encoding.universe, verifier.options.limits
-    cadical = proves_by_cadical(verifier.options)
-    strict = AmbiguitySearch(edition, universe, limits, k, cadical=cadical).find_all(
-        progress=lambda t: step(f"ambiguities at moment {t}")
-    )
+    search = AmbiguitySearch(edition, universe, limits, k, cadical=proves_by_cadical(verifier.options))
+    strict, loose = search.find_with_artefacts(progress=lambda t: step(f"ambiguities at moment {t}"))
     _record(report, edition, strict, artefact=False)
-    none = [b for b, found in strict.items() if found is None]
-    loose = AmbiguitySearch(edition, universe, limits, k, cadical=cadical).find_all(
-        none, same_script=False, progress=lambda t: step(f"modelling artefacts at moment {t}")
-    )
     _record(report, edition, loose, artefact=True)
 
 

@@ -154,10 +154,11 @@ class _Proposal:
 
 
 class DeadlockSearch:
-    """The solvers of one edition's search, the proposing and the judging ones made afresh for each moment: a solver
-    still holding an earlier moment's hundreds of lessons was measured many times slower at the next (on current,
-    moment 5 had done 11 refinements after 20 minutes), as the ambiguity search's solvers were with moments no
-    question asked of."""
+    """The solvers of one edition's search, the proposing and the judging ones started afresh for each moment: a
+    solver still holding an earlier moment's hundreds of lessons was measured many times slower at the next (on
+    current, moment 5 had done 11 refinements after 20 minutes), as the ambiguity search's solvers were with moments
+    no question asked of.  Their encodings are kept, and grow with the moments: what a moment adds to their solvers
+    is added ``for_now``, and forgotten before the next (``smt.Solver.forget_for_now``)."""
 
     def __init__(
         self, edition: Edition, universe: Universe, limits: smt.SolverLimits, max_rounds: int = MAX_ROUNDS
@@ -171,14 +172,11 @@ class DeadlockSearch:
         self._larger: Encoding | None = None
         self._free: Encoding | None = None
         self._pins = 0  # numbers each pinned situation's literal in them, so that no two share one
-        self._fresh()
-
-    def _fresh(self) -> None:
-        edition, universe, limits = self.edition, self.universe, self.limits
         self.search = Encoding(edition, universe, limits, restartable=True)
         self.judge = Encoding(edition, universe, limits, track_axioms=True, restartable=True)
         self._every_rule: dict[int, tuple[Any, list[tuple[tuple[str, tuple[int, ...]], Any]]]] = {}
         self._every_larger_rule: dict[int, tuple[Any, list[tuple[tuple[str, tuple[int, ...]], Any]]]] = {}
+        self._asked = False  # has a moment been asked (so that the solvers must forget it)?
 
     def at(
         self,
@@ -188,18 +186,20 @@ class DeadlockSearch:
     ) -> Deadlock | Undecided | None:
         """A contradiction at moment ``t``, ``None`` if there is none, or why it is unknown; each capacity
         artefact met on the way is passed to ``artefact`` and the search goes on past it."""
-        if self.search.depth or self.judge.depth:
-            self._fresh()
         search, judge = self.search, self.judge
+        if self._asked:
+            search.solver.forget_for_now()
+            judge.solver.forget_for_now()
+        self._asked = True
         search.extend(t)
         judge.extend(t + 1)
         if t == 0:
             return self._start()
         model_alone = search.solver.fresh_literal(f"game-rules-alone[{t}]")
         for rule in self._rules(search.g, t, axioms_only=True):
-            search.solver.add(search.g.Implies(model_alone, rule))
+            search.solver.add(search.g.Implies(model_alone, rule), for_now=True)
         for rule in self._shaping(t):
-            search.solver.add(search.g.Implies(model_alone, rule))
+            search.solver.add(search.g.Implies(model_alone, rule), for_now=True)
         learned = search.solver.fresh_literal(f"learned[{t}]")
         base = search.assumptions(t, self.clauses) + [model_alone, learned]
         shown: set[bool] = set()  # the kinds of artefact shown at this moment (settled or not): the first of each
@@ -221,12 +221,12 @@ class DeadlockSearch:
                     shown.add(past.settled)
                     artefact(past.shown)
                 seen.count(past.settled)
-                search.solver.add(search.g.Implies(learned, search.g.Not(past.ruled_out)))
+                search.solver.add(search.g.Implies(learned, search.g.Not(past.ruled_out)), for_now=True)
                 continue
             if isinstance(verdict, Undecided):
                 return verdict
             seen.went_on += 1
-            search.solver.add(search.g.Implies(learned, search.g.Not(self._served(t, verdict))))
+            search.solver.add(search.g.Implies(learned, search.g.Not(self._served(t, verdict))), for_now=True)
         return Undecided(t, f"no answer after {self.max_rounds} refinements: {seen}; more remain")
 
     def _past_deadlock(
@@ -403,7 +403,7 @@ class DeadlockSearch:
         """Pin ``proposal`` in the judge; no rule values fit it: stuck (``_core`` names why).
         Otherwise the reader of the judge's model, whose rule values at ``t`` fit it."""
         judge = self.judge
-        pin = _pin(judge, f"situation[{t}:{rounds}]", proposal)
+        pin = _pin(judge, f"situation[{t}:{rounds}]", proposal, for_now=True)
         base = judge.moment_literals[: t + 1] + [pin]
         lits = {n: judge.solver.literal(n) for n in self.clauses} | judge.axiom_literals
         status = judge.solver.check(base + list(lits.values()))
@@ -481,10 +481,10 @@ def _held(enc: Encoding, proposal: _Proposal) -> Any:
     return enc.g.And(*[enc.lookup(n, i) == v for (n, i), v in proposal.values.items()])
 
 
-def _pin(enc: Encoding, label: str, proposal: _Proposal) -> Any:
-    """A new literal of ``enc``'s solver that, assumed, pins ``proposal`` there."""
+def _pin(enc: Encoding, label: str, proposal: _Proposal, *, for_now: bool = False) -> Any:
+    """A new literal of ``enc``'s solver that, assumed, pins ``proposal`` there (``for_now``: see ``smt.Solver``)."""
     pin = enc.solver.fresh_literal(label)
-    enc.solver.add(enc.g.Implies(pin, _held(enc, proposal)))
+    enc.solver.add(enc.g.Implies(pin, _held(enc, proposal)), for_now=for_now)
     return pin
 
 

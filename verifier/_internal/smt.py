@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -81,9 +81,10 @@ class Z3Backend(Backend):
 
     symbolic = True
 
-    def __init__(self, ctx: z3.Context | None = None, width: int = WIDTH) -> None:
+    def __init__(self, ctx: z3.Context | None = None, width: int = WIDTH, *, fast_operators: bool = True) -> None:
         """``width``: the bit-vectors' width; a wider one is for counts beyond the model's ranges (the audit's
-        check whether a deadlock rests on the model's room)."""
+        check whether a deadlock rests on the model's room).  ``fast_operators`` off: z3's own classes, whose
+        operators the fast ones must match (tests/test_smt_backend.py)."""
         self.width = width
         if ctx is None:
             # Free the contexts of earlier runs now, not while this one solves: z3's search
@@ -91,8 +92,11 @@ class Z3Backend(Backend):
             # process gave different counterexamples when an old context was collected).
             gc.collect()
         self.ctx = ctx or z3.Context()
-        self._true, self._false = z3.BoolVal(True, self.ctx), z3.BoolVal(False, self.ctx)
+        self._boolean, self._bitvector = _term_classes(self) if fast_operators else (z3.BoolRef, z3.BitVecRef)
+        self._true = self._boolean(z3.BoolVal(True, self.ctx).ast, self.ctx)
+        self._false = self._boolean(z3.BoolVal(False, self.ctx).ast, self.ctx)
         self._numerals: dict[int, Expr] = {}  # each integer's term, made once
+        self._sort = z3.BitVecSort(width, self.ctx)
 
     # The connectives are built straight from z3's C API when every argument is a term of this backend's own
     # context: z3's Python functions first coerce and sort-check each argument, which cost most of the time
@@ -113,7 +117,7 @@ class Z3Backend(Backend):
         if not all(self._own(x, z3.BoolRef) for x in items):
             return fallback(items)
         asts = (z3.Ast * len(items))(*[x.ast for x in items])
-        return z3.BoolRef(make(self.ctx.ref(), len(items), asts), self.ctx)
+        return self._boolean(make(self.ctx.ref(), len(items), asts), self.ctx)
 
     def And(self, *xs: Expr) -> Expr:  # noqa: N802
         return self._junction(xs, False, z3.Z3_mk_and, z3.And)
@@ -125,7 +129,7 @@ class Z3Backend(Backend):
         if isinstance(x, bool):
             return not x
         if self._own(x, z3.BoolRef):
-            return z3.BoolRef(z3.Z3_mk_not(self.ctx.ref(), x.ast), self.ctx)
+            return self._boolean(z3.Z3_mk_not(self.ctx.ref(), x.ast), self.ctx)
         return z3.Not(x)
 
     def Implies(self, a: Expr, b: Expr) -> Expr:  # noqa: N802
@@ -133,7 +137,7 @@ class Z3Backend(Backend):
             return (not a) or b
         a, b = self._term(a), self._term(b)
         if self._own(a, z3.BoolRef) and self._own(b, z3.BoolRef):
-            return z3.BoolRef(z3.Z3_mk_implies(self.ctx.ref(), a.ast, b.ast), self.ctx)
+            return self._boolean(z3.Z3_mk_implies(self.ctx.ref(), a.ast, b.ast), self.ctx)
         return z3.Implies(a, b)
 
     def If(self, c: Expr, x: Expr, y: Expr) -> Expr:  # noqa: N802
@@ -141,9 +145,9 @@ class Z3Backend(Backend):
             return x if c else y
         x, y = self._term(x), self._term(y)
         if self._own(c, z3.BoolRef):
-            for kind in (z3.BitVecRef, z3.BoolRef):  # one width per backend, so two bit-vectors share a sort
-                if self._own(x, kind) and self._own(y, kind):
-                    return kind(z3.Z3_mk_ite(self.ctx.ref(), c.ast, x.ast, y.ast), self.ctx)
+            for kind, made in ((z3.BitVecRef, self._bitvector), (z3.BoolRef, self._boolean)):
+                if self._own(x, kind) and self._own(y, kind):  # one width per backend: bit-vectors share a sort
+                    return made(z3.Z3_mk_ite(self.ctx.ref(), c.ast, x.ast, y.ast), self.ctx)
         return z3.If(c, x, y)
 
     def count(self, xs: Iterable[Expr]) -> Expr:
@@ -162,7 +166,7 @@ class Z3Backend(Backend):
         ctx, total = self.ctx, self._term(0).ast
         for x in items:
             total = z3.Z3_mk_bvadd(ctx.ref(), total, x.ast)
-        return z3.BitVecRef(total, ctx)
+        return self._bitvector(total, ctx)
 
     def _term(self, x: Expr) -> Expr:
         if isinstance(x, bool):
@@ -170,7 +174,7 @@ class Z3Backend(Backend):
         if isinstance(x, int):
             numeral = self._numerals.get(x)
             if numeral is None:
-                numeral = self._numerals[x] = z3.BitVecVal(x, self.width, self.ctx)
+                numeral = self._numerals[x] = self._bitvector(z3.BitVecVal(x, self.width, self.ctx).ast, self.ctx)
             return numeral
         return x
 
@@ -189,14 +193,73 @@ class Z3Backend(Backend):
         return self._term(x).eq(self._term(y))
 
     def int_var(self, name: str) -> Expr:
-        return z3.BitVec(name, self.width, self.ctx)
+        return self._bitvector(z3.Z3_mk_const(self.ctx.ref(), z3.to_symbol(name, self.ctx), self._sort.ast), self.ctx)
 
     def bool_var(self, name: str) -> Expr:
-        return z3.Bool(name, self.ctx)
+        return self._boolean(z3.Bool(name, self.ctx).ast, self.ctx)
 
     def range_constraint(self, var: Expr, size: int) -> Expr:
         """``0 <= var < size`` for an enum- or index-valued variable."""
         return z3.ULT(var, z3.BitVecVal(size, self.width, self.ctx))
+
+
+def _term_classes(backend: Z3Backend) -> tuple[type, type]:
+    """The backend's Boolean and bit-vector terms: z3's classes, whose operators (``==``, ``!=``, ``+``, ``-``, ``*``,
+    ``<`` ...) with a Python value or a term of the backend's context call z3's C API at once.  The definitions use
+    Python's operators, and z3's own coerce and sort-check each operand, which cost more than a tenth of an audit.
+    The terms are the very ones z3's operators build (tests/test_smt_backend.py), provided the left operand of a
+    comparison is the backend's too: Python asks a subclass on the right first, so every term the backend or these
+    operators make is of these classes."""
+    ctx = backend.ctx
+
+    def operand(other: object, kind: type) -> Any:
+        """``other``'s term for the C API, or ``None`` where z3's own operator must take it."""
+        if isinstance(other, (bool, int)):
+            return backend._term(other).ast if isinstance(other, bool) == (kind is z3.BoolRef) else None
+        return other.ast if isinstance(other, kind) and other.ctx is ctx else None
+
+    def binary(kind: type, name: str, make: Any, result: Callable[[], type], swapped: bool = False) -> Any:
+        def apply(self: Any, other: object) -> Any:
+            ast = operand(other, kind)
+            if ast is None:
+                return getattr(kind, name)(self, other)
+            return result()(make(ctx.ref(), *((ast, self.ast) if swapped else (self.ast, ast))), ctx)
+
+        return apply
+
+    def distinct(c: Any, a: Any, b: Any) -> Any:
+        return z3.Z3_mk_distinct(c, 2, (z3.Ast * 2)(a, b))
+
+    def comparisons(kind: type) -> dict[str, Any]:
+        return {
+            "__hash__": kind.__hash__,
+            "__eq__": binary(kind, "__eq__", z3.Z3_mk_eq, lambda: boolean),
+            "__ne__": binary(kind, "__ne__", distinct, lambda: boolean),
+        }
+
+    boolean = type("Boolean", (z3.BoolRef,), comparisons(z3.BoolRef))
+    bv = z3.BitVecRef
+    arithmetic = {
+        f"__{name}__": binary(bv, f"__{name}__", make, lambda: bitvector, swapped=name.startswith("r"))
+        for name, make in (
+            ("add", z3.Z3_mk_bvadd),
+            ("radd", z3.Z3_mk_bvadd),
+            ("sub", z3.Z3_mk_bvsub),
+            ("rsub", z3.Z3_mk_bvsub),
+            ("mul", z3.Z3_mk_bvmul),
+            ("rmul", z3.Z3_mk_bvmul),
+        )
+    } | {
+        f"__{name}__": binary(bv, f"__{name}__", make, lambda: boolean)
+        for name, make in (
+            ("lt", z3.Z3_mk_bvslt),
+            ("le", z3.Z3_mk_bvsle),
+            ("gt", z3.Z3_mk_bvsgt),
+            ("ge", z3.Z3_mk_bvsge),
+        )
+    }
+    bitvector = type("BitVector", (bv,), comparisons(bv) | arithmetic)
+    return boolean, bitvector
 
 
 @dataclass(frozen=True)
@@ -237,6 +300,7 @@ class Solver:
         self.ctx = ctx
         self._solver = self._fresh()
         self._added: list[Expr] | None = [] if restartable else None
+        self._for_now: list[int] = []  # indices in ``_added`` of the constraints added ``for_now``
         self._literals: dict[str, Expr] = {}
         self.reason_unknown = ""
         self._bit_blasted = False  # has z3's SAT core taken in the constraints (``dimacs``)?
@@ -246,7 +310,8 @@ class Solver:
             self._literals[name] = z3.Bool(f"use[{name}]", self.ctx)
         return self._literals[name]
 
-    def add(self, constraint: Expr) -> None:
+    def add(self, constraint: Expr, *, for_now: bool = False) -> None:
+        """``for_now`` (a restartable solver only): until ``forget_for_now``."""
         if constraint is True:
             return
         if constraint is False:
@@ -254,6 +319,20 @@ class Solver:
         self._solver.add(constraint)
         if self._added is not None:
             self._added.append(constraint)
+            if for_now:
+                self._for_now.append(len(self._added) - 1)
+        else:
+            assert not for_now, "only a restartable solver can forget"
+
+    def forget_for_now(self) -> None:
+        """Go on in a new solver with only the constraints not added ``for_now``: what a search learned about one
+        question, and all the old solver learned, are gone; the terms stay made (the contradiction search asks
+        each moment afresh, and building its encodings again cost more than many of its checks)."""
+        assert self._added is not None
+        gone = set(self._for_now)
+        self._added = [c for i, c in enumerate(self._added) if i not in gone]
+        self._for_now = []
+        self._start_again()
 
     def fresh_literal(self, name: str) -> Expr:
         return z3.Bool(name, self.ctx)
