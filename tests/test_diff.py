@@ -199,3 +199,21 @@ def test_an_unknown_verdict_is_asked_again_of_a_fresh_encoding(monkeypatch):
     monkeypatch.setattr(diff_module, "Verifier", Fresh)
     assert diff_module._verdict(stuck, "a property").verdict == "holds"
     assert made == [(ED, "the universe", OPTIONS, print)]
+
+
+@pytest.mark.exhaustive  # about 14 s: every clause of two editions, both ways, by both solvers
+def test_what_cadical_proves_no_game_breaks_z3_finds_no_game_breaking_either():
+    # CaDiCaL only ever proves "no game breaks it" (``Verifier.unbroken``); each clause is asked of z3 as well, in an
+    # encoding the proofs never touched.  Between battlefield-fr and 2024-06 some clauses are broken (603.3b, in
+    # both directions) and others are not: both kinds of answer must occur, and never for the same clause.
+    from rule603._internal.catalogue import load_edition
+    from rule603._internal.verify import Verifier
+
+    first, second = load_edition("battlefield-fr"), load_edition("2024-06")
+    universe = first.model.universe()
+    for allowing, refusing in ((first, second), (second, first)):
+        numbers = [e.number for e in refusing.encodings]
+        proved = Verifier(allowing, universe, OPTIONS).unbroken(refusing, numbers)
+        z3_alone = Verifier(allowing, universe, dataclasses.replace(OPTIONS, sat="z3"))
+        broken = {n for n in numbers if z3_alone.breaks(refusing, n)[0] == "yes"}
+        assert proved and broken and not proved & broken, (allowing.name, proved & broken)

@@ -143,3 +143,38 @@ def test_every_editions_encoding_is_the_same_with_the_fast_operators(edition_nam
     fast = _encoding_text(edition_name, bound)
     monkeypatch.setattr(smt, "Z3Backend", functools.partial(smt.Z3Backend, fast_operators=False))
     assert _encoding_text(edition_name, bound) == fast
+
+
+def _read_term_by_term(enc: Encoding, depth: int) -> dict:
+    """The model's trace as ``Encoding.extract`` read it before reading the model at once: each variable's term
+    evaluated with model completion."""
+    read = enc.solver.model_reader()
+    values = {}
+    for (name, index), _ in enc.variables():
+        if not enc.schema.spec(name).per_moment or index[0] < depth:
+            values[name, index] = read(enc.lookup(name, index))
+    return values
+
+
+def test_a_trace_read_at_once_is_the_trace_read_term_by_term():
+    # Several games (each asks for one more object on the stack at the last moment), in an encoding and its twin,
+    # and one with values fixed before solving: every variable reads alike both ways.
+    edition = load_edition("current")
+    universe = edition.model.universe()
+    limits = smt.SolverLimits()
+    enc = Encoding(edition, universe, limits, track_axioms=True)
+    twin = Encoding(edition, universe, limits, twin_of=enc)
+    depth = 3
+    enc.extend(depth)
+    twin.extend(depth)
+    for size in range(3):
+        lit = enc.solver.fresh_literal(f"stack{size}")
+        enc.solver.add(enc.g.Implies(lit, enc.g.stack_size(depth - 1) >= size))
+        assert enc.check_with(depth, [e.number for e in edition.encodings], [lit]) == smt.Verdict.SAT
+        for side in (enc, twin):
+            trace = side.extract(depth)
+            flat = trace.flat_values()
+            expected = _read_term_by_term(side, depth)
+            assert {k: flat[k] for k in expected} == {
+                k: int(v) if not isinstance(v, bool) else v for k, v in expected.items()
+            }

@@ -130,7 +130,7 @@ class Encoding:
         return {self._by_label[s] for s in smt.symbols(term) if s in self._by_label}
 
     def _make(self, spec: VarSpec, index: tuple[int, ...]) -> Expr:
-        label = f"{self._prefix}{spec.name}[{','.join(map(str, index))}]"
+        label = self._label(spec.name, index)
         if spec.kind == "bool":
             var = self.backend.bool_var(label)
         else:
@@ -241,23 +241,40 @@ class Encoding:
     ) -> str:
         return self.solver.check(self.assumptions(depth, enabled) + list(literals), timeout_ms, rlimit)
 
-    def extract(self, depth: int) -> Trace:
-        """The current model as a concrete trace of ``depth`` moments."""
-        value = self.solver.model_reader()
+    def model_reader(self) -> Callable[[str, tuple[int, ...]], int | bool]:
+        """The current model's value of each variable ``name[index]``, the model read once."""
+        model = self.solver.model_values()
+
+        def value(name: str, index: tuple[int, ...]) -> int | bool:
+            var = self._lookup(name, index)
+            if isinstance(var, (bool, int)):  # a value fixed before solving
+                return var
+            return model.get(self._label(name, index), False if self.schema.spec(name).kind == "bool" else 0)
+
+        return value
+
+    def extract(self, depth: int, value: Callable[[str, tuple[int, ...]], int | bool] | None = None) -> Trace:
+        """The current model (as ``value`` reads it, if given) as a concrete trace of ``depth`` moments."""
+        value = value or self.model_reader()
         params: dict[str, Any] = {}
         for spec in self.schema.specs:
             if not spec.per_moment:
-                params[spec.name] = _nest(spec, self.universe, lambda idx, s=spec: value(self._lookup(s.name, idx)), ())
+                params[spec.name] = _nest(spec, self.universe, lambda idx, s=spec: value(s.name, idx), ())
         states = []
         for t in range(depth):
             state = {}
             for spec in self.schema.specs:
                 if spec.per_moment:
-                    state[spec.name] = _nest(
-                        spec, self.universe, lambda idx, s=spec: value(self._lookup(s.name, idx)), (t,)
-                    )
+                    state[spec.name] = _nest(spec, self.universe, lambda idx, s=spec: value(s.name, idx), (t,))
             states.append(state)
         return Trace(self.edition.name, self.universe, params, tuple(states))
+
+    def _label(self, name: str, index: tuple[int, ...]) -> str:
+        """The name of the variable ``name[index]`` in the solver (a twin's environment variables are its
+        original's)."""
+        if self._twin_of is not None and self.schema.spec(name).role == ENV:
+            return self._twin_of._label(name, index)
+        return f"{self._prefix}{name}[{','.join(map(str, index))}]"
 
 
 def _nest(spec: VarSpec, universe: Universe, read, prefix: tuple[int, ...]) -> Any:

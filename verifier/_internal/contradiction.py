@@ -390,9 +390,9 @@ class DeadlockSearch:
         # The rules at t make every variable they mention first, so that the situation pins all of them: a lesson
         # learned from it (``_served``, ``_served_larger``) then rules out that very situation.
         self._every_rule_at(t)
-        read = enc.solver.model_reader()
-        values = {key: read(var) for key, var in enc.variables() if self._fixed(key, t)}
-        return _Proposal(values, enc.extract(t + 1))
+        read = enc.model_reader()
+        values = {key: read(*key) for key, _ in enc.variables() if self._fixed(key, t)}
+        return _Proposal(values, enc.extract(t + 1, read))
 
     def _fixed(self, key: tuple[str, tuple[int, ...]], t: int) -> bool:
         """Is this variable part of the situation (not one of moment ``t``'s rule variables, nor of a later moment)?"""

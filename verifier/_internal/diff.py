@@ -315,19 +315,27 @@ def _no_game_note(edition: str, core: list[str] | None, reason: str) -> str:
 
 
 def behaviour_witnesses(
-    first: Verifier, second: Verifier, limits: smt.SolverLimits, progress: Progress
+    first: Verifier,
+    second: Verifier,
+    limits: smt.SolverLimits,
+    progress: Progress,
+    provers: tuple[Verifier, Verifier] | None = None,
 ) -> tuple[list[Witness], list[Search]]:
-    """Both directions: games ``first`` allows that break a clause of ``second``, and the reverse."""
+    """Both directions: games ``first`` allows that break a clause of ``second``, and the reverse.  ``provers``
+    (verifiers of the same two editions, done with their own checks) first prove with CaDiCaL which clauses no game
+    breaks (``Verifier.unbroken``); z3 searches the others, in ``first`` and ``second``, whose solvers the proofs
+    leave as they were."""
     witnesses: list[Witness] = []
     searches: list[Search] = []
     replays = {id(v): _Replay(v.edition, limits) for v in (first, second)}
-    for allowing, refusing in ((first, second), (second, first)):
+    for index, (allowing, refusing) in enumerate(((first, second), (second, first))):
         replay = replays[id(refusing)]
         mine, theirs = refusing.edition, allowing.edition
         parts = aligned_clauses(mine.name, theirs.name, mine.rules.numbers(), theirs.rules.numbers())
+        unbroken = provers[index].unbroken(mine, refusing.all_clauses) if provers else set()
         for number in refusing.all_clauses:
             progress(f"{allowing.edition.name} allows, {refusing.edition.name} {number} refuses?")
-            found, trace = allowing.breaks(refusing.edition, number)
+            found, trace = ("no", None) if number in unbroken else allowing.breaks(refusing.edition, number)
             if found != "yes" or trace is None:
                 result = SAME if found == "no" else UNKNOWN
                 searches.append(Search(allowing.edition.name, refusing.edition.name, number, result))
@@ -418,10 +426,11 @@ def diff(a: str, b: str, options: Options, universe: Any, progress: Progress = l
 def compare(first: Edition, second: Edition, options: Options, universe: Any, progress: Progress) -> Diff:
     """Two encoded editions compared in verdicts and behaviour (no text: they may have none of their own)."""
     with smt.steady_memory():
-        rows = verdicts(Verifier(first, universe, options), Verifier(second, universe, options), progress)
+        provers = Verifier(first, universe, options), Verifier(second, universe, options)
+        rows = verdicts(*provers, progress)
         # Fresh encodings: what the search finds must not depend on which verdicts were kept from an earlier run.
         one, two = Verifier(first, universe, options), Verifier(second, universe, options)
-        witnesses, searches = behaviour_witnesses(one, two, options.limits, progress)
+        witnesses, searches = behaviour_witnesses(one, two, options.limits, progress, provers)
     names = {first.name: first, second.name: second}
     return Diff(
         first.name,

@@ -381,6 +381,40 @@ class Verifier:
                 return ("yes", trace) if allowed and their_game and refused else (UNKNOWN, None)
         return UNKNOWN, None
 
+    def unbroken(self, other: Edition, numbers: Sequence[str]) -> set[str]:
+        """The clauses of ``other`` among ``numbers`` that CaDiCaL proves no game of this edition breaks within the
+        bound (``breaks`` answers "no" for them): with ``Options.sat`` "cadical" and a conflict budget
+        (``proves_by_cadical``), every clause's question at the bound is added at once and the whole goes to
+        CaDiCaL, as ``prepare`` does for the catalogue.  Best asked of a verifier whose own searches are done: the
+        questions stay in its solver."""
+        if not proves_by_cadical(self.options):
+            return set()
+        with smt.steady_memory():
+            k, enc = self.options.bound, self.encoding
+            enc.extend(k)
+            g, seen = enc.g, enc.seen_by(other)
+            goals = {}
+            for number in numbers:
+                if not self._same_rules(self.edition.by_number.get(number), other.by_number[number], seen):
+                    lit = enc.solver.fresh_literal(self._label(f"unbroken-{other.name}-{number}"))
+                    enc.solver.add(
+                        g.Implies(lit, g.And(self._their_game(other, seen, k), enc.broken_by(seen, number, k)))
+                    )
+                    goals[number] = str(lit)
+            units = enc.assumptions(k, self.all_clauses)
+            if not goals or (not enc.solver.bit_blasted and enc.solver.check(units) != smt.Verdict.SAT):
+                return set()  # (no game at all: z3's searches say so themselves)
+            cnf = sat.CnfSolver(enc.solver.dimacs(), [str(x) for x in units])
+            limits, proved = self.options.limits, set()
+            for number, name in goals.items():
+                self.progress(f"{self.edition.name} allows, {other.name} {number} refuses? (CaDiCaL)")
+                try:
+                    if cnf.knows(name) and cnf.unsatisfiable(name, limits.timeout_ms, limits.conflicts):
+                        proved.add(number)
+                except sat.Undecided:
+                    pass
+            return proved
+
     def _their_game(self, other: Edition, seen, depth: int):
         """``other``'s game-model rules, where they are not term for term this edition's, below ``depth``."""
         g = self.encoding.g
