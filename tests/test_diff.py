@@ -170,6 +170,7 @@ def test_with_too_small_a_resource_limit_every_verdict_is_unknown_and_none_is_th
     assert "0 properties of the catalogue have a different verdict and " in text
     assert "Every property of the catalogue has the same verdict" not in text
     assert "| dies-once-per-creature" in text and "never read as holds" in text
+    assert "Not decided within the budget (counted as neither broken nor never broken): whether a game 20" in text
 
 
 KEPT_BY_THE_SMALL_LIMIT_TEST = ("delayed-fires-once", "dies-once-per-creature", "apnap-nonactive-resolves-first")

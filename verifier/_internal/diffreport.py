@@ -59,7 +59,8 @@ def _budgets(result: Diff) -> str:
     if not result.rlimit:
         return ""
     cadical = (
-        f", and each of CaDiCaL's proofs of a catalogue property up to {result.conflicts:,} conflicts"
+        ", and each of CaDiCaL's proofs (a catalogue property holds, no game breaks a clause) up to "
+        f"{result.conflicts:,} conflicts"
         if result.conflicts
         else ""
     )
@@ -131,9 +132,19 @@ def _summary(result: Diff) -> list[Block]:
             )
         ),
         searched,
+        *_unknown_searches(result),
         Paragraph(("The observable behaviours in which the editions differ, and the games that show it:",)),
         table,
     ]
+
+
+def _unknown_searches(result: Diff) -> list[Block]:
+    """The clauses whose search ended unknown, by name: an unknown is never read as "never broken"."""
+    unknown = [s for s in result.searches if s.result == "unknown"]
+    if not unknown:
+        return []
+    which = "; ".join(f"whether a game {s.allowed} allows breaks {s.refused}'s {s.clause}" for s in unknown)
+    return [Paragraph((f"Not decided within the budget (counted as neither broken nor never broken): {which}.",))]
 
 
 def _unknown_verdicts(result: Diff) -> str:
