@@ -133,3 +133,28 @@ def test_on_the_whole_catalogue_cadical_and_z3_give_the_same_verdicts(current):
         ) as workers:
             verdicts[solver] = [r.verdict for r in workers.check_all(props)]
     assert verdicts["cadical"] == verdicts["z3"] == [HOLDS] * len(props)
+
+
+def _pigeons_under(guard: int, pigeons: int) -> list[str]:
+    """Clauses putting ``pigeons`` pigeons into one hole fewer, each clause switched on by variable ``guard``:
+    unsatisfiable with the guard true, and not in a handful of conflicts."""
+    holes = pigeons - 1
+    var = {(p, h): 1 + guard + p * holes + h for p in range(pigeons) for h in range(holes)}
+    lines = [" ".join(str(var[p, h]) for h in range(holes)) + f" -{guard} 0" for p in range(pigeons)]
+    for h in range(holes):
+        for p, q in itertools.combinations(range(pigeons), 2):
+            lines.append(f"-{var[p, h]} -{var[q, h]} -{guard} 0")
+    return lines
+
+
+def test_cadical_proves_only_what_it_knows_and_finishes_within_the_budget():
+    dimacs = "\n".join(["p cnf 60 0", "c 1 never", "c 2 free", "c 3 crowded", "-1 0", *_pigeons_under(3, 7)])
+    cnf = sat.CnfSolver(dimacs, [])
+    assert cnf.proves("never", TEST_TIMEOUT_MS)
+    assert not cnf.proves("free", TEST_TIMEOUT_MS)  # satisfiable
+    assert not cnf.proves("eliminated", TEST_TIMEOUT_MS)  # a name z3 folded away: z3 is asked
+    assert not cnf.proves(["never", "eliminated"], TEST_TIMEOUT_MS)
+    with pytest.raises(sat.Undecided):
+        cnf.unsatisfiable("crowded", TEST_TIMEOUT_MS, conflicts=1)
+    assert not cnf.proves("crowded", TEST_TIMEOUT_MS, conflicts=1)  # stopped: not proved
+    assert cnf.proves("crowded", TEST_TIMEOUT_MS)

@@ -145,16 +145,8 @@ class AmbiguitySearch:
         scenario decides (the game model's ``SCENARIO_DECIDES``); without it, the pairs found may differ only in those.
         """
         asked = list(self.behaviours if behaviours is None else behaviours)
-        found: dict[str, Ambiguity] = {}
-        unknown: dict[str, list[str]] = {b: [] for b in asked}
-        for t in range(1, self.bound):
-            progress(t)
-            for behaviour, answer in self._moment([b for b in asked if b not in found], t, same_script).items():
-                if isinstance(answer, Ambiguity):
-                    found[behaviour] = answer
-                elif isinstance(answer, str):
-                    unknown[behaviour].append(f"moment {t}: {answer}")
-        return {b: found.get(b) or (Undetermined(b, "; ".join(unknown[b])) if unknown[b] else None) for b in asked}
+        answers = self._search([(b, same_script) for b in asked], progress)
+        return {b: answers[b, same_script] for b in asked}
 
     def find_with_artefacts(
         self, progress: Callable[[int], None] = lambda _: None
@@ -163,24 +155,31 @@ class AmbiguitySearch:
         no pair for (modelling artefacts), in one pass over the moments: each moment asks the question across
         scripts first, and where it has no pair, neither has the question within one script."""
         asked = self.behaviours
+        answers = self._search([(b, False) for b in asked] + [(b, True) for b in asked], progress)
+        strict = {b: answers[b, True] for b in asked}
+        return strict, {b: answers[b, False] for b in asked if strict[b] is None}
+
+    def _search(
+        self, questions: Sequence[tuple[str, bool]], progress: Callable[[int], None]
+    ) -> dict[tuple[str, bool], Ambiguity | Undetermined | None]:
+        """Each question's (a behaviour, within one script or not) pair at the first moment that has one; ``None``
+        if no moment has one, or why it is unknown at some moment if none was found.  Moment by moment, every
+        question still open at each (what one question learns about a moment helps the next, and the solvers grow
+        only as the moments are reached); one across scripts is closed too once its behaviour has a pair within one
+        script.  ``progress`` is called with each moment."""
         found: dict[tuple[str, bool], Ambiguity] = {}
-        unknown: dict[tuple[str, bool], list[str]] = {(b, s): [] for b in asked for s in (False, True)}
+        unknown: dict[tuple[str, bool], list[str]] = {q: [] for q in questions}
         for t in range(1, self.bound):
             progress(t)
-            open_ = [b for b in asked if (b, True) not in found]
-            questions = [(b, False) for b in open_ if (b, False) not in found] + [(b, True) for b in open_]
-            for question, answer in self._ask(t, questions).items():
+            open_ = [q for q in questions if q not in found and (q[0], True) not in found]
+            for question, answer in self._ask(t, open_).items():
                 if isinstance(answer, Ambiguity):
                     found[question] = answer
                 elif isinstance(answer, str):
                     unknown[question].append(f"moment {t}: {answer}")
-
-        def answer(question: tuple[str, bool]) -> Ambiguity | Undetermined | None:
-            why = unknown[question]
-            return found.get(question) or (Undetermined(question[0], "; ".join(why)) if why else None)
-
-        strict = {b: answer((b, True)) for b in asked}
-        return strict, {b: answer((b, False)) for b in asked if strict[b] is None}
+        return {
+            q: found.get(q) or (Undetermined(q[0], "; ".join(unknown[q])) if unknown[q] else None) for q in questions
+        }
 
     def find(self, behaviour: str, *, same_script: bool = True) -> Ambiguity | Undetermined | None:
         """``find_all`` for one behaviour."""
@@ -232,14 +231,8 @@ class AmbiguitySearch:
             if same_script and (behaviour, False) in proved:
                 proved.add((behaviour, same_script))
                 continue
-            names = [str(x) for x in literals]
-            if not all(cnf.knows(n) for n in names):  # one z3 eliminated: z3 asks it
-                continue
-            try:
-                if cnf.unsatisfiable(names, self.limits.timeout_ms, self.limits.conflicts):
-                    proved.add((behaviour, same_script))
-            except sat.Undecided:
-                pass
+            if cnf.proves([str(x) for x in literals], self.limits.timeout_ms, self.limits.conflicts):
+                proved.add((behaviour, same_script))
         return proved
 
     def _at(self, behaviour: str, t: int, now: list[Any]) -> Ambiguity | str | None:

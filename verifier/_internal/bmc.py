@@ -241,7 +241,7 @@ class Encoding:
     ) -> str:
         return self.solver.check(self.assumptions(depth, enabled) + list(literals), timeout_ms, rlimit)
 
-    def model_reader(self) -> Callable[[str, tuple[int, ...]], int | bool]:
+    def variable_reader(self) -> Callable[[str, tuple[int, ...]], int | bool]:
         """The current model's value of each variable ``name[index]``, the model read once."""
         model = self.solver.model_values()
 
@@ -255,7 +255,7 @@ class Encoding:
 
     def extract(self, depth: int, value: Callable[[str, tuple[int, ...]], int | bool] | None = None) -> Trace:
         """The current model (as ``value`` reads it, if given) as a concrete trace of ``depth`` moments."""
-        value = value or self.model_reader()
+        value = value or self.variable_reader()
         params: dict[str, Any] = {}
         for spec in self.schema.specs:
             if not spec.per_moment:

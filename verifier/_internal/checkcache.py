@@ -37,7 +37,7 @@ from .documents import shown
 
 CACHE_ENV = "RULE603_CACHE_DIR"
 FOLDER = "compiled-checks"
-KINDS = (FOLDER, "verdicts")  # what the cache holds, a folder each (``verdicts``: rule603 verify's)
+KINDS = (FOLDER, "verdicts", "rulings")  # what the cache holds, a folder each (rule603 verify's, rule603 rule's)
 STALE_DAYS = 30
 ENTRY = ".entry"
 _SOURCES = ("rule603", "rule603.models", "rule603.properties")

@@ -390,7 +390,7 @@ class DeadlockSearch:
         # The rules at t make every variable they mention first, so that the situation pins all of them: a lesson
         # learned from it (``_served``, ``_served_larger``) then rules out that very situation.
         self._every_rule_at(t)
-        read = enc.model_reader()
+        read = enc.variable_reader()
         values = {key: read(*key) for key, _ in enc.variables() if self._fixed(key, t)}
         return _Proposal(values, enc.extract(t + 1, read))
 

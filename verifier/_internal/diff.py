@@ -319,20 +319,20 @@ def behaviour_witnesses(
     second: Verifier,
     limits: smt.SolverLimits,
     progress: Progress,
-    provers: tuple[Verifier, Verifier] | None = None,
 ) -> tuple[list[Witness], list[Search]]:
-    """Both directions: games ``first`` allows that break a clause of ``second``, and the reverse.  ``provers``
-    (verifiers of the same two editions, done with their own checks) first prove with CaDiCaL which clauses no game
-    breaks (``Verifier.unbroken``); z3 searches the others, in ``first`` and ``second``, whose solvers the proofs
-    leave as they were."""
+    """Both directions: games ``first`` allows that break a clause of ``second``, and the reverse.  In each
+    direction CaDiCaL first proves which clauses no game breaks (``Verifier.unbroken``), in a fresh encoding of its
+    own, so that what it proves depends on nothing asked before; z3 searches the others, in ``first`` and
+    ``second``, whose solvers the proofs leave as they were."""
     witnesses: list[Witness] = []
     searches: list[Search] = []
     replays = {id(v): _Replay(v.edition, limits) for v in (first, second)}
-    for index, (allowing, refusing) in enumerate(((first, second), (second, first))):
+    for allowing, refusing in ((first, second), (second, first)):
         replay = replays[id(refusing)]
         mine, theirs = refusing.edition, allowing.edition
         parts = aligned_clauses(mine.name, theirs.name, mine.rules.numbers(), theirs.rules.numbers())
-        unbroken = provers[index].unbroken(mine, refusing.all_clauses) if provers else set()
+        prover = Verifier(theirs, allowing.encoding.universe, allowing.options)
+        unbroken = prover.unbroken(mine, refusing.all_clauses)
         for number in refusing.all_clauses:
             progress(f"{allowing.edition.name} allows, {refusing.edition.name} {number} refuses?")
             found, trace = ("no", None) if number in unbroken else allowing.breaks(refusing.edition, number)
@@ -426,11 +426,10 @@ def diff(a: str, b: str, options: Options, universe: Any, progress: Progress = l
 def compare(first: Edition, second: Edition, options: Options, universe: Any, progress: Progress) -> Diff:
     """Two encoded editions compared in verdicts and behaviour (no text: they may have none of their own)."""
     with smt.steady_memory():
-        provers = Verifier(first, universe, options), Verifier(second, universe, options)
-        rows = verdicts(*provers, progress)
+        rows = verdicts(Verifier(first, universe, options), Verifier(second, universe, options), progress)
         # Fresh encodings: what the search finds must not depend on which verdicts were kept from an earlier run.
         one, two = Verifier(first, universe, options), Verifier(second, universe, options)
-        witnesses, searches = behaviour_witnesses(one, two, options.limits, progress, provers)
+        witnesses, searches = behaviour_witnesses(one, two, options.limits, progress)
     names = {first.name: first, second.name: second}
     return Diff(
         first.name,

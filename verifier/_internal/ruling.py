@@ -10,6 +10,7 @@ clauses that conflict, the same way.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,7 @@ class Answer:
     note: str = ""
     games: list[Trace] = field(default_factory=list, repr=False)  # for "depends": a game for each value
     needed: list[str] = field(default_factory=list)  # of ``clauses``, those no other clauses can stand in for
+    decided: bool = True  # False when the solver could not tell part of it (the answer, or who decides it)
 
     def summary(self) -> str:
         """The answer in a few words, as a scenario file's ``expect`` states it: "always 2",
@@ -77,6 +79,7 @@ class Ruling:
     answers: list[Answer]
     conflict: list[str] = field(default_factory=list)  # when no compliant game fits the scenario
     conflict_note: str = ""  # who the conflict is with, when it is not clauses of 603
+    conflict_decided: bool = True  # False when the solver could not name who the conflict is with
     #: the model's bounds some game of the scenario needs more than (``bounds.cut_offs``), when asked for
     cut_off: list[CutOff] | None = None
 
@@ -84,15 +87,27 @@ class Ruling:
 def rule_scenario_file(loaded: Any, limits: smt.SolverLimits, edition_name: str | None = None) -> tuple:
     """A scenario file (``engines.scenario_file.load``) ruled as ``rule603 rule`` rules it: its script played by
     the reference engine, its questions answered with the cut-off probe.  Gives ``(played, edition, ruling)``."""
-    import importlib
+    played, edition = play_scenario_file(loaded, edition_name)
+    return played, edition, rule_played(loaded, played, edition, limits)
 
+
+def play_scenario_file(loaded: Any, edition_name: str | None = None) -> tuple[Trace, Edition]:
+    """A scenario file's script played by the reference engine, and the edition it is ruled in."""
     from .catalogue import load_edition
 
-    files = importlib.import_module("rule603.engines.scenario_file")  # engines depend on rule603, not the reverse
-    played = files.play(loaded)
     edition = load_edition(edition_name or loaded.edition)
+    return scenario_files().play(loaded), edition
+
+
+def rule_played(loaded: Any, played: Trace, edition: Edition, limits: smt.SolverLimits) -> Ruling:
+    """A scenario file's questions answered over its played script, with the cut-off probe."""
+    files = scenario_files()
     asks = files.asks(loaded, played)
-    return played, edition, rule(edition, played, asks, limits, also_fixed=files.FIXED_BY_SCRIPT, cut_off=True)
+    return rule(edition, played, asks, limits, also_fixed=files.FIXED_BY_SCRIPT, cut_off=True)
+
+
+def scenario_files() -> Any:
+    return importlib.import_module("rule603.engines.scenario_file")  # engines depend on rule603, not the reverse
 
 
 def rule(
@@ -160,7 +175,8 @@ def _no_compliant_game(enc: Encoding, base: list, lits: dict[str, Any]) -> Rulin
     if core:
         return Ruling(False, [], core)
     if core is None:
-        return Ruling(False, [], [], f"the solver could not name the clauses ({enc.solver.reason_unknown})")
+        reason = enc.solver.reason_unknown
+        return Ruling(False, [], [], f"the solver could not name the clauses ({reason})", conflict_decided=False)
     tracked = list(enc.axiom_literals.values())
     untracked = [lit for lit in base if not any(lit is t for t in tracked)]
     rules = minimal_core(enc, untracked + list(lits.values()), enc.axiom_literals, [])
@@ -169,7 +185,14 @@ def _no_compliant_game(enc: Encoding, base: list, lits: dict[str, Any]) -> Rulin
             False, [], rules, "no clause of rule 603 is needed: the script breaks the game's rules outside it"
         )
     reason = enc.solver.reason_unknown if rules is None else "the script's own events contradict each other"
-    return Ruling(False, [], [], f"no clause of rule 603 is needed, and no game rule could be named ({reason})")
+    note = f"no clause of rule 603 is needed, and no game rule could be named ({reason})"
+    return Ruling(False, [], [], note, conflict_decided=rules is not None)
+
+
+def decided(ruling: Ruling) -> bool:
+    """Whether the solver decided every part of ``ruling`` (nothing unknown), so that a longer limit gives the same."""
+    answered = all(a.answer != "unknown" and a.decided for a in ruling.answers)
+    return answered and ruling.conflict_decided and not any(c.unknown for c in ruling.cut_off or ())
 
 
 def pin_scenario(enc: Encoding, script: Trace, also_fixed: Sequence[Fixed] = (), name: str = "scenario") -> Any:
@@ -224,22 +247,24 @@ def _values(enc: Encoding, base: list, lits: dict[str, Any], ask: Ask) -> Answer
     core = minimal_core(enc, base, lits, [other])
     if core is None:  # the solver could not show that the value is forced after all
         return Answer(ask.id, ask.text, "unknown", values, note=enc.solver.reason_unknown)
-    note = "" if core else _decided_outside_603(enc, base, other)
+    note, decided = ("", True) if core else _decided_outside_603(enc, base, other)
     needed = [n for n in core if _answer_changes_without(enc, base + [other], lits, n)]
-    return Answer(ask.id, ask.text, _kind(ask, values), values, core, note, needed=needed)
+    return Answer(ask.id, ask.text, _kind(ask, values), values, core, note, needed=needed, decided=decided)
 
 
-def _decided_outside_603(enc: Encoding, base: list, other: Any) -> str:
+def _decided_outside_603(enc: Encoding, base: list, other: Any) -> tuple[str, bool]:
     """Who decides an answer no clause of 603 is needed for: the script alone, or with the rules of the game
-    outside 603 the model follows (such as 605.4a, a mana ability never uses the stack)."""
+    outside 603 the model follows (such as 605.4a, a mana ability never uses the stack); and whether the solver
+    could tell."""
     tracked = list(enc.axiom_literals.values())
     untracked = [lit for lit in base if not any(lit is t for t in tracked)]
     rules = minimal_core(enc, untracked, enc.axiom_literals, [other])
     if rules is None:
-        return f"no clause of rule 603 is needed; which game rules decide it is unknown ({enc.solver.reason_unknown})"
+        reason = enc.solver.reason_unknown
+        return f"no clause of rule 603 is needed; which game rules decide it is unknown ({reason})", False
     if not rules:
-        return SCRIPT_DECIDES
-    return f"no clause of rule 603 is needed: the game's rules outside it decide it ({', '.join(rules)})"
+        return SCRIPT_DECIDES, True
+    return f"no clause of rule 603 is needed: the game's rules outside it decide it ({', '.join(rules)})", True
 
 
 def _answer_changes_without(enc: Encoding, base: list, lits: dict[str, Any], number: str) -> bool:

@@ -83,6 +83,18 @@ class CnfSolver:
         finally:
             add_solver_time(time.perf_counter() - started)
 
+    def proves(self, name: str | Sequence[str], timeout_ms: int, conflicts: int = 0) -> bool:
+        """Whether CaDiCaL proves the formula unsatisfiable with ``name`` (or each of several names) true, within
+        the budget.  False means not proved: a name the copy does not know (z3 eliminated it), a satisfiable
+        formula, or a search stopped first; z3 is asked instead."""
+        names = [name] if isinstance(name, str) else list(name)
+        if not all(self.knows(n) for n in names):
+            return False
+        try:
+            return self.unsatisfiable(names, timeout_ms, conflicts)
+        except Undecided:
+            return False
+
 
 def _parse(dimacs: str) -> tuple[list[list[int]], dict[str, int]]:
     """The clauses of a DIMACS text, and the variables z3 named in its comments (``c <var> <name>``)."""

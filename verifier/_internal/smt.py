@@ -276,6 +276,10 @@ class SolverLimits:
     #: proves and leaves undecided the same things on every machine.  0: no budget (the wall clock decides).
     conflicts: int = 0
 
+    def shaping_answers(self) -> str:
+        """The limits that can change an answer, not only whether there is one (the wall clock), as a cache key."""
+        return f"rlimit {self.rlimit} seed {self.seed} probe {self.probe_rlimit} conflicts {self.conflicts}"
+
 
 class Verdict:
     SAT = "sat"
@@ -413,7 +417,7 @@ class Solver:
             return z3.is_true(value)
         return value.as_long()
 
-    def model_reader(self):
+    def model_reader(self) -> Callable[[Expr], int | bool]:
         """A function giving a term's value in the current model (fetched once: fetching it is slow)."""
         model = self._solver.model()
 

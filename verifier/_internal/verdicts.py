@@ -62,7 +62,7 @@ class VerdictStore:
                 self.edition.name,
                 repr(sorted(self.universe.sizes.items())),
                 f"bound {self.options.bound}",
-                f"rlimit {limits.rlimit} seed {limits.seed} probe {limits.probe_rlimit} conflicts {limits.conflicts}",
+                limits.shaping_answers(),
                 f"minimise {self.options.minimise}",
                 f"sat {self.options.sat}",  # which path found a counterexample (``Verifier.prepare``)
                 what,

@@ -408,11 +408,8 @@ class Verifier:
             limits, proved = self.options.limits, set()
             for number, name in goals.items():
                 self.progress(f"{self.edition.name} allows, {other.name} {number} refuses? (CaDiCaL)")
-                try:
-                    if cnf.knows(name) and cnf.unsatisfiable(name, limits.timeout_ms, limits.conflicts):
-                        proved.add(number)
-                except sat.Undecided:
-                    pass
+                if cnf.proves(name, limits.timeout_ms, limits.conflicts):
+                    proved.add(number)
             return proved
 
     def _their_game(self, other: Edition, seen, depth: int):

@@ -89,7 +89,12 @@ def _start(job: Job) -> None:
 def _stuck(note: str, why: str) -> None:
     """A user's claim that swallows every interruption: this worker can only end, and leaves the parent why."""
     try:
-        Path(note).write_text(why, encoding="utf-8")
+        # Atomically: the other workers may be stuck on the same claim and write the note too, and a note being
+        # rewritten reads empty, which the parent would take for a crash of ours.
+        handle, written = tempfile.mkstemp(dir=Path(note).parent, prefix="rule603-stuck-", suffix=".txt")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(why)
+        os.replace(written, note)
     finally:
         os._exit(2)
 

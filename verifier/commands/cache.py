@@ -1,5 +1,5 @@
-"""``rule603 cache``: where the compiled checks of ``rule603 check`` and the verdicts of ``rule603 verify`` are
-kept, how much, and emptying it."""
+"""``rule603 cache``: where the compiled checks of ``rule603 check``, the verdicts of ``rule603 verify`` and the
+rulings of ``rule603 rule`` are kept, how much, and emptying it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .common import ExitCode
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--clear", action="store_true", help="remove every cached compiled check")
+    p.add_argument("--clear", action="store_true", help="remove everything cached: compiled checks, verdicts, rulings")
 
 
 def run(args: argparse.Namespace) -> ExitCode:
@@ -19,8 +19,9 @@ def run(args: argparse.Namespace) -> ExitCode:
         print(f"the cache is off (${checkcache.CACHE_ENV} turns it off)")
         return ExitCode.OK
     checks, verdicts = held.entries.get(checkcache.FOLDER, 0), held.entries.get("verdicts", 0)
+    rulings = held.entries.get("rulings", 0)
     what = (
-        f"{checks} compiled checks and {verdicts} verdicts, {held.bytes / 2**20:.1f} MiB, "
+        f"{checks} compiled checks, {verdicts} verdicts and {rulings} rulings, {held.bytes / 2**20:.1f} MiB, "
         f"for {held.versions} code version(s)"
     )
     print(f"removed {what} from {held.root}" if args.clear else f"{held.root}: {what}")

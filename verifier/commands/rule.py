@@ -17,6 +17,7 @@ from typing import Any
 from .._internal import smt
 from .._internal.catalogue import load_edition
 from .._internal.ruling import Ruling, rule_scenario_file
+from .._internal.rulingcache import rule_scenario_file_kept
 from .._internal.rulingreport import render_ruling
 from ..errors import Rule603Error
 from .common import (
@@ -58,6 +59,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=1,
         help="with --out: rule this many scenarios at once, one process each (default 1)",
     )
+    p.add_argument(
+        "--no-cache", action="store_true", help="rule again what an earlier run ruled (and keep the new ruling)"
+    )
 
 
 def run(args: argparse.Namespace) -> ExitCode:
@@ -74,7 +78,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     targets = _rule_targets(args) if out_dir else []
     worst = ExitCode.OK
     progress = Progress(len(loaded)) if out_dir else None
-    work = [(p, s, limits, args.format, args.edition) for p, s in zip(args.scenarios, loaded, strict=True)]
+    kept = not args.no_cache
+    work = [(p, s, limits, args.format, args.edition, kept) for p, s in zip(args.scenarios, loaded, strict=True)]
     for i, (texts, code) in enumerate(_rulings(work, args.jobs)):
         if progress:
             progress(args.scenarios[i])
@@ -139,9 +144,11 @@ def _rule_one(
     limits: smt.SolverLimits,
     formats: Sequence[str],
     edition_name: str | None,
+    kept: bool = True,
 ) -> tuple[dict[str, str], ExitCode]:
-    """One scenario ruled once, then written in each of ``formats``."""
-    played, edition, ruling = rule_scenario_file(loaded, limits, edition_name)
+    """One scenario ruled once (or its kept ruling, with ``kept``), then written in each of ``formats``."""
+    rule_file = rule_scenario_file_kept if kept else rule_scenario_file
+    played, edition, ruling = rule_file(loaded, limits, edition_name)
     texts = {fmt: render_ruling(fmt, scenario_path, loaded, edition, played, ruling) for fmt in formats}
     if not ruling.consistent or not _as_expected(scenario_path, loaded, ruling):
         return texts, ExitCode.VIOLATED
