@@ -517,6 +517,7 @@ def _tracked_cards(state: dict[str, Any], name_of: Callable[[str], str]) -> list
                 "owner": owner[c],
                 "creature": "creature" in types.get(c, ()),
                 "land": "land" in types.get(c, ()),
+                **{kind: kind in types.get(c, ()) for kind in ("enchantment", "instant", "sorcery")},
                 "ability": None if aid is None else f"{c}_{aid}",
                 "phrase": phrase,
                 "event": _event_map().get(phrase, "") if phrase else "",
@@ -634,6 +635,9 @@ class CardInfo:
     once_each_turn: bool
     enters_tapped: bool
     text: str
+    enchantment: bool = False
+    instant: bool = False
+    sorcery: bool = False
 
     @classmethod
     def of(cls, data: dict[str, Any]) -> CardInfo:
@@ -932,6 +936,9 @@ class _WindowTrace:
             "creature_card": [c.creature for c in cards],
             "land_card": [c.land for c in cards],
             "artifact_card": [c.name in ARTIFACTS for c in cards],
+            "enchantment_card": [c.enchantment for c in cards],
+            "instant_card": [c.instant for c in cards],
+            "sorcery_card": [c.sorcery for c in cards],
             "has_if": [c.has_if for c in cards],
             "optional": [c.optional for c in cards],
             "modal": [c.modal for c in cards],

@@ -962,6 +962,8 @@ class ReferenceGame:
                     what = "created (111.1); put a card onto the battlefield" if verb == "create" else "gone (704.5d)"
                     _fail(f"{verb} card {c}: it is a card, not a token: only a token is {what}")
                 require(c, verb, zones)
+                if to == BATTLEFIELD and not self.scenario.cards[c].permanent:
+                    continue  # 304.4, 307.4: an instant or sorcery card that would enter the battlefield stays put
                 if verb == "create" and not before.in_game[self.scenario.cards[c].owner]:
                     _fail(f"create card {c}: its owner has left the game")
                 # A token is created under its owner's control: its owner is the player who created it (111.2).
@@ -1331,8 +1333,12 @@ class ReferenceGame:
         wanted = self.scenario.cards[x].subject_type
         if wanted == "any":
             return True
-        if wanted == "artifact":
-            return self.flag(c, "artifact_card")
+        if wanted == "instant_or_sorcery":
+            return self.flag(c, "instant_card") or self.flag(c, "sorcery_card")
+        if wanted == "enchantment":
+            return self.flag(c, "enchantment_card") or self.flag(c, "aura")  # an Aura is an enchantment (303.4)
+        if wanted in ("artifact", "instant", "sorcery"):
+            return self.flag(c, f"{wanted}_card")
         return self.flag(c, "creature_card") == (wanted == "creature")
 
     def subtype_matches(self, x: int, c: int) -> bool:

@@ -359,8 +359,13 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
         _fail(f"{where}: instances", "the model remembers one instance's resolutions (603.2i, 603.7h)")
     if card.instances != 1 and card.has("triggers_once_each_turn"):
         _fail(f"{where}: instances", "the model remembers whether one instance triggered this turn")
-    if not card.permanent and (card.has("creature_card") or card.has("land_card")):
-        _fail(where, "a creature or land card is a permanent card (permanent = true)")
+    permanent_types = ("creature_card", "land_card", "artifact_card", "enchantment_card", "aura")
+    if not card.permanent and any(card.has(flag) for flag in permanent_types):
+        _fail(where, "a creature, land, artifact or enchantment card is a permanent card (permanent = true)")
+    if card.permanent and (card.has("instant_card") or card.has("sorcery_card")):
+        _fail(where, "an instant or sorcery card is never a permanent (304.4, 307.4): permanent = false")
+    if not card.permanent and card.zone == "battlefield":
+        _fail(f"{where}: zone", "a card that is not a permanent card can't be on the battlefield (304.4, 307.4)")
 
 
 #: Action fields that list cards (by number here, by name in scenario files).

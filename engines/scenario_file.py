@@ -90,6 +90,16 @@ QUESTIONS = {
     "zone": ("object",),  # where is the object after the script (or at ``at``)
 }
 TYPES = ("creature", "land", "artifact", "enchantment", "aura", "instant", "sorcery")  # an aura is an enchantment
+#: The model's flag for each card type a file may list (``models.game.CARD_FLAGS``).
+CARD_TYPE_FLAGS = {
+    "creature": "creature_card",
+    "land": "land_card",
+    "aura": "aura",
+    "artifact": "artifact_card",
+    "enchantment": "enchantment_card",
+    "instant": "instant_card",
+    "sorcery": "sorcery_card",
+}
 SUPERTYPES = ("legendary",)  # the legend rule (704.5j): the only supertype the model follows
 #: Yes/no parts of a triggered ability, in the file's words, and the model's card flag for each.
 ABILITY_FLAGS = {
@@ -447,8 +457,7 @@ def _card(
     types = r.kind("objects", i, "types", o.get("types", []), list)
     for t in types:
         r.one_of("objects", i, "types", t, TYPES)
-    flags = ["creature_card"] * ("creature" in types) + ["land_card"] * ("land" in types) + ["aura"] * ("aura" in types)
-    flags += ["artifact_card"] * ("artifact" in types)
+    flags = [flag for word, flag in CARD_TYPE_FLAGS.items() if word in types]
     ability = r.kind("objects", i, "ability", o.get("ability", {}), dict)
     r.only("objects.ability", i, ability, tuple(ABILITY_FLAGS))
     # "may" and "unless" are one flag in the model (603.5 treats them alike): list it once.

@@ -97,7 +97,10 @@ CARDS = st.integers(1, 4)  # how many cards, by default
 #: One card in how many has the flag (6 when not listed): creatures are common, granted abilities rare.
 FLAG_ODDS = {"creature_card": 2, "granted": 12}
 #: The flags drawn on their own; "one or more" is drawn with the subject filters, for the conditions that take it.
-DRAWN_FLAGS = tuple(f for f in game.CARD_FLAGS if f != "one_or_more")
+#: An instant or sorcery card is one that is not a permanent card (304.4, 307.4): drawn with ``permanent``.
+DRAWN_FLAGS = tuple(f for f in game.CARD_FLAGS if f not in ("one_or_more", "instant_card", "sorcery_card"))
+#: The flags of a permanent card's types (a card with one is a permanent card).
+PERMANENT_TYPES = ("creature_card", "land_card", "artifact_card", "enchantment_card", "aura")
 #: Trigger conditions and starting zones, the interesting ones first (Hypothesis favours the first).
 #: Trigger conditions the generators leave out for now (none: every condition of the model is drawn).
 NOT_DRAWN_YET: tuple[str, ...] = ()
@@ -144,6 +147,7 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
     if trigger == "combat_damage_to_player" and "creature_card" not in flags and draw(st.booleans()):
         flags.append("creature_card")  # (its own creature, often: "whenever this creature deals combat damage")
     creature_or_land = "creature_card" in flags or "land_card" in flags
+    permanent_card = any(f in flags for f in PERMANENT_TYPES)
     if "mana_ability" in flags:  # 605.1b: only a trigger on tapping for mana, with no target, is a mana ability
         if trigger != "enchanted_tapped_for_mana":
             flags.remove("mana_ability")
@@ -157,6 +161,9 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
     if subject.get("subject_relation", "any") != "this" and game.KINDS.index(trigger) in game.FILTERED_KINDS:
         if _one_in(draw, 3):  # "another Elf", "an Island"
             named = (draw(st.sampled_from(SUBTYPES["land" if trigger in LAND_CONDITIONS else "creature"])),)
+    permanent = token or creature_or_land or draw(st.booleans()) or permanent_card or on_battlefield
+    if not permanent:
+        flags.append("instant_card" if draw(st.booleans()) else "sorcery_card")
     return Card(
         owner=draw(st.integers(0, players - 1)),
         trigger=trigger,
@@ -164,7 +171,7 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
         zone=zone,
         controller=draw(st.integers(0, players - 1)) if on_battlefield and draw(st.booleans()) else None,
         tapped=on_battlefield and draw(st.booleans()),
-        permanent=token or creature_or_land or draw(st.booleans()),
+        permanent=permanent,
         condition=not _one_in(draw, 4),
         revealed=zone in ("hand", "library") and _one_in(draw, 4),
         # 113.2c: now and then a second instance of the ability (a state trigger is followed as one).
@@ -338,11 +345,17 @@ def scenarios(
         if ability.trigger == "leaves_self" and watched != ability.source and _one_in(draw, 2):
             # "When that creature leaves the battlefield, return that card": one on the battlefield, so that it can
             # leave after the ability exists, and be looked for where it went (603.6, 603.7c)
-            if chosen[watched].zone != "battlefield" and not chosen[watched].token:
+            # (an instant or sorcery card is never there: 304.4)
+            if chosen[watched].zone != "battlefield" and not chosen[watched].token and chosen[watched].permanent:
                 chosen[watched] = replace(chosen[watched], zone="battlefield", revealed=False)
         source = chosen[ability.source]
-        if ability.cause in ("replacement", "action") and source.zone != "battlefield" and draw(st.booleans()):
-            # ... and a static ability that does, on the battlefield, where it works
+        if (
+            ability.cause in ("replacement", "action")
+            and source.zone != "battlefield"
+            and draw(st.booleans())
+            and source.permanent
+        ):
+            # ... and a static ability that does, on the battlefield, where it works (of a permanent card, 304.4)
             chosen[ability.source] = replace(source, zone="battlefield", revealed=False)
             continue
         if ability.cause == "spell" and source.zone != "hand" and not source.has("land_card") and draw(st.booleans()):
@@ -747,9 +760,12 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
         if card.zone == HAND and not played.flag(x, "land_card") and m.priority:
             return Action(cast=x)
         return Action(put_onto_battlefield=(x,)) if x in off_bf else Action()
-    # Several events at once matter to a delayed ability (one trigger, 603.7b) and to "do this only once each turn"
-    # (each instance of the batch, but only the first to resolve takes the action, 603.2i).
-    several = cls == "delayed" or (cls == "printed" and played.flag(x, "once_each_turn"))
+    # Several events at once matter to a delayed ability (one trigger, 603.7b), to "do this only once each turn"
+    # (each instance of the batch, but only the first to resolve takes the action, 603.2i) and to "one or more"
+    # (one trigger for the batch, 603.2c).
+    several = cls == "delayed" or (
+        cls == "printed" and (played.flag(x, "once_each_turn") or played.flag(x, "one_or_more"))
+    )
     if kind == game.CREATURE_ENTERS:
         tokens = [c for c in _creatable(played) if played.flag(c, "creature_card")]
         if tokens and _one_in(draw, 3):

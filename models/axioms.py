@@ -277,6 +277,12 @@ def tokens_stay_gone(g, t: int) -> Iterator[Rule]:
         yield R(gone, g.Or(stays, g.zone(t, c) == OUTSIDE), f"card {c}")
 
 
+@_axiom("304.4", "an instant or sorcery card can't enter the battlefield: it is never a permanent (307.4)")
+def nonpermanent_cards(g, t: int) -> Iterator[Rule]:
+    for c in m.cards(g):
+        yield R(g.Or(g.instant_card(c), g.sorcery_card(c)), g.zone(t, c) != BATTLEFIELD, f"card {c}")
+
+
 @_axiom(
     "110.2",
     "status and attachments exist only on the battlefield; control follows ownership elsewhere, and a permanent's"

@@ -362,7 +362,7 @@ class ModelPoint:
     relation: str = "any"
     controller: str = "any"
     token: str = "any"
-    type: str = "any"  # a spell's card type: "a creature spell", "a noncreature spell", "an artifact spell"
+    type: str = "any"  # a spell's card type: "a creature spell", "a noncreature spell", "an instant or sorcery spell"
     one_or_more: bool = False  # "one or more": one batch triggers it once (603.2c)
     subtypes: tuple[str, ...] = ()  # "another Elf": the object has one of these subtypes, as printed (205.3)
 
@@ -437,12 +437,16 @@ _SPELL_TYPES = {
     (("creature",), ()): "creature",
     ((), ("creature",)): "noncreature",
     (("artifact",), ()): "artifact",
+    (("enchantment",), ()): "enchantment",
+    (("instant",), ()): "instant",
+    (("sorcery",), ()): "sorcery",
+    (("instant", "sorcery"), ()): "instant_or_sorcery",
 }
 
 
 def _spell_type(s: Subject) -> str | None:
     """The model's card type of a spell ``s`` speaks of ("a noncreature spell": "noncreature"), None if it has none."""
-    return _SPELL_TYPES.get((s.types, s.not_types))
+    return _SPELL_TYPES.get((tuple(sorted(s.types)), s.not_types))
 
 
 def leaves_the_battlefield(c: Condition) -> bool:

@@ -175,8 +175,18 @@ SUBJECT_PLAYERS = ("any", "you", "opponent")
 #: Whether that object is a token (111.1) or not.
 SUBJECT_TOKENS = ("any", "nontoken", "token")
 #: The card type a spell cast must have ("whenever you cast a creature spell", "a noncreature spell", "an artifact
-#: spell"), as printed on its card; each other condition about any object of a kind names its object's type itself.
-SUBJECT_TYPES = ("any", "creature", "noncreature", "artifact")
+#: spell", "an instant or sorcery spell"), as printed on its card; each other condition about any object of a kind
+#: names its object's type itself.
+SUBJECT_TYPES = (
+    "any",
+    "creature",
+    "noncreature",
+    "artifact",
+    "enchantment",
+    "instant",
+    "sorcery",
+    "instant_or_sorcery",
+)
 #: The filters a condition cannot take: "a creature card ... from anywhere" is never a token (108.2b) and is never
 #: this card's own (the model's ability does not function from a graveyard, 113.6k); nor is a spell cast a token (the
 #: model's spells are cards put on the stack).  Only a spell's condition says its card type.
@@ -213,7 +223,8 @@ ANY_SUBJECT = 0
 THIS_SUBJECT, ANOTHER_SUBJECT = 1, 2
 YOUR_SUBJECT, OPPONENTS_SUBJECT = 1, 2
 NONTOKEN_SUBJECT, TOKEN_SUBJECT = 1, 2
-CREATURE_SUBJECT, NONCREATURE_SUBJECT, ARTIFACT_SUBJECT = 1, 2, 3
+CREATURE_SUBJECT, NONCREATURE_SUBJECT, ARTIFACT_SUBJECT, ENCHANTMENT_SUBJECT = 1, 2, 3, 4
+INSTANT_SUBJECT, SORCERY_SUBJECT, INSTANT_OR_SORCERY_SUBJECT = 5, 6, 7
 SUBJECT_FILTERS = ("subject_relation", "subject_controller", "subject_token", "subject_type")
 #: Each filter's values, in the order of their codes ("any", code 0, first).
 SUBJECT_VALUES = dict(
@@ -272,6 +283,9 @@ CARD_FLAGS = (
     "creature_card",
     "land_card",
     "artifact_card",
+    "enchantment_card",
+    "instant_card",
+    "sorcery_card",
     "has_if",
     "optional",
     "modal",
@@ -328,7 +342,8 @@ VARIABLES: tuple[VarSpec, ...] = (
         "subject_type",
         ("card",),
         "for 'whenever a player casts a spell' (spell_cast): the spell is of any card type, a creature spell, a"
-        " noncreature spell or an artifact spell, as printed on its card",
+        " noncreature spell, an artifact, enchantment, instant or sorcery spell, or an instant or sorcery spell, as"
+        " printed on its card",
         kind="enum",
         values=SUBJECT_TYPES,
         absent_means="any",
@@ -344,6 +359,19 @@ VARIABLES: tuple[VarSpec, ...] = (
     _const("creature_card", ("card",), "printed card type includes creature"),
     _const("land_card", ("card",), "printed card type includes land"),
     _const("artifact_card", ("card",), "printed card type includes artifact", absent_means=False),
+    _const("enchantment_card", ("card",), "printed card type includes enchantment", absent_means=False),
+    _const(
+        "instant_card",
+        ("card",),
+        "printed card type includes instant: never a permanent (304.4)",
+        absent_means=False,
+    ),
+    _const(
+        "sorcery_card",
+        ("card",),
+        "printed card type includes sorcery: never a permanent (307.4)",
+        absent_means=False,
+    ),
     _const("has_if", ("card",), "the ability has an intervening 'if' clause (603.4)"),
     _const("optional", ("card",), "the ability's effect is optional ('may'); the choice is made on resolution (603.5)"),
     _const("modal", ("card",), "the ability is modal (603.3c)"),
@@ -1276,6 +1304,10 @@ def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False,
         g.Implies(type_ == CREATURE_SUBJECT, g.creature_card(c)),
         g.Implies(type_ == NONCREATURE_SUBJECT, g.Not(g.creature_card(c))),
         g.Implies(type_ == ARTIFACT_SUBJECT, g.artifact_card(c)),
+        g.Implies(type_ == ENCHANTMENT_SUBJECT, g.Or(g.enchantment_card(c), g.aura(c))),  # an Aura is one (303.4)
+        g.Implies(type_ == INSTANT_SUBJECT, g.instant_card(c)),
+        g.Implies(type_ == SORCERY_SUBJECT, g.sorcery_card(c)),
+        g.Implies(type_ == INSTANT_OR_SORCERY_SUBJECT, g.Or(g.instant_card(c), g.sorcery_card(c))),
         g.subject_subtype(x, c),
     )
 

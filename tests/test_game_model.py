@@ -747,3 +747,24 @@ def test_an_aura_does_not_find_its_card_once_it_is_a_newer_object_in_the_graveya
     assert trace.states[last - 1]["zone"][1] == game.GRAVEYARD and not trace.states[last]["affects"][1]
     wrong = changed(changed(trace, last, "affects", True, 1), last, "acts", True)
     assert (last, "603.6e") in broken(wrong)
+
+
+def test_an_instant_or_sorcery_card_never_enters_the_battlefield():
+    # 304.4, 307.4: an instant or sorcery card that would enter the battlefield remains in its previous zone; one
+    # that resolves goes to its owner's graveyard (608.2n).  An engine that puts one onto the battlefield is rejected
+    # by the game rule, at the moment it does.
+    bolt = Card(zone="hand", flags=("instant_card",), permanent=False)
+    spike = Card(zone="graveyard", flags=("sorcery_card",), permanent=False)
+    bear = Card(zone="hand", flags=CREATURE)
+    script = (Action(put_onto_battlefield=(0, 1, 2)), Action(cast=3), Action(resolve=True))
+    trace = run(
+        Scenario(cards=(bolt, spike, bear, Card(zone="hand", flags=("instant_card",), permanent=False)), actions=script)
+    )
+    zones = [[game.ZONES[z] for z in s["zone"]] for s in trace.states]
+    assert zones[1][:3] == ["hand", "graveyard", "battlefield"]
+    assert zones[3][3] == "graveyard"
+    assert broken(trace) == set()
+    on_battlefield = game.ZONES.index("battlefield")
+    assert (1, "304.4") in broken(changed(trace, 1, "zone", on_battlefield, 0))
+    with pytest.raises(InvalidArgument, match=r"never a permanent \(304.4, 307.4\)"):
+        run(Scenario(cards=(Card(zone="hand", flags=("sorcery_card",)),), actions=()))

@@ -657,13 +657,33 @@ FILTERED_TEXTS = [
         "Whenever you cast a noncreature spell, this creature gets +1/+1 until end of turn.",
         ModelPoint("spell_cast", controller="you", type="noncreature"),
     ),
-    # The model's cards tell creatures and artifacts apart, not instants, sorceries or enchantments:
     (
         "Guttersnipe",
         "Whenever you cast an instant or sorcery spell, Guttersnipe deals 2 damage to each opponent.",
-        None,
+        ModelPoint("spell_cast", controller="you", type="instant_or_sorcery"),
     ),
-    ("Mesa Enchantress", "Whenever you cast an enchantment spell, you may draw a card.", None),
+    (
+        "made-up sorcery-or-instant card",  # the card types in either order
+        "Whenever you cast a sorcery or instant spell, draw a card.",
+        ModelPoint("spell_cast", controller="you", type="instant_or_sorcery"),
+    ),
+    (
+        "Mesa Enchantress",
+        "Whenever you cast an enchantment spell, you may draw a card.",
+        ModelPoint("spell_cast", controller="you", type="enchantment"),
+    ),
+    (
+        "made-up instant card",
+        "Whenever an opponent casts an instant spell, you gain 1 life.",
+        ModelPoint("spell_cast", controller="opponent", type="instant"),
+    ),
+    (
+        "made-up sorcery card",
+        "Whenever you cast a sorcery spell, you gain 1 life.",
+        ModelPoint("spell_cast", controller="you", type="sorcery"),
+    ),
+    # The model's cards tell the card types of 300.1 apart but for battles, planeswalkers and kindred:
+    ("made-up planeswalker card", "Whenever you cast a planeswalker spell, draw a card.", None),
     # a spell is never a token here: no token filter
     ("made-up spell card", "Whenever you cast a nontoken creature spell, draw a card.", None),
     (
