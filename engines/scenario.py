@@ -359,14 +359,21 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
         _fail(f"{where}: instances", "the model remembers one instance's resolutions (603.2i, 603.7h)")
     if card.instances != 1 and card.has("triggers_once_each_turn"):
         _fail(f"{where}: instances", "the model remembers whether one instance triggered this turn")
-    permanent_types = ("creature_card", "land_card", "artifact_card", "enchantment_card", "aura")
-    if not card.permanent and any(card.has(flag) for flag in permanent_types):
+    instant_or_sorcery = card.has("instant_card") or card.has("sorcery_card")
+    if instant_or_sorcery and any(card.has(flag) for flag in PERMANENT_TYPES):
+        _fail(where, "an instant or sorcery card has no permanent card type (creature, land, artifact, enchantment)")
+    if not card.permanent and any(card.has(flag) for flag in PERMANENT_TYPES):
         _fail(where, "a creature, land, artifact or enchantment card is a permanent card (permanent = true)")
-    if card.permanent and (card.has("instant_card") or card.has("sorcery_card")):
+    if card.permanent and instant_or_sorcery:
         _fail(where, "an instant or sorcery card is never a permanent (304.4, 307.4): permanent = false")
+    if not card.permanent and not instant_or_sorcery:
+        _fail(where, "a card that is not a permanent card is an instant or a sorcery: give it that type (304.4, 307.4)")
     if not card.permanent and card.zone == "battlefield":
-        _fail(f"{where}: zone", "a card that is not a permanent card can't be on the battlefield (304.4, 307.4)")
+        _fail(f"{where}: zone", "an instant or sorcery card can't be on the battlefield (304.4, 307.4)")
 
+
+#: The flags of the permanent card types (a card with one is a permanent card, 110.4).
+PERMANENT_TYPES = ("creature_card", "land_card", "artifact_card", "enchantment_card", "aura")
 
 #: Action fields that list cards (by number here, by name in scenario files).
 CARD_LIST_FIELDS = (

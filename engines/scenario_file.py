@@ -89,8 +89,7 @@ QUESTIONS = {
     "resolutions": ("ability",),  # how many times has X (a printed ability) resolved this turn, at ``at``
     "zone": ("object",),  # where is the object after the script (or at ``at``)
 }
-TYPES = ("creature", "land", "artifact", "enchantment", "aura", "instant", "sorcery")  # an aura is an enchantment
-#: The model's flag for each card type a file may list (``models.game.CARD_FLAGS``).
+#: The model's flag for each card type a file may list (``models.game.CARD_FLAGS``; an Aura is an enchantment).
 CARD_TYPE_FLAGS = {
     "creature": "creature_card",
     "land": "land_card",
@@ -100,6 +99,7 @@ CARD_TYPE_FLAGS = {
     "instant": "instant_card",
     "sorcery": "sorcery_card",
 }
+TYPES = tuple(CARD_TYPE_FLAGS)
 SUPERTYPES = ("legendary",)  # the legend rule (704.5j): the only supertype the model follows
 #: Yes/no parts of a triggered ability, in the file's words, and the model's card flag for each.
 ABILITY_FLAGS = {
@@ -152,6 +152,7 @@ class ScenarioFile:
     abilities: tuple[str, ...]  # by ability number: objects', then delayed, then reflexive abilities
     edition: str = "current"
     lines: Mapping[tuple, int] = field(default_factory=dict, compare=False, repr=False)
+    text: str = field(default="", compare=False, repr=False)  # as read: what a kept ruling is filed under
 
 
 # --- where things are written: TOML has no positions, so the text is scanned ---------------
@@ -191,6 +192,7 @@ def _key_lines(text: str) -> dict[tuple, int]:
 class _Reader:
     def __init__(self, path: str, text: str) -> None:
         self.path = path
+        self.text = text
         self.lines = _key_lines(text)
 
     def fail(self, table: str, index: int, key: str, message: str) -> None:
@@ -326,6 +328,7 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
         abilities,
         r.one_of("", -1, "edition", data.get("edition", "current"), ("current",)),
         r.lines,
+        r.text,
     )
 
 
@@ -540,31 +543,14 @@ def _printed_trigger(
 ) -> tuple[conditions.ModelPoint, list[str]]:
     """How the model plays a triggered ability given as its printed text, and its ability flags."""
     text = r.kind("objects", i, "oracle", value, str)
-    reading = oracle_text.read_trigger(text, name)
-    if reading.not_understood or reading.condition is None:
-        r.fail("objects", i, "oracle", "not understood: " + "; ".join(reading.not_understood))
-    c = reading.condition
-    assert c is not None
-    point = conditions.model_point(c)
-    if point is None:
-        r.fail(
-            "objects",
-            i,
-            "oracle",
-            f"'{conditions.describe(c)}': the game model cannot play this condition yet{_nearest(c)}",
-        )
+    try:
+        printed = oracle_text.printed_ability(text, name)
+    except oracle_text.NotPlayable as e:
+        r.fail("objects", i, "oracle", str(e))
     for key in PRINTED_ABILITY_KEYS:
         if key in ability:
             r.fail("objects.ability", i, key, "the printed text ('oracle') says whether it has this: leave it out")
-    assert point is not None
-    preset = conditions.PRESETS[point.kind]
-    own_if = preset.intervening_if if preset is not None else ""
-    flags = [
-        flag for field_, flag in conditions.MODIFIER_FLAGS.items() if getattr(c, field_) and field_ != "intervening_if"
-    ]
-    if c.intervening_if and c.intervening_if != own_if:
-        flags.append("has_if")
-    return point, flags
+    return printed.point, list(printed.flags)
 
 
 def _subject(r: _Reader, i: int, value: Any, trigger: str) -> conditions.ModelPoint:
@@ -596,16 +582,6 @@ def _subject(r: _Reader, i: int, value: Any, trigger: str) -> conditions.ModelPo
         if preset is not None and kind_of not in preset.subject.types:
             r.fail("objects", i, "subject.subtypes", f"{x!r} is a {kind_of} type (205.3); {trigger} speaks of another")
     return conditions.ModelPoint(trigger, *chosen, one_or_more=several, subtypes=subtypes)
-
-
-def _nearest(c: conditions.Condition) -> str:
-    """The model's conditions with the same event, to say how the one read differs from what it can play."""
-    presets = [(k, p) for k, p in conditions.PRESETS.items() if p is not None]
-    same = [k for k, p in presets if p.event == c.event] or [k for k, p in presets if p.event.kind == c.event.kind]
-    if not same:
-        return f" (no trigger kind of the model has the event {c.event.kind})"
-    shown_ = ", ".join(f"'{conditions.describe(conditions.PRESETS[k])}' ({k})" for k in same)
-    return f"; with the same event it plays {shown_}"
 
 
 def _instances(r: _Reader, table: str, i: int, key: str, value: Any) -> int:

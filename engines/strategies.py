@@ -40,7 +40,16 @@ from rule603.models.game import (
 )
 
 from .reference import ReferenceGame
-from .scenario import EFFECTS, START_ZONES, Action, Card, DelayedAbility, ReflexiveAbility, Scenario
+from .scenario import (
+    EFFECTS,
+    PERMANENT_TYPES,
+    START_ZONES,
+    Action,
+    Card,
+    DelayedAbility,
+    ReflexiveAbility,
+    Scenario,
+)
 
 #: What happens next, drawn first and then fitted to the game, with its weight.
 ACTION_WEIGHTS = {
@@ -99,8 +108,6 @@ FLAG_ODDS = {"creature_card": 2, "granted": 12}
 #: The flags drawn on their own; "one or more" is drawn with the subject filters, for the conditions that take it.
 #: An instant or sorcery card is one that is not a permanent card (304.4, 307.4): drawn with ``permanent``.
 DRAWN_FLAGS = tuple(f for f in game.CARD_FLAGS if f not in ("one_or_more", "instant_card", "sorcery_card"))
-#: The flags of a permanent card's types (a card with one is a permanent card).
-PERMANENT_TYPES = ("creature_card", "land_card", "artifact_card", "enchantment_card", "aura")
 #: Trigger conditions and starting zones, the interesting ones first (Hypothesis favours the first).
 #: Trigger conditions the generators leave out for now (none: every condition of the model is drawn).
 NOT_DRAWN_YET: tuple[str, ...] = ()
@@ -498,7 +505,9 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
         lands = [c for c in in_zone(HAND) if played.flag(c, "land_card") and played.scenario.cards[c].owner == m.active]
         if lands and m.step == MAIN and not m.stack and m.priority:
             return Action(play_land=draw(st.sampled_from(lands)))
-        return Action(put_onto_battlefield=_some(draw, in_zone(HAND, GRAVEYARD, EXILE, COMMAND), 1))
+        return Action(
+            put_onto_battlefield=_some(draw, _permanent_cards(played, in_zone(HAND, GRAVEYARD, EXILE, COMMAND)), 1)
+        )
     if kind in ("destroy", "sacrifice", "bounce", "flicker"):
         return Action(**{kind: _some(draw, permanents, 2)})
     if kind == "board_wipe":
@@ -506,7 +515,8 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
     if kind == "exile":
         return Action(exile=_some(draw, in_zone(BATTLEFIELD, HAND, LIBRARY, GRAVEYARD, COMMAND), 2))
     if kind == "put_onto_battlefield":
-        return Action(put_onto_battlefield=_some(draw, in_zone(HAND, LIBRARY, GRAVEYARD, EXILE, COMMAND), 2))
+        arriving = _permanent_cards(played, in_zone(HAND, LIBRARY, GRAVEYARD, EXILE, COMMAND))
+        return Action(put_onto_battlefield=_some(draw, arriving, 2))
     if kind == "create":
         return Action(create=_some(draw, _creatable(played), 2))
     if kind == "legend":
@@ -730,6 +740,10 @@ def _next_instruction(draw, played: ReferenceGame) -> Action:
     return replace(action, unfinished=_one_in(draw, 3), priority=True)
 
 
+def _permanent_cards(played: ReferenceGame, cards: list[int]) -> list[int]:
+    return [c for c in cards if played.scenario.cards[c].permanent]
+
+
 def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger condition
     """An action aimed at some ability's trigger condition (or at creating a delayed ability)."""
     m = played.now
@@ -752,6 +766,7 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
     permanents = [c for c, cs in enumerate(m.cards) if cs.zone == BATTLEFIELD and not cs.phased_out]
     off_bf = [c for c, cs in enumerate(m.cards) if cs.zone in (HAND, LIBRARY, GRAVEYARD, EXILE, COMMAND)]
     creature_cards = [c for c in off_bf if played.flag(c, "creature_card")]
+    enterable = _permanent_cards(played, off_bf)  # (an instant or sorcery card stays where it is: 304.4)
     if kind == game.ENTERS_SELF:
         if played.is_token(x) and card.zone == OUTSIDE:
             return Action(create=(x,)) if x in _creatable(played) else Action()
@@ -759,7 +774,7 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
             return Action(flicker=(x,))  # (a token doesn't come back, 111.8)
         if card.zone == HAND and not played.flag(x, "land_card") and m.priority:
             return Action(cast=x)
-        return Action(put_onto_battlefield=(x,)) if x in off_bf else Action()
+        return Action(put_onto_battlefield=(x,)) if x in enterable else Action()
     # Several events at once matter to a delayed ability (one trigger, 603.7b), to "do this only once each turn"
     # (each instance of the batch, but only the first to resolve takes the action, 603.2i) and to "one or more"
     # (one trigger for the batch, 603.2c).
@@ -772,7 +787,7 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
             return Action(create=_some(draw, tokens, 2))  # creature tokens entering: "creature enters" (603.6a)
         if several and len(creature_cards) >= 2 and draw(st.booleans()):
             return Action(put_onto_battlefield=tuple(creature_cards[:3]))  # several enter at once (603.7b)
-        return Action(put_onto_battlefield=_some(draw, creature_cards or off_bf, 2))
+        return Action(put_onto_battlefield=_some(draw, creature_cards or enterable, 2))
     if kind in (game.CREATURE_DIES, game.GRAVEYARD_FROM_ANYWHERE):
         dying = [c for c in permanents if m.cards[c].eff_creature]
         if several and len(dying) >= 2 and draw(st.booleans()):
@@ -812,7 +827,7 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
         return Action(tap_for_mana=(host,)) if not m.cards[host].tapped else Action(untap=(host,))
     if kind == game.CHAPTER:
         if not on_bf:
-            return Action(put_onto_battlefield=(x,)) if x in off_bf else Action()
+            return Action(put_onto_battlefield=(x,)) if x in enterable else Action()
         if idle and m.step < MAIN:
             return Action(step="precombat_main")
         return Action(next_turn=True) if idle else Action()
@@ -823,7 +838,7 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
     if kind == game.DEALS_DAMAGE and on_bf:
         return Action(deals_damage=(x,))
     if kind == game.SPELL_CAST and m.priority:
-        if cls == "printed" and not on_bf and x in off_bf and draw(st.booleans()):
+        if cls == "printed" and not on_bf and x in enterable and draw(st.booleans()):
             return Action(put_onto_battlefield=(x,))  # where its ability works
         spells = [c for c in off_bf if m.cards[c].zone == HAND and not played.flag(c, "land_card")]
         # Half of the time a spell of a card type the condition doesn't name ("a noncreature spell": a creature one).
@@ -831,7 +846,7 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
         chosen = unnamed if unnamed and draw(st.booleans()) else spells
         return Action(cast=draw(st.sampled_from(chosen))) if chosen else Action()
     if kind == game.COMBAT_DAMAGE_TO_PLAYER and idle:
-        if cls == "printed" and not on_bf and x in off_bf:
+        if cls == "printed" and not on_bf and x in enterable:
             return Action(put_onto_battlefield=(x,))  # where its ability works
         creatures = [c for c in permanents if m.cards[c].eff_creature]
         spoken_of = [c for c in creatures if played._speaks_of(a, c, m) and played.subtype_matches(x, c)]

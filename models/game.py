@@ -748,6 +748,21 @@ VARIABLES = tuple(
     else s
     for s in VARIABLES
 )
+#: The constants a card's printed triggered ability decides: a trace that gives the cards' texts (``#meta.oracle``,
+#: ``models/printed.py``) may leave them out.
+PRINTED_CONSTANTS = (
+    "kind",
+    *SUBJECT_FILTERS,
+    "subject_subtype",
+    "has_if",
+    "optional",
+    "modal",
+    "targeted",
+    "once_each_turn",
+    "triggers_once_each_turn",
+    "one_or_more",
+)
+VARIABLES = tuple(replace(s, printed=True) if s.name in PRINTED_CONSTANTS else s for s in VARIABLES)
 
 
 #: Games the model leaves out that ``bounds.cut_offs`` does not look for: a script that plays one is refused at its

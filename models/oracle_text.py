@@ -18,14 +18,18 @@ import re
 from dataclasses import dataclass, replace
 
 from .conditions import (
+    MODIFIER_FLAGS,
     PRESETS,
     SUBTYPE_PLURALS,
     THIS,
     Condition,
     ConditionError,
     Event,
+    ModelPoint,
     Subject,
     beginning_of,
+    describe,
+    model_point,
     zone_change,
 )
 
@@ -497,3 +501,44 @@ def _event(words: list[str], subtypes: frozenset[str]) -> Condition | None:
             subject, batch = _subject(who, subtypes=subtypes)
             return _object_event(verb, subject, batch)
     return None
+
+
+@dataclass(frozen=True)
+class PrintedAbility:
+    """A triggered ability given as its printed text, as the game model plays it: its condition's point of the model
+    and the ability flags the text says (``models.game.CARD_FLAGS``: "may", a target, an intervening "if", ...)."""
+
+    point: ModelPoint
+    flags: tuple[str, ...]
+
+
+class NotPlayable(ValueError):
+    """A printed text the reader does not understand, or whose condition the game model cannot play (one line)."""
+
+
+def printed_ability(text: str, name: str = "") -> PrintedAbility:
+    """How the game model plays a card's printed triggered ability ``text`` (``name``: the card's, for "this");
+    :class:`NotPlayable` says why it can't, naming the words not understood or the conditions it plays instead."""
+    reading = read_trigger(text, name)
+    if reading.not_understood or reading.condition is None:
+        raise NotPlayable("not understood: " + "; ".join(reading.not_understood))
+    c = reading.condition
+    point = model_point(c)
+    if point is None:
+        raise NotPlayable(f"'{describe(c)}': the game model cannot play this condition yet{_nearest(c)}")
+    preset = PRESETS[point.kind]
+    own_if = preset.intervening_if if preset is not None else ""
+    flags = [flag for field_, flag in MODIFIER_FLAGS.items() if getattr(c, field_) and field_ != "intervening_if"]
+    if c.intervening_if and c.intervening_if != own_if:
+        flags.append("has_if")
+    return PrintedAbility(point, tuple(flags))
+
+
+def _nearest(c: Condition) -> str:
+    """The model's conditions with the same event, to say how the one read differs from what it can play."""
+    presets = [(k, p) for k, p in PRESETS.items() if p is not None]
+    same = [k for k, p in presets if p.event == c.event] or [k for k, p in presets if p.event.kind == c.event.kind]
+    if not same:
+        return f" (no trigger kind of the model has the event {c.event.kind})"
+    shown_ = ", ".join(f"'{describe(PRESETS[k])}' ({k})" for k in same)
+    return f"; with the same event it plays {shown_}"

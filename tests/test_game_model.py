@@ -30,6 +30,7 @@ ED = edition()
 EVERYTHING = [e.number for e in ED.encodings]
 SCENARIOS = Path(__file__).parent.parent / "scenarios"
 CREATURE = ("creature_card",)
+SORCERY = Card(zone="hand", flags=("sorcery_card",), permanent=False)  # a spell that resolves to the graveyard
 
 
 def broken(trace) -> set[tuple[int, str]]:
@@ -186,7 +187,7 @@ def test_only_a_resolution_goes_on_and_nothing_is_cast_in_the_middle_of_one():
     card = Card(zone="battlefield", trigger="creature_dies", flags=CREATURE)
     with pytest.raises(InvalidArgument, match="unfinished: only a resolution"):
         run(Scenario(cards=(card,), actions=(Action(unfinished=True),)))
-    spell = Card(zone="hand", permanent=False)
+    spell = SORCERY
     with pytest.raises(InvalidArgument, match="cast: the previous action's resolution is unfinished"):
         script = (Action(cast=0), Action(resolve=True, unfinished=True), Action(cast=1))
         run(Scenario(cards=(spell, spell), actions=script))
@@ -198,7 +199,7 @@ def test_an_ability_that_triggers_on_two_events_of_one_resolution_puts_both_on_t
     # the stack together, each labelled with the batch it triggered in.
     watcher = Card(zone="battlefield", trigger="creature_dies")
     bear = Card(zone="battlefield", flags=CREATURE)
-    spell = Card(zone="hand", permanent=False)
+    spell = SORCERY
     script = (
         Action(cast=3),
         Action(resolve=True, destroy=(1,), unfinished=True),
@@ -256,7 +257,7 @@ def test_an_extra_turn_goes_to_the_player_the_effect_names():
 
 def test_control_changes_during_a_resolution():
     scenario = Scenario(
-        cards=(Card(zone="hand", permanent=False), Card(zone="battlefield", trigger="lose_control", flags=CREATURE)),
+        cards=(SORCERY, Card(zone="battlefield", trigger="lose_control", flags=CREATURE)),
         actions=(Action(cast=0), Action(resolve=True, priority=False), Action(gain_control=((1, 1),))),
     )
     trace = run(scenario)
@@ -376,7 +377,7 @@ def test_no_spell_is_cast_in_the_batch_that_performs_state_based_actions():
 
 def test_state_based_actions_in_the_cleanup_step_give_priority():
     scenario = Scenario(
-        cards=(Card(zone="battlefield", flags=CREATURE), Card(zone="hand", permanent=False)),
+        cards=(Card(zone="battlefield", flags=CREATURE), SORCERY),
         step="end",
         actions=(
             Action(step="cleanup", lethal=(0,)),  # "until end of turn" ends: toughness 0 (514.2, 704.5f)
@@ -768,3 +769,21 @@ def test_an_instant_or_sorcery_card_never_enters_the_battlefield():
     assert (1, "304.4") in broken(changed(trace, 1, "zone", on_battlefield, 0))
     with pytest.raises(InvalidArgument, match=r"never a permanent \(304.4, 307.4\)"):
         run(Scenario(cards=(Card(zone="hand", flags=("sorcery_card",)),), actions=()))
+
+
+def test_a_spells_card_type_is_read_as_printed_an_aura_being_an_enchantment():
+    # "Whenever you cast an enchantment spell" (Mesa Enchantress) triggers on an Aura spell (303.4: an Aura is an
+    # enchantment); "whenever you cast an instant spell" on an instant, not on a sorcery.  An engine that counts
+    # the sorcery is rejected where it does.
+    enchantress = Card(zone="battlefield", trigger="spell_cast", flags=CREATURE, subject_type="enchantment")
+    wizard = Card(zone="battlefield", trigger="spell_cast", flags=CREATURE, subject_type="instant")
+    aura = Card(zone="hand", flags=("aura",))
+    bolt = Card(zone="hand", flags=("instant_card",), permanent=False)
+    script = (Action(cast=2), Action(cast=3), Action(resolve=True), Action(resolve=True), Action(cast=4))
+    scenario = Scenario(cards=(enchantress, wizard, aura, bolt, SORCERY), actions=script, slots=7)
+    trace = run(scenario)
+    assert [s["triggers"][:2] for s in trace.states] == [[0, 0], [1, 0], [0, 1], [0, 0], [0, 0], [0, 0]]
+    assert broken(trace) == set()
+    ignoring = next(m for m in MUTANTS if m.id == "card-type-ignored").run(scenario)  # counts every spell
+    assert ignoring.states[5]["triggers"][:2] == [1, 1]
+    assert (5, "113.3") in broken(ignoring)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from rule603._internal import smt
-from rule603._internal.ruling import Answer, Ruling, decided
+from rule603._internal.ruling import Answer, Ruling, decided, rule_scenario_file
 from rule603._internal.rulingcache import RulingStore, rule_scenario_file_kept
 from rule603.cli import main
 from rule603.engines.scenario_file import FIXED_BY_SCRIPT, load
@@ -90,9 +90,24 @@ def test_a_ruling_with_anything_unknown_is_never_kept(keeping, edition):
     unknown = Ruling(True, [Answer("q", "Does it?", "unknown", [])])
     outside_unknown = Ruling(True, [Answer("q", "Does it?", "always", [True], decided=False)])
     conflict_unnamed = Ruling(False, [], [], "the solver could not name the clauses", conflict_decided=False)
-    for ruling in (unknown, outside_unknown, conflict_unnamed):
+    a_trial_unknown = Ruling(True, [Answer("q", "Does it?", "always", [True], ["603.2"])], unknown_checks=1)
+    for ruling in (unknown, outside_unknown, conflict_unnamed, a_trial_unknown):
         assert not decided(ruling)
         store.keep(ruling)
     assert not list((keeping.parent / "cache").rglob("*.entry"))
     store.keep(Ruling(True, [Answer("q", "Does it?", "always", [True], ["603.2"], needed=["603.2"])]))
     assert len(list((keeping.parent / "cache").rglob("*.entry"))) == 1
+
+
+def test_a_kept_ruling_keeps_every_field_and_only_when_asked(keeping, capsys, edition, monkeypatch):
+    _, first, _ = _rule(capsys, keeping)
+    store = RulingStore.open(edition, keeping.read_bytes(), smt.SolverLimits(timeout_ms=60_000))
+    played = rule_scenario_file_kept(load(keeping), smt.SolverLimits(timeout_ms=60_000))[0]
+    kept = store.load(played, FIXED_BY_SCRIPT)
+    fresh = rule_scenario_file(load(keeping), smt.SolverLimits(timeout_ms=60_000))[2]
+    assert kept == fresh  # every field of the ruling and of each answer, the games included
+    assert main(["cache"]) == 0 and "and 1 rulings" in capsys.readouterr().out
+    monkeypatch.setenv("RULE603_VERDICTS", "off")
+    for _ in range(2):
+        _, again, checks = _rule(capsys, keeping)
+        assert checks > 0 and again == first

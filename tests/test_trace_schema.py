@@ -129,7 +129,12 @@ def test_schema_describes_every_variable() -> None:
     schema = json_schema(SCHEMA)
     constants = schema["properties"]["constants"]
     state = schema["properties"]["states"]["items"]
-    assert constants["required"] == [s.name for s in SCHEMA.specs if not s.per_moment and s.absent_means is None]
+    required = [s.name for s in SCHEMA.specs if not s.per_moment and s.absent_means is None]
+    # A document that gives its cards' printed texts (#meta.oracle) may leave out what they decide; any other gives it.
+    assert constants["required"] == [name for name in required if not SCHEMA.spec(name).printed]
+    assert schema["if"] == {"properties": {"#meta": {"not": {"required": ["oracle"]}}}}
+    unless_printed = schema["then"]["properties"]["constants"]["required"]
+    assert unless_printed == [name for name in required if SCHEMA.spec(name).printed] and "kind" in unless_printed
     assert "other_effect" not in constants["required"]  # added within version 4: absent means false
     added = [s.name for s in SCHEMA.specs if s.per_moment and (s.completed_by or s.absent_means is not None)]
     assert state["required"] == ["#meta", *(s.name for s in SCHEMA.specs if s.per_moment and s.name not in added)]
@@ -141,6 +146,16 @@ def test_schema_describes_every_variable() -> None:
         assert f"Role: {spec.role}" in node["description"]
     assert schema["properties"]["#meta"]["properties"]["rule603"]["const"] == FORMAT
     assert "cannot" in schema["description"] and "loader" in schema["description"]
+
+
+def test_only_a_trace_that_gives_its_cards_texts_may_leave_out_what_they_decide(validator) -> None:
+    document = to_json(example_trace(), SCHEMA)
+    del document["constants"]["kind"]
+    assert any("'kind' is a required property" in e.message for e in validator.iter_errors(document))
+    document["#meta"]["oracle"] = ["When this creature enters, draw a card."]
+    assert not list(validator.iter_errors(document))
+    document["#meta"]["oracle"] = [3]
+    assert list(validator.iter_errors(document))
 
 
 def test_variables_table_is_current() -> None:

@@ -6,6 +6,8 @@
   "whenever a creature dies" without a duration triggers once per creature in a board wipe.
 - ``apnap-reversed.json``: an engine bug (the mutant ``apnap-reversed``): two players' enters
   abilities go on the stack nonactive player first.
+- ``blood-artist-text.json``: the board wipe again, its cards described by their printed text
+  (``#meta.oracle``) instead of the constants the text decides.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from rule603 import trace_to_json
 from rule603.engines.mutants import MUTANTS
 from rule603.engines.reference import run
 from rule603.engines.scenario import Action, Card, DelayedAbility, Scenario
+from rule603.models.printed import DECIDED
 
 HERE = Path(__file__).parent
 CREATURE = ("creature_card",)
@@ -61,7 +64,19 @@ def examples() -> dict[str, dict]:
             mutant["apnap-reversed"].run(BOTH_ENTER),
             {"scenario": BOTH_ENTER.description, "engine": "mutant apnap-reversed"},
         ),
+        "blood-artist-text.json": _by_text(
+            trace_to_json(run(BOARD_WIPE), {"scenario": BOARD_WIPE.description}),
+            {"card": ["Blood Artist", "Grizzly Bears"]},
+            ["Whenever Blood Artist or another creature dies, target player loses 1 life and you gain 1 life.", None],
+        ),
     }
+
+
+def _by_text(document: dict, names: dict, texts: list) -> dict:
+    """``document`` with its cards' printed texts instead of the constants they decide."""
+    document["#meta"].update(names=names, oracle=texts)
+    document["constants"] = {k: v for k, v in document["constants"].items() if k not in DECIDED}
+    return document
 
 
 def render(data: dict) -> str:

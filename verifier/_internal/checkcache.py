@@ -40,7 +40,7 @@ FOLDER = "compiled-checks"
 KINDS = (FOLDER, "verdicts", "rulings")  # what the cache holds, a folder each (rule603 verify's, rule603 rule's)
 STALE_DAYS = 30
 ENTRY = ".entry"
-_SOURCES = ("rule603", "rule603.models", "rule603.properties")
+_SOURCES = ("rule603", "rule603.models", "rule603.properties", "rule603.engines")
 _DATA_SUFFIXES = (".py", ".txt", ".json", ".toml")
 
 

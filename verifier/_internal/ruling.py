@@ -80,6 +80,9 @@ class Ruling:
     conflict: list[str] = field(default_factory=list)  # when no compliant game fits the scenario
     conflict_note: str = ""  # who the conflict is with, when it is not clauses of 603
     conflict_decided: bool = True  # False when the solver could not name who the conflict is with
+    #: checks the solver left unknown on the way (a minimal core's trial, a *needed* mark): the answers stand, but a
+    #: longer limit could cite other clauses
+    unknown_checks: int = 0
     #: the model's bounds some game of the scenario needs more than (``bounds.cut_offs``), when asked for
     cut_off: list[CutOff] | None = None
 
@@ -148,6 +151,7 @@ def rule(
         ruling = Ruling(True, [Answer(a.id, a.text, "unknown", [], note=enc.solver.reason_unknown) for a in asks])
     else:
         ruling = Ruling(True, [_answer(enc, base, lits, ask) for ask in asks])
+    ruling.unknown_checks = enc.solver.unknowns
     if cut_off:
         ruling.cut_off = cut_offs(
             edition,
@@ -192,7 +196,8 @@ def _no_compliant_game(enc: Encoding, base: list, lits: dict[str, Any]) -> Rulin
 def decided(ruling: Ruling) -> bool:
     """Whether the solver decided every part of ``ruling`` (nothing unknown), so that a longer limit gives the same."""
     answered = all(a.answer != "unknown" and a.decided for a in ruling.answers)
-    return answered and ruling.conflict_decided and not any(c.unknown for c in ruling.cut_off or ())
+    whole = answered and ruling.conflict_decided and not ruling.unknown_checks
+    return whole and not any(c.unknown for c in ruling.cut_off or ())
 
 
 def pin_scenario(enc: Encoding, script: Trace, also_fixed: Sequence[Fixed] = (), name: str = "scenario") -> Any:

@@ -18,8 +18,7 @@ import hashlib
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from . import smt
@@ -40,11 +39,7 @@ def rule_scenario_file_kept(loaded: Any, limits: smt.SolverLimits, edition_name:
     """``ruling.rule_scenario_file``, answered from the kept ruling where there is one that stands (no solver
     call), else ruled and kept.  Gives ``(played, edition, ruling)``."""
     played, edition = play_scenario_file(loaded, edition_name)
-    try:
-        text = Path(loaded.path).read_bytes()
-    except OSError:  # read once already; gone since: ruled, not kept
-        return played, edition, rule_played(loaded, played, edition, limits)
-    store = RulingStore.open(edition, text, limits)
+    store = RulingStore.open(edition, loaded.text.encode(), limits)
     also_fixed = scenario_files().FIXED_BY_SCRIPT
     ruling = store.load(played, also_fixed) if store else None
     if ruling is None:
@@ -87,14 +82,9 @@ class RulingStore:
     def keep(self, ruling: Ruling) -> None:
         if not decided(ruling):
             return
-        entry = {
-            "consistent": ruling.consistent,
-            "conflict": ruling.conflict,
-            "conflict_note": ruling.conflict_note,
-            "conflict_decided": ruling.conflict_decided,
-            "cut_off": None if ruling.cut_off is None else [asdict(c) for c in ruling.cut_off],
-            "answers": [_answer_json(a, self._schema) for a in ruling.answers],
-        }
+        entry = {f.name: getattr(ruling, f.name) for f in fields(Ruling) if f.name not in ("answers", "cut_off")}
+        entry["cut_off"] = None if ruling.cut_off is None else [asdict(c) for c in ruling.cut_off]
+        entry["answers"] = [_answer_json(a, self._schema) for a in ruling.answers]
         self.store.save(self.key, json.dumps(entry).encode())
 
     def load(self, script: Trace, also_fixed: Sequence[Fixed] = ()) -> Ruling | None:
@@ -104,16 +94,10 @@ class RulingStore:
             return None
         try:
             entry = json.loads(data)
-            answers = [_answer_from_json(a, self._schema) for a in entry["answers"]]
-            cut_off = None if entry["cut_off"] is None else [CutOff(**c) for c in entry["cut_off"]]
-            ruling = Ruling(
-                entry["consistent"],
-                answers,
-                entry["conflict"],
-                entry["conflict_note"],
-                entry["conflict_decided"],
-                cut_off,
-            )
+            answers = [_answer_from_json(a, self._schema) for a in entry.pop("answers")]
+            cut_off = entry.pop("cut_off")
+            cut_off = None if cut_off is None else [CutOff(**c) for c in cut_off]
+            ruling = Ruling(answers=answers, cut_off=cut_off, **entry)
         except Exception:  # noqa: BLE001 - a damaged or foreign entry is a miss: ruled again
             return None
         return ruling if self._stands(ruling, script, also_fixed) else None
@@ -134,29 +118,10 @@ def _plays(game: Trace, script: Trace, schema: Schema, also_fixed: Sequence[Fixe
 
 
 def _answer_json(answer: Answer, schema: Schema) -> dict[str, Any]:
-    return {
-        "id": answer.id,
-        "text": answer.text,
-        "answer": answer.answer,
-        "values": answer.values,
-        "clauses": answer.clauses,
-        "note": answer.note,
-        "needed": answer.needed,
-        "decided": answer.decided,
-        "games": [to_json(game, schema) for game in answer.games],
-    }
+    data = {f.name: getattr(answer, f.name) for f in fields(Answer) if f.name != "games"}
+    return {**data, "games": [to_json(game, schema) for game in answer.games]}
 
 
 def _answer_from_json(data: dict[str, Any], schema: Schema) -> Answer:
     games = [from_json(game, schema, "<kept ruling>") for game in data["games"]]
-    return Answer(
-        data["id"],
-        data["text"],
-        data["answer"],
-        data["values"],
-        data["clauses"],
-        data["note"],
-        games,
-        data["needed"],
-        data["decided"],
-    )
+    return Answer(**{**data, "games": games})

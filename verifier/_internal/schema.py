@@ -88,6 +88,9 @@ class VarSpec:
     #: a value above ``max`` is a game beyond the model's capacity, not a malformed one: what to say when a trace
     #: has one (e.g. "the model's capacity: 6 instances of one ability in one batch")
     beyond: str = ""
+    #: A constant a card's printed text decides: a document that gives the cards' texts (``#meta.oracle``) may leave
+    #: it out, and what it gives must agree with them.
+    printed: bool = False
 
     def codes(self) -> dict[str, int]:
         """Enum name to code."""

@@ -307,6 +307,7 @@ class Solver:
         self._for_now: list[int] = []  # indices in ``_added`` of the constraints added ``for_now``
         self._literals: dict[str, Expr] = {}
         self.reason_unknown = ""
+        self.unknowns = 0  # checks that ended unknown: an answer built from several checks is whole only without one
         self._bit_blasted = False  # has z3's SAT core taken in the constraints (``dimacs``)?
 
     def literal(self, name: str) -> Expr:
@@ -371,6 +372,7 @@ class Solver:
         if result == z3.unsat:
             return Verdict.UNSAT
         self.reason_unknown = self._solver.reason_unknown()
+        self.unknowns += 1
         if self._added is not None:
             self._start_again()
         return Verdict.UNKNOWN

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import importlib
 import json
 import re
 from collections.abc import Mapping
@@ -30,6 +31,8 @@ from .schema import MODEL_LABELS, Game, Names, Schema, Universe, VarSpec
 FORMAT = "rule603-trace/4"
 #: Versions ``rule603 migrate`` rewrites in this one (rule603.models.migrations).
 OLDER_FORMATS = ("rule603-trace/3",)
+#: The game model's reader of ``#meta.oracle``, the cards' printed triggered abilities.
+PRINTED_TEXTS = "rule603.models.printed"
 _MISSING = object()
 
 
@@ -281,6 +284,9 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
     constants = data.get("constants", {})
     if not isinstance(constants, dict):
         raise TraceFormatError(source, "/constants", "expected an object")
+    if "oracle" in meta:  # the cards' printed texts decide some constants (models/printed.py)
+        printed = importlib.import_module(PRINTED_TEXTS)
+        constants = printed.constants_from_text(meta, constants, universe, source)
     params: dict[str, Any] = {}
     for spec in schema.specs:
         if spec.per_moment:

@@ -102,6 +102,7 @@ def json_schema(schema: Schema) -> dict[str, Any]:
     """A JSON Schema (draft 2020-12) for ``rule603-trace/3`` traces of the variables in ``schema``."""
     per_moment = [s for s in schema.specs if s.per_moment]
     constants = [s for s in schema.specs if not s.per_moment]
+    printed = [s.name for s in constants if s.printed]  # decided by #meta.oracle where a document gives it
     dims = dimensions(schema)
     size = {"type": "integer", "minimum": 0}
     return {
@@ -166,6 +167,24 @@ def json_schema(schema: Schema) -> dict[str, Any]:
                         },
                         "additionalProperties": False,
                     },
+                    "oracle": {
+                        "type": "array",
+                        "items": {"type": ["string", "null"], "minLength": 1, "maxLength": 1000},
+                        "description": (
+                            "Optional: each card's printed triggered ability, by index (null: none), as printed "
+                            "('Whenever another creature you control dies, ...').  The constants it decides may then "
+                            f"be left out ({', '.join(printed)}); those given must agree with it (checked by the "
+                            "loader, which also says which words of a text it did not understand)."
+                        ),
+                    },
+                    "subtypes": {
+                        "type": "array",
+                        "items": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                        "description": (
+                            "Optional, with oracle: each card's printed subtypes ('Elf'), one list per card, for a "
+                            "text that names a subtype ('whenever another Elf you control enters')."
+                        ),
+                    },
                 },
             },
             "params": {
@@ -184,7 +203,7 @@ def json_schema(schema: Schema) -> dict[str, Any]:
             "constants": {
                 "type": "object",
                 "description": "The values constant over the trace (the cards' text, the delayed abilities).",
-                "required": [s.name for s in constants if s.absent_means is None],
+                "required": [s.name for s in constants if s.absent_means is None and not s.printed],
                 "properties": {s.name: _variable(s) for s in constants},
             },
             "states": {
@@ -217,6 +236,13 @@ def json_schema(schema: Schema) -> dict[str, Any]:
                     },
                 },
             },
+        },
+        # A document that doesn't give its cards' printed texts gives what they would decide.
+        "if": {"properties": {"#meta": {"not": {"required": ["oracle"]}}}},
+        "then": {
+            "properties": {
+                "constants": {"required": [s.name for s in constants if s.printed and s.absent_means is None]}
+            }
         },
         "$defs": {"bigint": _BIGINT},
     }

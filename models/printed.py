@@ -1,0 +1,117 @@
+"""Cards described once, by their printed text: a trace's ``#meta.oracle``.
+
+An engine author gives each card's triggered ability as printed ("Whenever another creature you control dies, ...")
+and the constants of its text (trigger condition, what narrows down its object, the ability's flags) are read from
+it by the same reader as scenario files' ``oracle`` (``oracle_text.printed_ability``).  A constant the document gives
+as well must say the same, entry by entry: a trace that contradicts its own cards' text is refused at the entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rule603 import TraceFormatError, Universe, VarSpec
+
+from .game import PRINTED_CONSTANTS, SUBJECT_FILTERS, VARIABLES
+from .oracle_text import NotPlayable, printed_ability
+
+#: The ability flags a printed text says, each a per-card constant.
+TEXT_FLAGS = tuple(name for name in PRINTED_CONSTANTS if name not in ("kind", *SUBJECT_FILTERS, "subject_subtype"))
+#: The constants a printed text decides, by name (``VarSpec.printed``).
+DECIDED: dict[str, VarSpec] = {spec.name: spec for spec in VARIABLES if spec.printed}
+MAX_TEXT = 1000  # characters of one card's text: a printed triggered ability is well under 500
+
+
+def constants_from_text(
+    meta: Mapping[str, Any], constants: Mapping[str, Any], universe: Universe, source: str
+) -> dict[str, Any]:
+    """``constants`` with what ``meta["oracle"]`` decides filled in where the document leaves it out; a value the
+    document gives that the text contradicts, a text the model cannot play, and a malformed list are
+    :class:`TraceFormatError` at their JSON pointer."""
+    cards = universe.size("card")
+    texts = _texts(meta.get("oracle"), cards, source)
+    names = _card_names(meta)
+    subtypes = _subtypes(meta.get("subtypes"), cards, source) if "subtypes" in meta else None
+    out, filled = dict(constants), set()
+    for c, text in enumerate(texts):
+        if text is None:
+            continue
+        try:
+            printed = printed_ability(text, names[c] if c < len(names) else "")
+        except NotPlayable as e:
+            raise TraceFormatError(source, f"/#meta/oracle/{c}", str(e)) from None
+        point = printed.point
+        said: dict[str, Any] = {
+            "kind": point.kind,
+            "subject_relation": point.relation,
+            "subject_controller": point.controller,
+            "subject_token": point.token,
+            "subject_type": point.type,
+            **{flag: flag in printed.flags or (flag == "one_or_more" and point.one_or_more) for flag in TEXT_FLAGS},
+        }
+        for name, value in said.items():
+            _agree(out, filled, name, c, value, cards, source)
+        if point.subtypes:
+            if subtypes is None and "subject_subtype" not in constants:
+                named = ", ".join(point.subtypes)
+                why = f"it names subtypes ({named}): give each card's printed subtypes in #meta.subtypes"
+                raise TraceFormatError(source, f"/#meta/oracle/{c}", why)
+            if subtypes is not None:
+                row = [bool(set(point.subtypes) & set(s)) for s in subtypes]
+                _agree(out, filled, "subject_subtype", c, row, cards, source)
+        else:
+            _agree(out, filled, "subject_subtype", c, [True] * cards, cards, source)
+    return out
+
+
+def _agree(out: dict[str, Any], filled: set[str], name: str, c: int, value: Any, cards: int, source: str) -> None:
+    """Card ``c``'s entry of constant ``name`` is ``value``: filled in where the document has no such constant,
+    compared where it has (a malformed one is left to the trace reader, which names what is wrong with it)."""
+    if name not in out:
+        out[name] = [_default(DECIDED[name], cards) for _ in range(cards)]
+        filled.add(name)
+    column = out[name]
+    if name in filled:
+        column[c] = value
+    elif isinstance(column, list) and len(column) == cards and column[c] != value:
+        raise TraceFormatError(
+            source,
+            f"/constants/{name}/{c}",
+            f"{column[c]!r}, but the card's printed text (#meta/oracle/{c}) says {value!r}",
+        )
+
+
+def _default(spec: VarSpec, cards: int) -> Any:
+    """A card's entry for a constant the document leaves out, where no printed text decides it: no ability, no
+    flag, no filter (every card of any subtype)."""
+    if spec.absent_means is not None:
+        return [spec.absent_means] * cards if len(spec.dims) == 2 else spec.absent_means
+    return "none" if spec.kind == "enum" else False
+
+
+def _texts(value: Any, cards: int, source: str) -> list[str | None]:
+    if not isinstance(value, list) or len(value) > cards:
+        raise TraceFormatError(
+            source, "/#meta/oracle", f"expected a list of at most {cards} texts or nulls (#meta.universe.card)"
+        )
+    for c, text in enumerate(value):
+        if text is not None and (not isinstance(text, str) or not text.strip() or len(text) > MAX_TEXT):
+            why = f"expected a card's printed triggered ability (1 to {MAX_TEXT} characters) or null"
+            raise TraceFormatError(source, f"/#meta/oracle/{c}", why)
+    return list(value)
+
+
+def _subtypes(value: Any, cards: int, source: str) -> list[tuple[str, ...]]:
+    if not isinstance(value, list) or len(value) != cards:
+        raise TraceFormatError(source, "/#meta/subtypes", f"expected a list of {cards} lists of subtypes, one per card")
+    for c, listed in enumerate(value):
+        if not isinstance(listed, list) or not all(isinstance(s, str) and s.strip() for s in listed):
+            raise TraceFormatError(source, f"/#meta/subtypes/{c}", "expected a list of subtypes, as printed ('Elf')")
+    return [tuple(s) for s in value]
+
+
+def _card_names(meta: Mapping[str, Any]) -> list[str]:
+    names = meta.get("names")
+    listed = names.get("card") if isinstance(names, dict) else None
+    return [n if isinstance(n, str) else "" for n in listed] if isinstance(listed, list) else []

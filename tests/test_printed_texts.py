@@ -1,0 +1,138 @@
+"""Cards described once, by their printed text (``#meta.oracle``, models/printed.py): a trace that gives its cards'
+texts may leave out what they decide, must agree with them where it does not, and a text the model can't play is
+one line at its JSON pointer."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomllib
+from rule603._internal.schema import Schema
+from rule603._internal.trace import from_json, to_json
+from rule603.engines.scenario_file import load, play
+from rule603.errors import TraceFormatError
+from rule603.models import game
+from rule603.models.printed import DECIDED
+
+SCHEMA = Schema(tuple(game.VARIABLES))
+SCENARIOS = Path(__file__).parent.parent / "scenarios"
+WITH_TEXTS = sorted(
+    p for p in SCENARIOS.glob("*.toml") if any(o.get("oracle") for o in tomllib.loads(p.read_text())["objects"])
+)
+
+
+def _described(path: Path) -> tuple[dict, dict]:
+    """A scenario file's game as a trace document, and the same document with its cards' printed texts instead of
+    the constants they decide."""
+    loaded = load(path)
+    played = play(loaded)
+    document = to_json(played, SCHEMA)
+    by_name = {o["name"]: o for o in tomllib.loads(path.read_text())["objects"]}
+    cards = [by_name.get(name, {}) for name in loaded.objects]
+    cards += [{}] * (played.universe.size("card") - len(cards))  # (cards the file adds itself have no text)
+    described = copy.deepcopy(document)
+    described["#meta"]["names"] = {"card": [o.get("card_name", o.get("name", f"c{c}")) for c, o in enumerate(cards)]}
+    described["#meta"]["oracle"] = [o.get("oracle") for o in cards]
+    described["#meta"]["subtypes"] = [o.get("subtypes", []) for o in cards]
+    for name in DECIDED:
+        described["constants"].pop(name, None)
+    return document, described
+
+
+def test_the_scenarios_with_printed_texts_are_many():
+    assert len(WITH_TEXTS) >= 20  # (the test below would pass on none)
+
+
+@pytest.mark.parametrize("path", WITH_TEXTS, ids=[p.stem for p in WITH_TEXTS])
+def test_a_trace_that_gives_its_cards_texts_reads_as_the_one_that_gives_their_constants(path):
+    document, described = _described(path)
+    assert any(described["#meta"]["oracle"])
+    assert from_json(described, SCHEMA).params == from_json(document, SCHEMA).params
+    both = copy.deepcopy(document)
+    both["#meta"].update({k: described["#meta"][k] for k in ("names", "oracle", "subtypes")})
+    assert from_json(both, SCHEMA).params == from_json(document, SCHEMA).params  # the two agree
+
+
+def _guttersnipe() -> tuple[dict, dict]:
+    return _described(SCENARIOS / "603.2-guttersnipe-instant-or-sorcery-spell.toml")
+
+
+def _error(document: dict) -> TraceFormatError:
+    with pytest.raises(TraceFormatError) as caught:
+        from_json(document, SCHEMA, "game.json")
+    return caught.value
+
+
+def test_a_constant_the_text_contradicts_is_refused_at_its_entry():
+    document, described = _guttersnipe()
+    both = copy.deepcopy(document)
+    both["#meta"]["oracle"] = described["#meta"]["oracle"]
+    both["constants"]["subject_type"][0] = "noncreature"  # Guttersnipe's text says "an instant or sorcery spell"
+    error = _error(both)
+    assert error.pointer == "/constants/subject_type/0"
+    assert "'noncreature', but the card's printed text (#meta/oracle/0) says 'instant_or_sorcery'" in str(error)
+    both["constants"]["subject_type"][0] = "instant_or_sorcery"
+    both["constants"]["optional"][1] = False  # Mesa Enchantress: "you may draw a card"
+    assert _error(both).pointer == "/constants/optional/1"
+
+
+def test_a_text_the_model_cannot_play_or_read_is_one_line_at_its_pointer():
+    _, described = _guttersnipe()
+    described["#meta"]["oracle"][0] = "Whenever you cast a planeswalker spell, draw a card."
+    error = _error(described)
+    assert error.pointer == "/#meta/oracle/0" and "cannot play this condition yet" in str(error)
+    assert "with the same event it plays" in str(error) and "\n" not in str(error)
+    described["#meta"]["oracle"][0] = "Whenever you frobnicate, draw a card."
+    error = _error(described)
+    assert error.pointer == "/#meta/oracle/0" and "not understood: " in str(error) and "frobnicate" in str(error)
+
+
+def test_a_text_that_names_a_subtype_needs_the_cards_subtypes():
+    _, described = _guttersnipe()
+    described["#meta"]["oracle"][0] = "Whenever another Elf you control dies, you gain 1 life."
+    subtypes = described["#meta"].pop("subtypes")
+    error = _error(described)
+    assert error.pointer == "/#meta/oracle/0" and "#meta.subtypes" in str(error)
+    subtypes[2] = ["Elf", "Warrior"]  # Grizzly Bears, for the sake of the test
+    described["#meta"]["subtypes"] = subtypes
+    kinds = game.KINDS
+    trace = from_json(described, SCHEMA)
+    assert kinds[trace.params["kind"][0]] == "creature_dies"
+    assert trace.params["subject_subtype"][0] == [c == 2 for c in range(len(subtypes))]
+    assert trace.params["subject_subtype"][1] == [True] * len(subtypes)  # Mesa Enchantress names none
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "pointer"),
+    [
+        ("oracle", "Whenever a creature dies, draw.", "/#meta/oracle"),
+        ("oracle", ["When this creature enters, draw."] * 9, "/#meta/oracle"),
+        ("oracle", [""] + [None] * 5, "/#meta/oracle/0"),
+        ("subtypes", [["Elf"]], "/#meta/subtypes"),
+        ("subtypes", [["Elf"], [3], [], [], [], []], "/#meta/subtypes/1"),
+    ],
+)
+def test_malformed_texts_and_subtypes_are_refused_at_their_pointer(where, value, pointer):
+    _, described = _guttersnipe()
+    described["#meta"][where] = value
+    assert _error(described).pointer == pointer
+
+
+def test_show_reads_a_trace_described_by_its_texts_and_refuses_one_that_contradicts_them(tmp_path):
+    document, described = _guttersnipe()
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(described))
+    described["constants"]["kind"] = ["creature_dies"] + ["none"] * (len(document["constants"]["kind"]) - 1)
+    bad.write_text(json.dumps(described))
+    ran = [
+        subprocess.run([sys.executable, "-m", "rule603.cli", "show", str(p)], capture_output=True, text=True)
+        for p in (good, bad)
+    ]
+    assert ran[0].returncode == 0 and "Guttersnipe" in ran[0].stdout
+    assert ran[1].returncode == 2 and ran[1].stdout == ""
+    assert ran[1].stderr.count("\n") == 1 and "at /constants/kind/0: 'creature_dies', but" in ran[1].stderr
