@@ -521,7 +521,7 @@ def _subtypes(r: _Reader, i: int, key: str, value: Any) -> tuple[str, ...]:
     """Subtypes as printed on a type line (205.3): capitalized words, "Elf", "Island"."""
     listed = r.kind("objects", i, key, value, list)
     for x in listed:
-        if not isinstance(x, str) or not x[:1].isupper() or not x.replace("-", "").replace("'", "").isalpha():
+        if not conditions.printed_subtype(x):
             r.fail("objects", i, key, f"{x!r}: a subtype as printed, capitalized ('Elf', 'Island')")
     return tuple(listed)
 
@@ -542,6 +542,9 @@ def _printed_trigger(
     r: _Reader, i: int, value: Any, name: str, ability: dict[str, Any]
 ) -> tuple[conditions.ModelPoint, list[str]]:
     """How the model plays a triggered ability given as its printed text, and its ability flags."""
+    if isinstance(value, list):
+        why = "the game model plays one triggered ability per card: give the one the scenario is about"
+        r.fail("objects", i, "oracle", f"{len(value)} texts: {why}")
     text = r.kind("objects", i, "oracle", value, str)
     try:
         printed = oracle_text.printed_ability(text, name)

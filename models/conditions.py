@@ -107,6 +107,11 @@ NONCREATURE_SUBTYPES = {
 }
 
 
+def printed_subtype(word: object) -> bool:
+    """``word`` is written as a subtype is printed on a type line (205.3): a capitalized word, "Elf", "Island"."""
+    return isinstance(word, str) and word[:1].isupper() and word.replace("-", "").replace("'", "").isalpha()
+
+
 def subtype_card_type(subtype: str) -> str:
     """The card type a subtype goes with (205.3): a land type is a land's, and so on; any other is a creature type."""
     return NONCREATURE_SUBTYPES.get(subtype, "creature")

@@ -512,6 +512,15 @@ class PrintedAbility:
     flags: tuple[str, ...]
 
 
+#: A second triggered ability after the first one's sentence.  Abilities its effect creates are part of it: a
+#: reflexive "When you do, ...", a delayed "When that creature dies, ..." or "At the beginning of the next end step".
+_SECOND_ABILITY = re.compile(
+    r"[.)]\s+(?:Whenever\b"
+    r"|At the beginning of (?!(?:the|your|that player's) next\b)"
+    r"|When (?!(?:you|that|it|they|those|the)\b))"
+)
+
+
 class NotPlayable(ValueError):
     """A printed text the reader does not understand, or whose condition the game model cannot play (one line)."""
 
@@ -519,6 +528,8 @@ class NotPlayable(ValueError):
 def printed_ability(text: str, name: str = "") -> PrintedAbility:
     """How the game model plays a card's printed triggered ability ``text`` (``name``: the card's, for "this");
     :class:`NotPlayable` says why it can't, naming the words not understood or the conditions it plays instead."""
+    if "\n" in text.strip() or _SECOND_ABILITY.search(text):
+        raise NotPlayable("the game model plays one triggered ability per card: give the one the questions are about")
     reading = read_trigger(text, name)
     if reading.not_understood or reading.condition is None:
         raise NotPlayable("not understood: " + "; ".join(reading.not_understood))

@@ -13,6 +13,7 @@ from typing import Any
 
 from rule603 import TraceFormatError, Universe, VarSpec
 
+from .conditions import printed_subtype
 from .game import PRINTED_CONSTANTS, SUBJECT_FILTERS, VARIABLES
 from .oracle_text import NotPlayable, printed_ability
 
@@ -30,10 +31,14 @@ def constants_from_text(
     document gives that the text contradicts, a text the model cannot play, and a malformed list are
     :class:`TraceFormatError` at their JSON pointer."""
     cards = universe.size("card")
+    owners = constants.get("owner")
+    if not isinstance(owners, list) or len(owners) != cards:
+        return dict(constants)  # the trace reader says what is wrong with the cards, before any text is read
     texts = _texts(meta.get("oracle"), cards, source)
     names = _card_names(meta)
     subtypes = _subtypes(meta.get("subtypes"), cards, source) if "subtypes" in meta else None
-    out, filled = dict(constants), set()
+    filled = {name for name in DECIDED if name not in constants}
+    out = {**constants, **{name: [_default(DECIDED[name], cards) for _ in range(cards)] for name in filled}}
     for c, text in enumerate(texts):
         if text is None:
             continue
@@ -68,18 +73,20 @@ def constants_from_text(
 def _agree(out: dict[str, Any], filled: set[str], name: str, c: int, value: Any, cards: int, source: str) -> None:
     """Card ``c``'s entry of constant ``name`` is ``value``: filled in where the document has no such constant,
     compared where it has (a malformed one is left to the trace reader, which names what is wrong with it)."""
-    if name not in out:
-        out[name] = [_default(DECIDED[name], cards) for _ in range(cards)]
-        filled.add(name)
     column = out[name]
     if name in filled:
         column[c] = value
-    elif isinstance(column, list) and len(column) == cards and column[c] != value:
-        raise TraceFormatError(
-            source,
-            f"/constants/{name}/{c}",
-            f"{column[c]!r}, but the card's printed text (#meta/oracle/{c}) says {value!r}",
-        )
+    elif isinstance(column, list) and len(column) == cards and _well_formed(DECIDED[name], column[c], cards):
+        if column[c] != value:
+            said = f"{column[c]!r}, but the card's printed text (#meta/oracle/{c}) says {value!r}"
+            raise TraceFormatError(source, f"/constants/{name}/{c}", said)
+
+
+def _well_formed(spec: VarSpec, value: Any, cards: int) -> bool:
+    """``value`` is an entry ``spec`` can have (another is the trace reader's to name)."""
+    if len(spec.dims) == 2:
+        return isinstance(value, list) and len(value) == cards and all(isinstance(x, bool) for x in value)
+    return value in spec.values if spec.kind == "enum" else isinstance(value, bool)
 
 
 def _default(spec: VarSpec, cards: int) -> Any:
@@ -106,8 +113,9 @@ def _subtypes(value: Any, cards: int, source: str) -> list[tuple[str, ...]]:
     if not isinstance(value, list) or len(value) != cards:
         raise TraceFormatError(source, "/#meta/subtypes", f"expected a list of {cards} lists of subtypes, one per card")
     for c, listed in enumerate(value):
-        if not isinstance(listed, list) or not all(isinstance(s, str) and s.strip() for s in listed):
-            raise TraceFormatError(source, f"/#meta/subtypes/{c}", "expected a list of subtypes, as printed ('Elf')")
+        if not isinstance(listed, list) or not all(printed_subtype(s) for s in listed):
+            why = "expected a list of subtypes as printed, capitalized ('Elf', 'Island')"
+            raise TraceFormatError(source, f"/#meta/subtypes/{c}", why)
     return [tuple(s) for s in value]
 
 

@@ -136,3 +136,51 @@ def test_show_reads_a_trace_described_by_its_texts_and_refuses_one_that_contradi
     assert ran[0].returncode == 0 and "Guttersnipe" in ran[0].stdout
     assert ran[1].returncode == 2 and ran[1].stdout == ""
     assert ran[1].stderr.count("\n") == 1 and "at /constants/kind/0: 'creature_dies', but" in ran[1].stderr
+
+
+def test_a_second_ability_in_a_text_is_refused_not_dropped():
+    _, described = _guttersnipe()
+    described["#meta"]["oracle"][0] = (
+        "When this creature enters, draw a card.\nWhenever a creature dies, you gain 1 life."
+    )
+    error = _error(described)
+    assert error.pointer == "/#meta/oracle/0" and "one triggered ability per card" in str(error)
+    described["#meta"]["oracle"][0] = "When this creature enters, draw a card. When this creature dies, draw a card."
+    assert _error(described).pointer == "/#meta/oracle/0"
+    # What the effect creates is part of it: a reflexive or a delayed ability.
+    described["#meta"]["oracle"][0] = (
+        "When this creature enters, you may sacrifice a creature. When you do, draw a card."
+    )
+    assert game.KINDS[from_json(described, SCHEMA).params["kind"][0]] == "enters_self"
+
+
+def test_subtypes_are_written_as_printed():
+    _, described = _guttersnipe()
+    described["#meta"]["subtypes"][1] = ["elf"]
+    assert _error(described).pointer == "/#meta/subtypes/1"
+
+
+def test_a_card_without_a_text_keeps_what_the_document_gives_and_else_has_no_ability():
+    document, described = _guttersnipe()
+    described["constants"]["kind"] = copy.deepcopy(document["constants"]["kind"])
+    described["constants"]["kind"][2] = "enters_self"  # Grizzly Bears: no text, the constant decides
+    assert game.KINDS[from_json(described, SCHEMA).params["kind"][2]] == "enters_self"
+    del described["constants"]["kind"]
+    described["#meta"]["oracle"] = [None] * len(document["constants"]["kind"])
+    assert set(from_json(described, SCHEMA).params["kind"]) == {game.KINDS.index("none")}
+    described["#meta"]["oracle"] = []
+    assert set(from_json(described, SCHEMA).params["kind"]) == {game.KINDS.index("none")}
+
+
+def test_the_reader_names_what_is_malformed_before_any_text_is_compared():
+    document, described = _guttersnipe()
+    wrong_kind = copy.deepcopy(described)
+    wrong_kind["constants"]["kind"] = [3] + document["constants"]["kind"][1:]
+    error = _error(wrong_kind)
+    assert error.pointer == "/constants/kind/0" and "expected one of" in str(error)
+    bad_name = copy.deepcopy(described)
+    bad_name["#meta"]["names"]["card"][0] = 7
+    assert _error(bad_name).pointer == "/#meta/names/card/0"
+    many = copy.deepcopy(described)
+    many["#meta"]["universe"]["card"] = 100_000  # a universe its lists don't have: no text is read for it
+    assert _error(many).pointer.startswith("/constants/")

@@ -297,6 +297,17 @@ def test_printed_text_the_model_cannot_play_is_one_line_saying_why(tmp_path: Pat
     assert "\n" not in message and expected in message, message
 
 
+def test_two_printed_abilities_on_one_card_are_refused_in_one_line(tmp_path: Path):
+    text = ORACLE.replace(
+        '"Whenever Blood Artist or another creature dies, target player loses 1 life and you gain 1 life."',
+        '["When this creature enters, draw a card.", "When this creature dies, draw a card."]',
+    )
+    with pytest.raises(ScenarioFileError) as caught:
+        load(_write(tmp_path, text))
+    message = "objects[0].oracle: 2 texts: the game model plays one triggered ability per card"
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
 def test_printed_text_and_the_flags_it_says_are_not_given_twice(tmp_path: Path):
     both = ORACLE.replace("oracle = ", 'trigger = "creature_dies"\noracle = ')
     with pytest.raises(ScenarioFileError, match="objects\\[0\\].oracle: give the triggered ability as 'trigger'"):

@@ -284,6 +284,8 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
     constants = data.get("constants", {})
     if not isinstance(constants, dict):
         raise TraceFormatError(source, "/constants", "expected an object")
+    if "names" in meta:  # (before the texts, which may name their cards)
+        _check_names(meta["names"], universe, source)
     if "oracle" in meta:  # the cards' printed texts decide some constants (models/printed.py)
         printed = importlib.import_module(PRINTED_TEXTS)
         constants = printed.constants_from_text(meta, constants, universe, source)
@@ -334,8 +336,6 @@ def from_json(data: Any, schema: Schema, source: str = "<trace>") -> Trace:
                 state[spec.name] = copy.deepcopy(value)
     if any(spec.completed_by is not None for spec in completed):
         _complete([s for s in completed if s.completed_by is not None], states, params, universe, schema)
-    if "names" in meta:
-        _check_names(meta["names"], universe, source)
     extra = {
         k: v for k, v in meta.items() if k not in ("format", "format-description", "rule603", "edition", "universe")
     }

@@ -130,6 +130,7 @@ def json_schema(schema: Schema) -> dict[str, Any]:
                     "property, clauses and violated_at); readers keep them and rule603 ignores them."
                 ),
                 "required": ["format", "rule603", "edition", "universe"],
+                "dependentRequired": {"subtypes": ["oracle"]},
                 "properties": {
                     "format": {"const": "ITF", "description": "ITF's format tag."},
                     "format-description": {"type": "string", "description": f"where ITF is described: {ITF_ADR}"},
@@ -169,7 +170,7 @@ def json_schema(schema: Schema) -> dict[str, Any]:
                     },
                     "oracle": {
                         "type": "array",
-                        "items": {"type": ["string", "null"], "minLength": 1, "maxLength": 1000},
+                        "items": {"type": ["string", "null"], "minLength": 1, "maxLength": 1000, "pattern": "\\S"},
                         "description": (
                             "Optional: each card's printed triggered ability, by index (null: none), as printed "
                             "('Whenever another creature you control dies, ...').  The constants it decides may then "
