@@ -267,8 +267,8 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
         ),
     )
     players = _players(r, data.get("players", []))
-    objects = data.get("objects", [])
-    object_names = _names(r, "objects", objects)
+    object_names = _names(r, "objects", data.get("objects", []))
+    objects, copied_names = _copies(r, data.get("objects", []), object_names)
     delayed_names = _names(r, "delayed", data.get("delayed", []))
     reflexive_names = _names(r, "reflexive", data.get("reflexive", []))
     everything = set(players)
@@ -278,7 +278,16 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
                 r.fail(table, i, "name", f"{shown(n)} names two things; names must be unique")
             everything.add(n)
     legend_names = _legend_names(r, objects, object_names)
-    cards = tuple(_card(r, i, o, players, object_names, legend_names[i]) for i, o in enumerate(objects))
+    cards = tuple(
+        _card(r, i, o, players, object_names, legend_names[i], copied_names[i]) for i, o in enumerate(objects)
+    )
+    for i, card in enumerate(cards):
+        works_off_the_battlefield = (
+            card.has("from_hand") or card.subject_relation == "this" and card.trigger == "spell_cast"
+        )
+        if copied_names[i] is not None and works_off_the_battlefield:
+            why = "a copy here has the copied text in every zone: not an ability that works off the battlefield"
+            r.fail("objects", i, "copy_of", why)
     fillers = _unnamed_hand_cards(r, data.get("players", []), players, cards)
     for name, _ in fillers:
         if name in everything:
@@ -405,6 +414,46 @@ def _ref(
     return list(names).index(value)
 
 
+#: What an object that is a copy of another takes from it: the copiable values of 707.2 the model has (card types,
+#: subtypes, supertypes, its name where the legend rule reads it, the printed triggered ability and statics).
+COPIED = (
+    "types",
+    "subtypes",
+    "supertypes",
+    "card_name",
+    "trigger",
+    "subject",
+    "oracle",
+    "ability",
+    "static",
+    "chapters",
+)
+
+
+def _copies(r: _Reader, objects: Any, names: list[str]) -> tuple[list[Any], list[str | None]]:
+    """The objects, each with ``copy_of`` given the copiable values of the object it copies, as printed (707.2:
+    Clone, "create a token that's a copy of"); and for each copy, the name its copied text uses for "this"."""
+    if not isinstance(objects, list):
+        return objects, []
+    out, text_names = list(objects), [None] * len(objects)
+    for i, o in enumerate(objects):
+        if not isinstance(o, dict) or "copy_of" not in o:
+            continue
+        original = _ref(r, "objects", i, "copy_of", o["copy_of"], names, "object")
+        source = objects[original]
+        if original == i or not isinstance(source, dict) or "copy_of" in source:
+            r.fail("objects", i, "copy_of", "a copy copies an object with its own printed text: not itself, not a copy")
+        for key in COPIED:
+            if key in o:
+                r.fail("objects", i, key, f"a copy takes its {key} from {names[original]!r} (707.2): leave it out")
+        out[i] = {**o, **{key: source[key] for key in COPIED if key in source}}
+        del out[i]["copy_of"]
+        if "legendary" in source.get("supertypes", ()) and "card_name" not in source:
+            out[i]["card_name"] = names[original]  # the same name: the legend rule sees two of it (704.5j)
+        text_names[i] = source.get("card_name", names[original])
+    return out, text_names
+
+
 def _legend_names(r: _Reader, objects: list[dict[str, Any]], names: list[str]) -> list[int]:
     """Each object's ``legend_name``: 0 unless it is legendary; legendary objects with the same name in the game
     (``card_name``, by default the object's own ``name``) get the same number, the others different ones, in the
@@ -429,7 +478,13 @@ def _legend_names(r: _Reader, objects: list[dict[str, Any]], names: list[str]) -
 
 
 def _card(
-    r: _Reader, i: int, o: dict[str, Any], players: tuple[str, ...], names: list[str], legend_name: int = 0
+    r: _Reader,
+    i: int,
+    o: dict[str, Any],
+    players: tuple[str, ...],
+    names: list[str],
+    legend_name: int = 0,
+    text_name: str | None = None,
 ) -> Card:
     fields_ = (
         "name",
@@ -455,6 +510,7 @@ def _card(
         "instances",
         "chapters",
         "lore",
+        "copy_of",
     )
     r.only("objects", i, o, fields_)
     types = r.kind("objects", i, "types", o.get("types", []), list)
@@ -474,7 +530,8 @@ def _card(
     if "oracle" in o:
         if "trigger" in o or "subject" in o:
             r.fail("objects", i, "oracle", "give the triggered ability as 'trigger' or as its printed text, not both")
-        point, printed_flags = _printed_trigger(r, i, o["oracle"], o.get("card_name", o.get("name", "")), ability)
+        named = text_name or o.get("card_name", o.get("name", ""))  # what its text calls it
+        point, printed_flags = _printed_trigger(r, i, o["oracle"], named, ability)
         trigger = point.kind
         flags += printed_flags
         if point.relation == "this" and "creature" not in types:

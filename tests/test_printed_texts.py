@@ -33,6 +33,8 @@ def _described(path: Path) -> tuple[dict, dict]:
     played = play(loaded)
     document = to_json(played, SCHEMA)
     by_name = {o["name"]: o for o in tomllib.loads(path.read_text())["objects"]}
+    # A copy has the printed text of what it copies, and its name (707.2): the name its text uses for "this".
+    by_name.update({n: by_name[o["copy_of"]] for n, o in by_name.items() if "copy_of" in o})
     cards = [by_name.get(name, {}) for name in loaded.objects]
     cards += [{}] * (played.universe.size("card") - len(cards))  # (cards the file adds itself have no text)
     described = copy.deepcopy(document)

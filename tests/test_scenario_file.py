@@ -461,3 +461,59 @@ def test_combat_damage_to_a_player_is_an_attacking_creatures_as_a_combat_damage_
     assert old in text
     with pytest.raises(ScenarioFileError, match=expected):
         play(load(_write(tmp_path, text.replace(old, new, 1))))
+
+
+COPIES = ORACLE.replace(
+    '[[actions]]\ndestroy = ["Blood Artist"]',
+    '[[objects]]\nname = "Clone"\ncopy_of = "Blood Artist"\nzone = "hand"\nowner = "Bob"\n\n'
+    '[[objects]]\nname = "Artist token"\ntoken = true\ncopy_of = "Blood Artist"\nzone = "outside"\nowner = "Alice"\n\n'
+    '[[actions]]\ndestroy = ["Blood Artist"]',
+)
+
+
+def test_a_copy_has_the_printed_text_of_what_it_copies_and_its_own_place(tmp_path: Path):
+    loaded = load(_write(tmp_path, COPIES))
+    artist, _, clone, token = loaded.scenario.cards
+    for copy in (clone, token):
+        assert (
+            (copy.trigger, set(copy.flags))
+            == (artist.trigger, set(artist.flags))
+            == ("creature_dies", {"creature_card", "targeted"})
+        )
+        assert (copy.subject_relation, copy.subject_controller) == (artist.subject_relation, artist.subject_controller)
+    assert (clone.zone, clone.owner, clone.token) == ("hand", 1, False)  # 707.2: not its zone, owner or token status
+    assert (token.zone, token.token) == ("outside", True)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (('copy_of = "Blood Artist"\nzone = "hand"', 'copy_of = "Clone"\nzone = "hand"'), "not itself, not a copy"),
+        (('copy_of = "Blood Artist"\nzone = "hand"', 'copy_of = "Nobody"\nzone = "hand"'), "no object named 'Nobody'"),
+        (
+            ('name = "Clone"\ncopy_of', 'name = "Clone"\ntypes = ["creature"]\ncopy_of'),
+            "objects[2].types: a copy takes",
+        ),
+    ],
+)
+def test_a_copy_that_cannot_be_is_one_line(tmp_path: Path, change, expected):
+    with pytest.raises(ScenarioFileError) as caught:
+        load(_write(tmp_path, COPIES.replace(*change, 1)))
+    assert expected in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_copy_of_an_ability_that_works_off_the_battlefield_is_refused(tmp_path: Path):
+    from_hand = COPIES.replace(
+        'oracle = "Whenever Blood Artist or another creature dies, target player loses 1 life and you gain 1 life."\n',
+        'trigger = "creature_dies"\n\n[objects.ability]\nworks_from_hand = true\n',
+    )
+    with pytest.raises(
+        ScenarioFileError, match=r"objects\[2\]\.copy_of: a copy here has the copied text in every zone"
+    ):
+        load(_write(tmp_path, from_hand))
+
+
+def test_a_copy_of_a_legendary_permanent_has_its_name_for_the_legend_rule(tmp_path: Path):
+    legendary = COPIES.replace('name = "Blood Artist"\n', 'name = "Blood Artist"\nsupertypes = ["legendary"]\n', 1)
+    artist, bears, clone, token = load(_write(tmp_path, legendary)).scenario.cards
+    assert artist.legend_name == clone.legend_name == token.legend_name != 0 and bears.legend_name == 0
