@@ -478,11 +478,16 @@ def _run(
         yield from _in_order(items, map(checker.check_input, readable))
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with context.Pool(jobs, initializer=_init_process, initargs=(edition, all_violations)) as pool:
+    # Not multiprocessing.Pool: its terminate, after a worker's exception, can wait forever on its own threads.
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_process, initargs=(edition, all_violations))
+    try:
         chunk = max(1, min(64, len(readable) // (jobs * 8)))
-        yield from _in_order(items, pool.imap(_check_in_process, readable, chunksize=chunk))
+        yield from _in_order(items, pool.map(_check_in_process, readable, chunksize=chunk))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _run_on_cluster(
