@@ -49,10 +49,7 @@ def constants_from_text(
         point = printed.point
         said: dict[str, Any] = {
             "kind": point.kind,
-            "subject_relation": point.relation,
-            "subject_controller": point.controller,
-            "subject_token": point.token,
-            "subject_type": point.type,
+            **{name: getattr(point, name.removeprefix("subject_")) for name in SUBJECT_FILTERS},
             **{flag: flag in printed.flags or (flag == "one_or_more" and point.one_or_more) for flag in TEXT_FLAGS},
         }
         for name, value in said.items():

@@ -88,8 +88,8 @@ def test_a_ruling_with_anything_unknown_is_never_kept(keeping, edition):
     store = RulingStore.open(edition, b"a scenario", smt.SolverLimits(timeout_ms=1000))
     assert store is not None
     unknown = Ruling(True, [Answer("q", "Does it?", "unknown", [])])
-    outside_unknown = Ruling(True, [Answer("q", "Does it?", "always", [True], decided=False)])
-    conflict_unnamed = Ruling(False, [], [], "the solver could not name the clauses", conflict_decided=False)
+    outside_unknown = Ruling(True, [Answer("q", "Does it?", "always", [True])], unknown_checks=1)
+    conflict_unnamed = Ruling(False, [], [], "the solver could not name the clauses", unknown_checks=1)
     a_trial_unknown = Ruling(True, [Answer("q", "Does it?", "always", [True], ["603.2"])], unknown_checks=1)
     for ruling in (unknown, outside_unknown, conflict_unnamed, a_trial_unknown):
         assert not decided(ruling)

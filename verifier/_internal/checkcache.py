@@ -36,6 +36,9 @@ from ..errors import InvalidArgument
 from .documents import shown
 
 CACHE_ENV = "RULE603_CACHE_DIR"
+#: ``RULE603_VERDICTS=off``: verdicts and rulings are neither read nor kept (the compiled checks still are); the
+#: test suite sets it, so that no test is answered by another test's run.
+VERDICTS_ENV = "RULE603_VERDICTS"
 FOLDER = "compiled-checks"
 KINDS = (FOLDER, "verdicts", "rulings")  # what the cache holds, a folder each (rule603 verify's, rule603 rule's)
 STALE_DAYS = 30
@@ -113,6 +116,14 @@ class CheckStore:
         """The store of ``kind`` (one of ``KINDS``) for this code, or None when the cache is off."""
         root = cache_root()
         return None if root is None else cls(root / kind / code_fingerprint())
+
+    @classmethod
+    def of_answers(cls, kind: str) -> CheckStore | None:
+        """The store of kept answers (verdicts, rulings) of ``kind``, or None when ``RULE603_VERDICTS`` or the cache
+        is off."""
+        if os.environ.get(VERDICTS_ENV, "").strip() == "off":
+            return None
+        return cls.default(kind)
 
     def load(self, key: str) -> bytes | None:
         try:

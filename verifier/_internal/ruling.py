@@ -50,7 +50,6 @@ class Answer:
     note: str = ""
     games: list[Trace] = field(default_factory=list, repr=False)  # for "depends": a game for each value
     needed: list[str] = field(default_factory=list)  # of ``clauses``, those no other clauses can stand in for
-    decided: bool = True  # False when the solver could not tell part of it (the answer, or who decides it)
 
     def summary(self) -> str:
         """The answer in a few words, as a scenario file's ``expect`` states it: "always 2",
@@ -79,9 +78,8 @@ class Ruling:
     answers: list[Answer]
     conflict: list[str] = field(default_factory=list)  # when no compliant game fits the scenario
     conflict_note: str = ""  # who the conflict is with, when it is not clauses of 603
-    conflict_decided: bool = True  # False when the solver could not name who the conflict is with
-    #: checks the solver left unknown on the way (a minimal core's trial, a *needed* mark): the answers stand, but a
-    #: longer limit could cite other clauses
+    #: checks the solver left unknown on the way (a minimal core's trial, a *needed* mark, who decides an answer or a
+    #: conflict): the answers stand, but a longer limit could cite other clauses
     unknown_checks: int = 0
     #: the model's bounds some game of the scenario needs more than (``bounds.cut_offs``), when asked for
     cut_off: list[CutOff] | None = None
@@ -180,7 +178,7 @@ def _no_compliant_game(enc: Encoding, base: list, lits: dict[str, Any]) -> Rulin
         return Ruling(False, [], core)
     if core is None:
         reason = enc.solver.reason_unknown
-        return Ruling(False, [], [], f"the solver could not name the clauses ({reason})", conflict_decided=False)
+        return Ruling(False, [], [], f"the solver could not name the clauses ({reason})")
     tracked = list(enc.axiom_literals.values())
     untracked = [lit for lit in base if not any(lit is t for t in tracked)]
     rules = minimal_core(enc, untracked + list(lits.values()), enc.axiom_literals, [])
@@ -190,14 +188,13 @@ def _no_compliant_game(enc: Encoding, base: list, lits: dict[str, Any]) -> Rulin
         )
     reason = enc.solver.reason_unknown if rules is None else "the script's own events contradict each other"
     note = f"no clause of rule 603 is needed, and no game rule could be named ({reason})"
-    return Ruling(False, [], [], note, conflict_decided=rules is not None)
+    return Ruling(False, [], [], note)
 
 
 def decided(ruling: Ruling) -> bool:
     """Whether the solver decided every part of ``ruling`` (nothing unknown), so that a longer limit gives the same."""
-    answered = all(a.answer != "unknown" and a.decided for a in ruling.answers)
-    whole = answered and ruling.conflict_decided and not ruling.unknown_checks
-    return whole and not any(c.unknown for c in ruling.cut_off or ())
+    answered = all(a.answer != "unknown" for a in ruling.answers)
+    return answered and not ruling.unknown_checks and not any(c.unknown for c in ruling.cut_off or ())
 
 
 def pin_scenario(enc: Encoding, script: Trace, also_fixed: Sequence[Fixed] = (), name: str = "scenario") -> Any:
@@ -252,24 +249,24 @@ def _values(enc: Encoding, base: list, lits: dict[str, Any], ask: Ask) -> Answer
     core = minimal_core(enc, base, lits, [other])
     if core is None:  # the solver could not show that the value is forced after all
         return Answer(ask.id, ask.text, "unknown", values, note=enc.solver.reason_unknown)
-    note, decided = ("", True) if core else _decided_outside_603(enc, base, other)
+    note = "" if core else _decided_outside_603(enc, base, other)
     needed = [n for n in core if _answer_changes_without(enc, base + [other], lits, n)]
-    return Answer(ask.id, ask.text, _kind(ask, values), values, core, note, needed=needed, decided=decided)
+    return Answer(ask.id, ask.text, _kind(ask, values), values, core, note, needed=needed)
 
 
-def _decided_outside_603(enc: Encoding, base: list, other: Any) -> tuple[str, bool]:
+def _decided_outside_603(enc: Encoding, base: list, other: Any) -> str:
     """Who decides an answer no clause of 603 is needed for: the script alone, or with the rules of the game
-    outside 603 the model follows (such as 605.4a, a mana ability never uses the stack); and whether the solver
-    could tell."""
+    outside 603 the model follows (such as 605.4a, a mana ability never uses the stack).  Where the solver can't
+    tell, it says so, and its unknown check leaves the ruling undecided (``Ruling.unknown_checks``)."""
     tracked = list(enc.axiom_literals.values())
     untracked = [lit for lit in base if not any(lit is t for t in tracked)]
     rules = minimal_core(enc, untracked, enc.axiom_literals, [other])
     if rules is None:
         reason = enc.solver.reason_unknown
-        return f"no clause of rule 603 is needed; which game rules decide it is unknown ({reason})", False
+        return f"no clause of rule 603 is needed; which game rules decide it is unknown ({reason})"
     if not rules:
-        return SCRIPT_DECIDES, True
-    return f"no clause of rule 603 is needed: the game's rules outside it decide it ({', '.join(rules)})", True
+        return SCRIPT_DECIDES
+    return f"no clause of rule 603 is needed: the game's rules outside it decide it ({', '.join(rules)})"
 
 
 def _answer_changes_without(enc: Encoding, base: list, lits: dict[str, Any], number: str) -> bool:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -29,10 +28,9 @@ from .registry import Edition
 from .ruling import Answer, Fixed, Ruling, decided, play_scenario_file, rule_played, scenario_files
 from .schema import Schema
 from .trace import Trace, from_json, to_json
-from .verdicts import VERDICTS_ENV
 
 FOLDER = "rulings"
-_FORMAT = 1
+_FORMAT = 2
 
 
 def rule_scenario_file_kept(loaded: Any, limits: smt.SolverLimits, edition_name: str | None = None) -> tuple:
@@ -59,9 +57,7 @@ class RulingStore:
 
     @classmethod
     def open(cls, edition: Edition, scenario_text: bytes, limits: smt.SolverLimits) -> RulingStore | None:
-        if os.environ.get(VERDICTS_ENV, "").strip() == "off":
-            return None
-        store = CheckStore.default(FOLDER)
+        store = CheckStore.of_answers(FOLDER)
         if store is None:
             return None
         key = "|".join(

