@@ -114,8 +114,8 @@ def left_out_steps(g, t: int) -> Iterator[Rule]:
         waiting = [_waits_for(g, t - 1, a, s) for a in m.abilities(g)]
         if s == MAIN:
             waiting += [
-                g.And(g.kind(c) == m.CHAPTER, m.on_battlefield(g, t - 1, c), g.controller(t - 1, c) == g.active(t - 1))
-                for c in m.cards(g)
+                g.And(g.kind(a) == m.CHAPTER, m.on_battlefield(g, t - 1, c), g.controller(t - 1, c) == g.active(t - 1))
+                for c, a in m.printed_abilities(g)
             ]
         yield R(skipped, g.Not(g.Or(*waiting)), f"step {m.STEPS[s]}")
 
@@ -348,21 +348,21 @@ def becoming_blocked(g, t: int) -> Iterator[Rule]:
 
 @_axiom("113.2c", "an object may have several instances of one ability; each triggers separately")
 def ability_instances(g, t: int) -> Iterator[Rule]:
-    for c in m.cards(g):
-        yield R(True, g.instances(t, c) >= 1, f"card {c}")
+    for c, a in m.printed_abilities(g):
+        yield R(True, g.instances(t, a) >= 1, m.printed_about(g, a))
         # Model bound: only effects on permanents give an object more instances (flanking granted by
         # Cavalry Master, Genju's animation); elsewhere an object has the one its card prints.
-        yield R(g.Not(m.on_battlefield(g, t, c)), g.instances(t, c) == 1, f"card {c}")
+        yield R(g.Not(m.on_battlefield(g, t, c)), g.instances(t, a) == 1, m.printed_about(g, a))
         # Model bound: 603.8 follows "the ability" of a state trigger as one; several instances of
         # one would each need their own "has it left the stack yet".
-        yield R(g.kind(c) == m.NO_CARDS_IN_HAND, g.instances(t, c) == 1, f"card {c}")
+        yield R(g.kind(a) == m.NO_CARDS_IN_HAND, g.instances(t, a) == 1, m.printed_about(g, a))
         # Model bound: what an ability's resolutions did this turn (603.2i's action taken, 603.7h's count)
-        # is remembered per card, so an ability with such a memory is followed as one instance.
+        # is remembered per ability, not per instance, so an ability with such a memory is followed as one instance.
         counted = g.Or(
-            g.once_each_turn(c),
+            g.once_each_turn(a),
             *[g.And(g.d_nth(d), g.d_source(d) == c, g.d_cause(d) == m.ABILITY_CAUSE) for d in g.range("delayed")],
         )
-        yield R(counted, g.instances(t, c) == 1, f"card {c}")
+        yield R(counted, g.instances(t, a) == 1, m.printed_about(g, a))
 
 
 @_axiom("702.26b", "a phased-out permanent is treated as though it doesn't exist: nothing moves it")
@@ -418,16 +418,22 @@ def effective_characteristics(g, t: int, c: int):
     it beats a granted ability.
     """
     creature = g.Or(g.creature_card(c), g.And(g.land_card(c), g.lands_are_creatures(t)))
-    has_it = g.If(g.granted(c), g.grant_ability(t), True)
+    lost = g.And(g.creatures_lose_abilities(t), creature)
     return g.And(
         g.eff_creature(t, c) == creature,
-        g.eff_ability(t, c) == g.And(has_it, g.Not(g.And(g.creatures_lose_abilities(t), creature))),
+        *[
+            g.eff_ability(t, a) == g.And(g.If(g.granted(a), g.grant_ability(t), True), g.Not(lost))
+            for a in m.printed_of(g, c)
+        ],
     )
 
 
 def printed_characteristics(g, t: int, c: int):
     """Off the battlefield a card has only what is printed on it."""
-    return g.And(g.eff_creature(t, c) == g.creature_card(c), g.eff_ability(t, c) == g.Not(g.granted(c)))
+    return g.And(
+        g.eff_creature(t, c) == g.creature_card(c),
+        *[g.eff_ability(t, a) == g.Not(g.granted(a)) for a in m.printed_of(g, c)],
+    )
 
 
 @_axiom("405.1", "the stack: objects are added on top and leave from the top; each card on it is a spell")
@@ -531,7 +537,10 @@ def stack(g, t: int) -> Iterator[Rule]:
         )
     # The top object leaves only by resolving or by being countered.
     uncounterable_top = g.Or(
-        *[g.And(m.top(g, t - 1, "slot_src") == m.ability_code(m.printed(g, c)), g.uncounterable(c)) for c in m.cards(g)]
+        *[
+            g.And(m.top(g, t - 1, "slot_src") == m.ability_code(a), g.uncounterable(a))
+            for _, a in m.printed_abilities(g)
+        ]
     )
     yield R(
         True,
@@ -574,7 +583,7 @@ def illegal_targets(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
     # Only an ability that targets has targets to lose (the model's spells have none).
-    targeted_top = g.Or(*[g.And(m.tries_to_resolve_ability(g, t, m.printed(g, c)), g.targeted(c)) for c in m.cards(g)])
+    targeted_top = g.Or(*[g.And(m.tries_to_resolve_ability(g, t, a), g.targeted(a)) for _, a in m.printed_abilities(g)])
     yield R(g.targets_illegal(t), targeted_top)
     yield R(_all_targets_illegal(g, t), g.removed_now(t))
 
@@ -587,12 +596,12 @@ def _already_done(g, t: int, *_object: int):
     return g.Or(
         *[
             g.And(
-                m.resolving_ability(g, t, m.printed(g, c)),
-                g.once_each_turn(c),
-                m.select(g, [g.done_this_turn(t - 1, c, p) for p in m.players(g)], m.top(g, t - 1, "slot_controller")),
+                m.resolving_ability(g, t, a),
+                g.once_each_turn(a),
+                m.select(g, [g.done_this_turn(t - 1, a, p) for p in m.players(g)], m.top(g, t - 1, "slot_controller")),
                 g.turn(t) == g.turn(t - 1),
             )
-            for c in m.cards(g)
+            for _, a in m.printed_abilities(g)
         ]
     )
 
@@ -706,25 +715,24 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
             room=MODEL_BOUND,
         )
         # Only a printed optional ability could be left off the stack; 603.5 says whether it is.
-        optional = g.optional(m.source_card(g, a)) if m.ability_class(g, a)[0] == "printed" else False
+        optional = g.optional(a) if m.ability_class(g, a)[0] == "printed" else False
         yield R(g.Not(optional), g.skipped(t, a) == 0, f"ability {a}")
         yield R(g.Not(g.counts_additional(t, a)), g.triggers(t, a) == g.base_triggers(t, a), f"ability {a}")
-    for c in m.cards(g):
-        me = m.printed(g, c)
-        res = m.resolving_ability(g, t, me)
+    for _, a in m.printed_abilities(g):
+        res = m.resolving_ability(g, t, a)
         if t == 0:
-            yield R(True, g.And(g.resolutions(t, c) == 0, *[g.Not(g.done_this_turn(t, c, p)) for p in m.players(g)]))
+            yield R(True, g.And(g.resolutions(t, a) == 0, *[g.Not(g.done_this_turn(t, a, p)) for p in m.players(g)]))
             continue
         same_turn = g.turn(t) == g.turn(t - 1)
-        before = g.If(same_turn, g.resolutions(t - 1, c), 0)
-        yield R(True, g.resolutions(t, c) == before + g.If(res, 1, 0), f"card {c}")
+        before = g.If(same_turn, g.resolutions(t - 1, a), 0)
+        yield R(True, g.resolutions(t, a) == before + g.If(res, 1, 0), m.printed_about(g, a))
         # The action is taken by whoever controls the ability as it resolves (603.2i asks about that player).
         for p in m.players(g):
             took = g.And(res, g.acts(t), m.top(g, t - 1, "slot_controller") == p)
             yield R(
                 True,
-                g.done_this_turn(t, c, p) == g.Or(g.And(same_turn, g.done_this_turn(t - 1, c, p)), took),
-                f"card {c}",
+                g.done_this_turn(t, a, p) == g.Or(g.And(same_turn, g.done_this_turn(t - 1, a, p)), took),
+                m.printed_about(g, a),
             )
     for d in g.range("delayed"):
         if t == 0:
@@ -792,37 +800,35 @@ def _joins_the_waiting(g, t: int, a: int):
 
 
 def _mana_ability(g, a: int):
-    cls, c = m.ability_class(g, a)
-    return g.mana_ability(c) if cls == "printed" else False
+    return g.mana_ability(a) if m.ability_class(g, a)[0] == "printed" else False
 
 
 @_axiom("605.1b", "a triggered mana ability triggers from a mana ability, has no target, and could add mana")
 def triggered_mana_abilities(g, t: int) -> Iterator[Rule]:
     if t > 0:
         return
-    for c in m.cards(g):
+    for _, a in m.printed_abilities(g):
         yield R(
-            g.mana_ability(c),
+            g.mana_ability(a),
             # Model bound: a mana ability's resolution isn't followed, so nothing would remember its
             # "do this only once each turn".
             g.And(
-                g.kind(c) == m.ENCHANTED_TAPPED_FOR_MANA,
-                g.Not(g.targeted(c)),
-                g.Not(g.modal(c)),
-                g.Not(g.once_each_turn(c)),
+                g.kind(a) == m.ENCHANTED_TAPPED_FOR_MANA,
+                g.Not(g.targeted(a)),
+                g.Not(g.modal(a)),
+                g.Not(g.once_each_turn(a)),
             ),
-            f"card {c}",
+            m.printed_about(g, a),
         )
 
 
 @_axiom("605.4a", "a triggered mana ability resolves at once: it never waits for priority or uses the stack")
 def mana_abilities_resolve_at_once(g, t: int) -> Iterator[Rule]:
-    for c in m.cards(g):
-        a = m.printed(g, c)
+    for _, a in m.printed_abilities(g):
         yield R(
-            g.mana_ability(c),
+            g.mana_ability(a),
             g.And(g.pending(t, a) == 0, g.placed(t, a) == 0, g.removed(t, a) == 0, g.skipped(t, a) == 0),
-            f"card {c}",
+            m.printed_about(g, a),
         )
 
 
@@ -840,7 +846,8 @@ def tapping_for_mana(g, t: int) -> Iterator[Rule]:
 @_axiom("714.3", "a Saga enters with a lore counter and gets another as its controller's main phase begins")
 def lore_counters(g, t: int) -> Iterator[Rule]:
     for c in m.cards(g):
-        saga = g.kind(c) == m.CHAPTER
+        chapters = [g.kind(a) == m.CHAPTER for a in m.printed_of(g, c)]
+        saga = g.Or(*chapters)
         if t == 0:
             yield R(True, (g.final_chapter(c) >= 1) == saga, f"card {c}")  # 714.2d: its chapters
         # Counters exist on permanents only (122.2); the model puts lore counters on Sagas only.
@@ -856,7 +863,12 @@ def lore_counters(g, t: int) -> Iterator[Rule]:
         # one or more chapter abilities (one that has lost them gets no counter).
         main_begins = g.And(m.begins(g, t), g.step(t) == MAIN, g.active(t) == g.controller(t, c))
         yield R(
-            g.And(saga, stays, main_begins, g.Not(g.phased_out(t - 1, c)), g.eff_ability(t - 1, c)),
+            g.And(
+                stays,
+                main_begins,
+                g.Not(g.phased_out(t - 1, c)),
+                g.Or(*[g.And(x, g.eff_ability(t - 1, a)) for x, a in zip(chapters, m.printed_of(g, c), strict=True)]),
+            ),
             g.lore(t, c) >= g.lore(t - 1, c) + 1,
             f"card {c}",
         )
@@ -873,12 +885,12 @@ def revealing_first_draws(g, t: int) -> Iterator[Rule]:
         revealer = g.Or(
             *[
                 g.And(
-                    g.kind(s) == m.REVEALS_LAND_THIS_WAY,
+                    g.kind(a) == m.REVEALS_LAND_THIS_WAY,
                     m.on_battlefield(g, t - 1, s),
-                    m.functions(g, t - 1, s),
+                    m.functions(g, t - 1, a),
                     g.controller(t - 1, s) == g.owner(x),
                 )
-                for s in m.cards(g)
+                for s, a in m.printed_abilities(g)
             ]
         )
         yield R(g.revealed_first_draw(t, x), g.And(drawn, revealer), f"card {x}")
@@ -892,11 +904,11 @@ def triggered_this_turn(g, t: int, a: int):
         return False
     c = m.source_card(g, a)
     now = in_view(g, t, a, lambda v: g.since(v, c))
-    return g.And(g.turn(t) == g.turn(t - 1), g.once_triggered_object(t - 1, c) == now + 1)
+    return g.And(g.turn(t) == g.turn(t - 1), g.once_triggered_object(t - 1, a) == now + 1)
 
 
 def _limited(g, t: int, a: int):
-    return m.ability_class(g, a)[0] == "printed" and g.triggers_once_each_turn(m.source_card(g, a))
+    return m.ability_class(g, a)[0] == "printed" and g.triggers_once_each_turn(a)
 
 
 def _triggered_already(g, t: int, a: int):
@@ -909,15 +921,15 @@ def _triggered_already(g, t: int, a: int):
     overrides={"603.2": _triggered_already, "603.2c": _limited},
 )
 def triggers_once_each_turn(g, t: int) -> Iterator[Rule]:
-    for c in m.cards(g):  # the record of which object triggered this turn, carried from moment to moment
-        yield R(True, g.once_triggered_object(t, c) == m.once_triggered_value(g, t, c), f"card {c}")
+    for _, a in m.printed_abilities(g):  # the record of which object triggered this turn, carried moment to moment
+        yield R(True, g.once_triggered_object(t, a) == m.once_triggered_value(g, t, a), m.printed_about(g, a))
     for a in m.abilities(g):
         if m.ability_class(g, a)[0] != "printed":
             continue
         limited = _limited(g, t, a)
         yield R(limited, g.base_triggers(t, a) <= 1, f"ability {a}", witness=g.And(limited, g.matches(t, a) >= 2))
         # (the model remembers one instance's triggering: such an object has one instance of its ability)
-        yield R(limited, g.instances(t, m.source_card(g, a)) == 1, f"ability {a}")
+        yield R(limited, g.instances(t, a) == 1, f"ability {a}")
         if t >= 1:
             already = _triggered_already(g, t, a)
             yield R(already, g.base_triggers(t, a) == 0, f"ability {a}", witness=g.And(already, g.matches(t, a) >= 1))
@@ -947,29 +959,29 @@ def trigger_conditions(g, t: int) -> Iterator[Rule]:
         if m.ability_class(g, a)[0] == "printed":
             c = m.source_card(g, a)
             entering = g.Or(
-                g.kind(c) == m.CREATURE_ENTERS,
-                g.And(g.kind(c) == m.ENTERS_SELF, g.Or(g.eff_creature(t, c), g.artifact_card(c))),
+                g.kind(a) == m.CREATURE_ENTERS,
+                g.And(g.kind(a) == m.ENTERS_SELF, g.Or(g.eff_creature(t, c), g.artifact_card(c))),
             )
             refers = g.And(entering, m.on_battlefield(g, t, c), additional_times(g, t, a) >= 1)
             yield R(True, g.counts_additional(t, a) == refers, f"ability {a}")
-    for c in m.cards(g):
+    for _, a in m.printed_abilities(g):
         if t == 0:  # only a condition about any object of a kind can narrow that object down
             unfiltered = g.And(
-                *[g.var(f, c) == m.ANY_SUBJECT for f in m.SUBJECT_FILTERS],
-                *[g.subject_subtype(c, x) for x in m.cards(g)],
+                *[g.var(f, a) == m.ANY_SUBJECT for f in m.SUBJECT_FILTERS],
+                *[g.subject_subtype(a, x) for x in m.cards(g)],
             )
-            yield R(g.Not(m.is_kind(g, c, m.FILTERED_KINDS)), unfiltered, f"card {c}")
+            yield R(g.Not(m.is_kind(g, a, m.FILTERED_KINDS)), unfiltered, m.printed_about(g, a))
             # "One or more" speaks of several objects of a kind: never of "this" one.
-            several = g.And(m.is_kind(g, c, m.FILTERED_KINDS), g.subject_relation(c) != m.THIS_SUBJECT)
-            yield R(g.one_or_more(c), several, f"card {c}")
+            several = g.And(m.is_kind(g, a, m.FILTERED_KINDS), g.subject_relation(a) != m.THIS_SUBJECT)
+            yield R(g.one_or_more(a), several, m.printed_about(g, a))
             for kind, never in m.FILTERS_NOT_TAKEN.items():
-                taken = g.And(*[g.var(f, c) != m.SUBJECT_VALUES[f].index(v) for f, vs in never.items() for v in vs])
-                yield R(g.kind(c) == kind, taken, f"card {c}")
+                taken = g.And(*[g.var(f, a) != m.SUBJECT_VALUES[f].index(v) for f, vs in never.items() for v in vs])
+                yield R(g.kind(a) == kind, taken, m.printed_about(g, a))
         # 603.6c says what a leaves-the-battlefield ability is; for 'from anywhere' it answers no.
         yield R(
-            g.kind(c) != m.GRAVEYARD_FROM_ANYWHERE,
-            g.is_leaves_ability(t, c) == m.is_kind(g, c, m.LEAVES_KINDS),
-            f"card {c}",
+            g.kind(a) != m.GRAVEYARD_FROM_ANYWHERE,
+            g.is_leaves_ability(t, a) == m.is_kind(g, a, m.LEAVES_KINDS),
+            m.printed_about(g, a),
         )
 
 
@@ -1008,13 +1020,13 @@ def _source_object(g, u: int, a: int):
     """The card whose zone change ability ``a``, triggering in batch ``u``, looks for (603.6): its own card; for an
     Aura's "when enchanted permanent leaves", the card of the permanent it was attached to before the batch (603.6e).
     0 for a delayed or reflexive ability."""
-    cls, x = m.ability_class(g, a)
-    if cls != "printed":
+    if m.ability_class(g, a)[0] != "printed":
         return 0
+    x = m.printed_card(g, a)
     if u == 0:
         return x
     host = g.attached_to(u - 1, x)
-    return g.If(g.And(g.kind(x) == m.ENCHANTED_LEAVES, host < g.size("card")), host, x)
+    return g.If(g.And(g.kind(a) == m.ENCHANTED_LEAVES, host < g.size("card")), host, x)
 
 
 def _source_zone(g, u: int, a: int):
@@ -1032,7 +1044,7 @@ def additional_times(g, t: int, a: int):
             g.doubler(x),
             m.on_battlefield(g, t, x),
             g.Not(g.phased_out(t, x)),  # a phased-out permanent is treated as though it does not exist (702.26b)
-            g.eff_ability(t, x),
+            g.eff_ability(t, x),  # (the card's abilities, as its first triggered ability has them: 613.1f's loss)
             g.controller(t, x) == you,
         )
         for x in m.cards(g)
@@ -1091,7 +1103,7 @@ def plain_occurrences(g, t: int, a: int, kind: int):
         # The static ability its trigger is linked to is the card's own: it must have been there, on the
         # battlefield, as the card was drawn (a delayed or reflexive ability has no such static ability).
         revealed = m.ability_class(g, a)[0] == "printed" and g.And(
-            m.on_battlefield(g, t - 1, src), m.functions(g, t - 1, src)
+            m.on_battlefield(g, t - 1, src), m.functions(g, t - 1, a)
         )
 
         def lands(v):

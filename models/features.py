@@ -35,8 +35,8 @@ def _no_kinds(g, t: int, kinds: tuple[int, ...]) -> Iterator[Rule]:
     """No card and no delayed ability has one of these trigger conditions (constants: said once, at moment 0)."""
     if t > 0:
         return
-    for c in m.cards(g):
-        yield R(True, g.And(*[g.kind(c) != k for k in kinds]), f"card {c}")
+    for _, a in m.printed_abilities(g):
+        yield R(True, g.And(*[g.kind(a) != k for k in kinds]), m.printed_about(g, a))
     for d in g.range("delayed"):
         yield R(True, g.And(*[g.d_kind(d) != k for k in kinds]), f"delayed {d}")
 
@@ -64,8 +64,8 @@ def additional_triggers_off(g, t: int) -> Iterator[Rule]:
 
 def once_each_turn_off(g, t: int) -> Iterator[Rule]:
     if t == 0:
-        for c in m.cards(g):
-            yield R(True, g.Not(g.once_each_turn(c)), f"card {c}")
+        for _, a in m.printed_abilities(g):
+            yield R(True, g.Not(g.once_each_turn(a)), m.printed_about(g, a))
 
 
 def nth_resolution_off(g, t: int) -> Iterator[Rule]:

@@ -303,6 +303,22 @@ CARD_FLAGS = (
     "triggers_once_each_turn",
 )
 
+#: Of those, the ones each printed triggered ability has for itself (a card with two has them twice).
+ABILITY_FLAGS = (
+    "has_if",
+    "optional",
+    "modal",
+    "targeted",
+    "once_each_turn",
+    "from_hand",
+    "granted",
+    "uncounterable",
+    "mana_ability",
+    "other_effect",
+    "one_or_more",
+    "triggers_once_each_turn",
+)
+
 MAX_COUNT = 6  # the most instances one ability can put on the stack in one batch
 MAX_INSTANCES = 3  # the most instances of its triggered ability one object can have (113.2c)
 MAX_CHAPTER = 3  # the most chapters a Saga has in this model (714.2)
@@ -845,35 +861,59 @@ def in_view(g, t: int, a: int, fn):
     return g.lazy_if(g.look_back(t, a), lambda: fn(t - 1), lambda: fn(t))
 
 
-def once_triggered_value(g, t: int, c: int):
-    """``once_triggered_object(t, c)`` as rule 603 and the card's text fix it: the object (since + 1) as which card
-    ``c``'s ability, which triggers only once each turn, triggered at ``t``, judged as its trigger is (603.10); else
+def once_triggered_value(g, t: int, a: int):
+    """``once_triggered_object(t, a)`` as rule 603 and the card's text fix it: the object (since + 1) as which printed
+    ability ``a``, which triggers only once each turn, triggered at ``t``, judged as its trigger is (603.10); else
     the one it triggered as earlier this turn; else 0.  A later object always has a later stamp, so the last one
     is the only one the ability's current object can be."""
     if t == 0:
         return 0
-    a = printed(g, c)
+    c = printed_card(g, a)
     view = in_view(g, t, a, lambda v: g.since(v, c))
-    earlier = g.If(g.turn(t) == g.turn(t - 1), g.once_triggered_object(t - 1, c), 0)
-    return g.If(g.And(g.triggers_once_each_turn(c), g.base_triggers(t, a) >= 1), view + 1, earlier)
+    earlier = g.If(g.turn(t) == g.turn(t - 1), g.once_triggered_object(t - 1, a), 0)
+    return g.If(g.And(g.triggers_once_each_turn(a), g.base_triggers(t, a) >= 1), view + 1, earlier)
 
 
-def printed(g, c: int) -> int:
-    """Ability index of card ``c``'s printed triggered ability."""
-    return c
+def printed_count(g) -> int:
+    """Printed triggered abilities in the universe: each card's first, then any card's second, and so on."""
+    return g.size("card")
+
+
+def printed_card(g, a: int) -> int:
+    """The card printed ability ``a`` is printed on.  A card's first ability has the card's own index, its second
+    that index plus the number of cards, and so on: a universe of one ability per card numbers them as its cards."""
+    return a % g.size("card")
+
+
+def printed_of(g, c: int) -> list[int]:
+    """Card ``c``'s printed triggered abilities (ability indices), first first."""
+    return list(range(c, printed_count(g), g.size("card")))
+
+
+def printed_about(g, a: int) -> str:
+    """How a rule instance about printed ability ``a`` names it (``Rule.about``): by its card, and which of the
+    card's abilities it is where it is not the first."""
+    c, nth = printed_card(g, a), a // g.size("card")
+    return f"card {c}" + (f", its ability {nth + 1}" if nth else "")
+
+
+def printed_abilities(g) -> list[tuple[int, int]]:
+    """Each printed triggered ability with its card: ``(card, ability)``.  An ability's text (``kind``, its
+    filters and flags) is indexed by the ability, what its object is and does by the card."""
+    return [(printed_card(g, a), a) for a in range(printed_count(g))]
 
 
 def delayed(g, d: int) -> int:
-    return g.size("card") + d
+    return printed_count(g) + d
 
 
 def reflexive(g, r: int) -> int:
-    return g.size("card") + g.size("delayed") + r
+    return printed_count(g) + g.size("delayed") + r
 
 
 def ability_class(g, a: int) -> tuple[str, int]:
-    """('printed', card) or ('delayed', d) or ('reflexive', r)."""
-    n, nd = g.size("card"), g.size("delayed")
+    """('printed', a) or ('delayed', d) or ('reflexive', r)."""
+    n, nd = printed_count(g), g.size("delayed")
     if a < n:
         return "printed", a
     if a < n + nd:
@@ -946,21 +986,22 @@ def visible(g, t: int, c: int):
     return g.Or(g.revealed(t, c), g.And(g.zone(t, c) != LIBRARY, g.zone(t, c) != HAND))
 
 
-def functions(g, t: int, c: int):
-    """Card ``c``'s printed triggered ability exists at moment ``t`` (113.6): "when this spell is countered" and "when
-    you cast this spell" on the stack, as the spell they are about (601.2i: the latter triggers as it becomes cast)."""
-    kind = g.kind(c)
+def functions(g, t: int, a: int):
+    """Printed triggered ability ``a`` exists at moment ``t`` (113.6): "when this spell is countered" and "when you
+    cast this spell" on the stack, as the spell they are about (601.2i: the latter triggers as it becomes cast)."""
+    c = printed_card(g, a)
+    kind = g.kind(a)
     zone_ok = g.If(
-        g.Or(kind == COUNTERED_SELF, cast_trigger(g, c)),
+        g.Or(kind == COUNTERED_SELF, cast_trigger(g, a)),
         g.zone(t, c) == STACK,
-        g.Or(g.And(on_battlefield(g, t, c), g.Not(g.phased_out(t, c))), g.And(g.from_hand(c), g.zone(t, c) == HAND)),
+        g.Or(g.And(on_battlefield(g, t, c), g.Not(g.phased_out(t, c))), g.And(g.from_hand(a), g.zone(t, c) == HAND)),
     )
-    return g.And(kind != NONE, g.eff_ability(t, c), zone_ok)
+    return g.And(kind != NONE, g.eff_ability(t, a), zone_ok)
 
 
-def cast_trigger(g, c: int):
-    """Card ``c``'s ability is "when you cast this spell" (a spell cast, of "this" one)."""
-    return g.And(g.kind(c) == SPELL_CAST, g.subject_relation(c) == THIS_SUBJECT)
+def cast_trigger(g, a: int):
+    """Printed ability ``a`` is "when you cast this spell" (a spell cast, of "this" one)."""
+    return g.And(g.kind(a) == SPELL_CAST, g.subject_relation(a) == THIS_SUBJECT)
 
 
 def exists(g, t: int, a: int):
@@ -1002,7 +1043,7 @@ def subject(g, a: int):
     whose ability created a reflexive one."""
     cls, i = ability_class(g, a)
     if cls == "printed":
-        return i
+        return printed_card(g, i)
     if cls == "delayed":
         out = 0
         for c in range(g.size("card") - 1, -1, -1):  # the first card it refers to (the only one, for a subject)
@@ -1045,9 +1086,11 @@ def per_instance(g, n, instances):
 
 
 def source_card(g, a: int):
+    """The card ability ``a`` comes from: the one it is printed on, or the one whose spell, ability or static
+    ability created it."""
     cls, i = ability_class(g, a)
     if cls == "printed":
-        return i
+        return printed_card(g, i)
     if cls == "delayed":
         return g.d_source(i)
     return g.reflexive_from(i)
@@ -1057,7 +1100,7 @@ def source_controller(g, t: int, a: int):
     """Controller of the ability's source at moment ``t`` (for a printed ability)."""
     cls, i = ability_class(g, a)
     if cls == "printed":
-        return g.controller(t, i)
+        return g.controller(t, printed_card(g, i))
     if cls == "delayed":
         return g.d_controller(t, i)
     return select(g, [g.controller(t, c) for c in cards(g)], g.reflexive_from(i))
@@ -1146,7 +1189,7 @@ def actions_taken(g, t: int):
 
 def aura_leaves_resolving(g, t: int, x: int):
     """Aura ``x``'s "when enchanted permanent leaves the battlefield" ability resolves in batch ``t`` (603.6e)."""
-    return g.And(g.kind(x) == ENCHANTED_LEAVES, resolving_ability(g, t, printed(g, x)))
+    return g.Or(*[g.And(g.kind(a) == ENCHANTED_LEAVES, resolving_ability(g, t, a)) for a in printed_of(g, x)])
 
 
 def names_object(g, t: int, c: int):
@@ -1302,8 +1345,8 @@ def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False,
     and ``a`` None, have no filter."""
     if a is None or ability_class(g, a)[0] != "printed":
         return True
-    x = a  # a printed ability's index is its card's
-    relation, whose, token, type_ = (g.var(f, x) for f in SUBJECT_FILTERS)
+    x = printed_card(g, a)
+    relation, whose, token, type_ = (g.var(f, a) for f in SUBJECT_FILTERS)
     same = c == x
     if on_stack:
         holder = g.controller(v, c)
@@ -1323,7 +1366,7 @@ def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False,
         g.Implies(type_ == INSTANT_SUBJECT, g.instant_card(c)),
         g.Implies(type_ == SORCERY_SUBJECT, g.sorcery_card(c)),
         g.Implies(type_ == INSTANT_OR_SORCERY_SUBJECT, g.Or(g.instant_card(c), g.sorcery_card(c))),
-        g.subject_subtype(x, c),
+        g.subject_subtype(a, c),
     )
 
 
@@ -1335,11 +1378,11 @@ def batched(g, a: int, n):
     return g.If(g.And(g.one_or_more(a), n >= 1), 1, n)
 
 
-def acts_on_its_own_object(g, c: int):
-    """Card ``c``'s printed ability triggers on its own object's zone change ("when this enters", "when this leaves
-    the battlefield", "when this creature dies"): its effect looks for that object in the zone it moved to (603.6)."""
-    own = g.And(is_kind(g, c, ZONE_CHANGE_FILTERED_KINDS), g.subject_relation(c) == THIS_SUBJECT)
-    return g.Or(is_kind(g, c, ZONE_CHANGE_SELF_KINDS), own)
+def acts_on_its_own_object(g, a: int):
+    """Printed ability ``a`` triggers on its own object's zone change ("when this enters", "when this leaves the
+    battlefield", "when this creature dies"): its effect looks for that object in the zone it moved to (603.6)."""
+    own = g.And(is_kind(g, a, ZONE_CHANGE_FILTERED_KINDS), g.subject_relation(a) == THIS_SUBJECT)
+    return g.Or(is_kind(g, a, ZONE_CHANGE_SELF_KINDS), own)
 
 
 def attached_none(g) -> int:
@@ -1372,15 +1415,18 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
         events += [g.leave(t) != NO_LEAVE, begins(g, t)]
         events += [g.leaves_game(t, p) for p in players(g)]
         events += [g.no_life(t, p) != g.no_life(t - 1, p) for p in players(g)]  # a player's life reaching 0
-    circumstances = [g.kind(c) != NONE for c in cards(g)] + [g.var(f, c) for f in CARD_FLAGS for c in cards(g)]
+    abilities = range(printed_count(g))
+    card_flags = [f for f in CARD_FLAGS if f not in ABILITY_FLAGS]
+    circumstances = [g.kind(a) != NONE for a in abilities] + [g.var(f, a) for f in ABILITY_FLAGS for a in abilities]
+    circumstances += [g.var(f, c) for f in card_flags for c in cards(g)]
     circumstances += [x for c in cards(g) for x in (g.token(c), g.legend_name(c) != 0)]
-    circumstances += [g.var(f, c) != ANY_SUBJECT for f in SUBJECT_FILTERS for c in cards(g)]
-    circumstances += [g.Not(g.subject_subtype(c, x)) for c in cards(g) for x in cards(g)]  # "another Elf"
+    circumstances += [g.var(f, a) != ANY_SUBJECT for f in SUBJECT_FILTERS for a in abilities]
+    circumstances += [g.Not(g.subject_subtype(a, x)) for a in abilities for x in cards(g)]  # "another Elf"
     circumstances += [
         x for t in range(moments) for x in (g.lands_are_creatures(t), g.creatures_lose_abilities(t), g.grant_ability(t))
     ]
     circumstances += [g.prohibited(t, c) for t in range(moments) for c in cards(g)]
-    circumstances += [g.instances(t, c) != 1 for t in range(moments) for c in cards(g)]
+    circumstances += [g.instances(t, a) != 1 for t in range(moments) for a in abilities]
     return [("objects", involved), ("events", events), ("circumstances", circumstances)]
 
 
@@ -1517,14 +1563,16 @@ def card_name(g, c: int) -> str:
     """A card by the scenario's name for it; unnamed, by the model's label and its trigger (``c0(creature_dies)``)."""
     if g.names.named_card(c):
         return g.names.card(c)
-    kind = KINDS[g.kind(c)]
-    return f"c{c}" + ("" if kind == "none" else f"({kind})")
+    kinds = [KINDS[g.kind(a)] for a in printed_of(g, c) if g.kind(a) != NONE]
+    return f"c{c}" + (f"({'; '.join(kinds)})" if kinds else "")
 
 
 def ability_name(g, a: int) -> str:
     cls, i = ability_class(g, a)
     if cls == "printed":
-        return card_name(g, i)
+        c = printed_card(g, i)
+        mine = [x for x in printed_of(g, c) if g.kind(x) != NONE]
+        return card_name(g, c) + (f" (ability {mine.index(i) + 1})" if len(mine) > 1 and i in mine else "")
     if cls == "delayed":
         return f"{g.names.delayed_ability(i)}({KINDS[g.d_kind(i)]}{', this turn' if g.d_duration(i) else ''})"
     return f"r{i}(reflexive of {g.names.card(g.reflexive_from(i))})"
@@ -1573,8 +1621,10 @@ def describe(g, t: int) -> dict[str, str]:
             events.append(f"{name} revealed as its owner's first draw")
         if g.lore(t, c) and (t == 0 or g.lore(t, c) != g.lore(t - 1, c)):
             changes.append(f"{name} has {g.lore(t, c)} lore counter{'s' if g.lore(t, c) > 1 else ''}")
-        if g.instances(t, c) != 1 and g.kind(c) != NONE and (t == 0 or g.instances(t, c) != g.instances(t - 1, c)):
-            changes.append(f"{name} has {g.instances(t, c)} instances of its ability")
+        for a in printed_of(g, c):
+            n = g.instances(t, a)
+            if n != 1 and g.kind(a) != NONE and (t == 0 or n != g.instances(t - 1, a)):
+                changes.append(f"{ability_name(g, a)} has {n} instances of its ability")
         if t > 0 and g.since(t, c) != t:
             if g.tapped(t, c) != g.tapped(t - 1, c):
                 changes.append(f"{name} {'tapped' if g.tapped(t, c) else 'untapped'}")
@@ -1626,16 +1676,16 @@ def describe(g, t: int) -> dict[str, str]:
     }
 
 
-def subject_words(g, c: int) -> str:
-    """What narrows down the object card ``c``'s condition speaks of, in words ("" for nothing)."""
-    relation, whose, token, type_ = (g.var(f, c) for f in SUBJECT_FILTERS)
+def subject_words(g, a: int) -> str:
+    """What narrows down the object printed ability ``a``'s condition speaks of, in words ("" for nothing)."""
+    relation, whose, token, type_ = (g.var(f, a) for f in SUBJECT_FILTERS)
     words = [SUBJECT_RELATIONS[relation]] * (relation != ANY_SUBJECT)
     words += [f"{SUBJECT_TYPES[type_]} spell"] * (type_ != ANY_SUBJECT)
     verbs = {GRAVEYARD_FROM_ANYWHERE: ("you own", "an opponent owns"), SPELL_CAST: ("you cast", "an opponent casts")}
-    words += [verbs.get(g.kind(c), ("you control", "an opponent controls"))[whose - 1]] * (whose != ANY_SUBJECT)
+    words += [verbs.get(g.kind(a), ("you control", "an opponent controls"))[whose - 1]] * (whose != ANY_SUBJECT)
     words += [SUBJECT_TOKENS[token]] * (token != ANY_SUBJECT)
-    words += ["one or more"] * bool(g.one_or_more(c))
-    of_subtype = [x for x in cards(g) if g.subject_subtype(c, x)]
+    words += ["one or more"] * bool(g.one_or_more(a))
+    of_subtype = [x for x in cards(g) if g.subject_subtype(a, x)]
     if len(of_subtype) < len(cards(g)):  # the trace has which cards have a subtype it names, not the subtype's name
         words.append(f"of its subtypes: {', '.join(g.names.card(x) for x in of_subtype) or 'no card'}")
     return f" ({', '.join(words)})" if words else ""
@@ -1647,11 +1697,13 @@ def describe_setup(g) -> list[str]:
     for c in cards(g):
         if all(g.zone(t, c) == LIBRARY or (g.token(c) and g.zone(t, c) == OUTSIDE) for t in range(g.moments)):
             continue  # not involved (idle in the library, or a token never created)
-        set_flags = [f for f in CARD_FLAGS if g.var(f, c)]
+        abilities = [a for a in printed_of(g, c) if g.kind(a) != NONE] or printed_of(g, c)[:1]
+        set_flags = [f for f in CARD_FLAGS if any(g.var(f, x) for x in (abilities if f in ABILITY_FLAGS else [c]))]
         set_flags += ["token"] * bool(g.token(c))
         set_flags += [f"legendary (name {g.legend_name(c)})"] * bool(g.legend_name(c))
+        triggers = " and ".join(f"{KINDS[g.kind(a)]}{subject_words(g, a)}" for a in abilities)
         lines.append(
-            f"{g.names.card(c)}: owner {g.names.player(g.owner(c))}, trigger {KINDS[g.kind(c)]}{subject_words(g, c)}"
+            f"{g.names.card(c)}: owner {g.names.player(g.owner(c))}, trigger {triggers}"
             + (f"; {', '.join(set_flags)}" if set_flags else "")
         )
     for d in g.range("delayed"):

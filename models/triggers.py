@@ -22,13 +22,10 @@ from .game import (
     LEAVES_SELF,
     LIBRARY,
     ZONE_CHANGE_SELF_KINDS,
+    printed_abilities,
 )
 
 R = Rule
-
-
-def printed_abilities(g):
-    return [(c, m.printed(g, c)) for c in m.cards(g)]
 
 
 def delayed_abilities(g):
@@ -122,10 +119,9 @@ def leaves_matches(g, t: int):
 
 
 def leaves_from_anywhere(g, t, a):
-    cls, c = m.ability_class(g, a)
-    if cls != "printed":
+    if m.ability_class(g, a)[0] != "printed":
         return False
-    return g.And(g.kind(c) == GRAVEYARD_FROM_ANYWHERE, g.is_leaves_ability(t, c))
+    return g.And(g.kind(a) == GRAVEYARD_FROM_ANYWHERE, g.is_leaves_ability(t, a))
 
 
 def resolving_spell(g, t, c):
@@ -135,7 +131,8 @@ def resolving_spell(g, t, c):
 
 
 def resolving_ability_of(g, t, c):
-    return g.Or(*[g.And(c == x, m.resolving_ability(g, t, m.printed(g, x))) for x in m.cards(g)])
+    """A printed ability of the card at (possibly symbolic) index ``c`` resolves in batch ``t``."""
+    return g.Or(*[g.And(c == x, m.resolving_ability(g, t, a)) for x, a in printed_abilities(g)])
 
 
 def just_created(g, t, a):

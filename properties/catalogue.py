@@ -52,14 +52,14 @@ from rule603.models.game import (
 LOOKING_BACK = m.LEAVES_KINDS + (LOSE_CONTROL, PHASES_OUT, UNATTACHED, PLAYER_LOSES, COUNTERED_SELF)
 
 
-def unhindered(g, t: int, c: int):
+def unhindered(g, t: int, a: int):
     """No intervening 'if', 'Do this only once each turn', 'This ability triggers only once each turn' or activation
-    prohibition on card ``c``'s ability."""
+    prohibition on printed ability ``a``."""
     return g.And(
-        g.Not(g.has_if(c)),
-        g.Not(g.once_each_turn(c)),
-        g.Not(g.triggers_once_each_turn(c)),
-        g.Not(g.prohibited(t, c)),
+        g.Not(g.has_if(a)),
+        g.Not(g.once_each_turn(a)),
+        g.Not(g.triggers_once_each_turn(a)),
+        g.Not(g.prohibited(t, m.printed_card(g, a))),
     )
 
 
@@ -68,14 +68,15 @@ def deaths(g, t: int):
     return g.count(g.And(m.dies(g, t, x), g.eff_creature(t - 1, x)) for x in m.cards(g))
 
 
-def names(g, c: int, x: int, v: int):
-    """Card ``c``'s printed condition about any creature (land, creature card) speaks of card ``x``'s object as it
+def names(g, a: int, x: int, v: int):
+    """Printed ability ``a``'s condition about any creature (land, creature card) speaks of card ``x``'s object as it
     is at moment ``v``: "another" names every object but ``c``'s, "this" ``c``'s alone; "you control" a permanent
     ``c``'s controller controls at ``v``, "an opponent controls" one another player does (a card off the
     battlefield by its owner: it has no controller, 108.4a); "token", "nontoken" what it is (111.1); a subtype
     ("another Elf") one ``x``'s card has, as printed (205.3).  For a permanent that left the battlefield, ``v`` is the
     moment before (as it last existed, 603.10a)."""
-    relation, whose, token = g.subject_relation(c), g.subject_controller(c), g.subject_token(c)
+    c = m.printed_card(g, a)
+    relation, whose, token = g.subject_relation(a), g.subject_controller(a), g.subject_token(a)
     holder = g.If(g.zone(v, x) == BATTLEFIELD, g.controller(v, x), g.owner(x))
     mine = holder == g.controller(v, c)
     return g.And(
@@ -86,25 +87,25 @@ def names(g, c: int, x: int, v: int):
             g.And(whose == m.OPPONENTS_SUBJECT, g.Not(mine)),
         ),
         g.Or(token == m.ANY_SUBJECT, (token == m.TOKEN_SUBJECT) == g.token(x)),
-        g.subject_subtype(c, x),
+        g.subject_subtype(a, x),
     )
 
 
-def once_for_the_batch(g, c: int, n):
-    """``n`` objects of one batch as card ``c``'s condition counts them: "one or more" asks for one trigger per
-    event, and one batch is one event (603.2c)."""
-    return g.If(g.And(g.one_or_more(c), n >= 1), 1, n)
+def once_for_the_batch(g, a: int, n):
+    """``n`` objects of one batch as printed ability ``a``'s condition counts them: "one or more" asks for one
+    trigger per event, and one batch is one event (603.2c)."""
+    return g.If(g.And(g.one_or_more(a), n >= 1), 1, n)
 
 
-def deaths_named(g, t: int, c: int):
-    """Creatures that died in batch ``t`` (as they last existed on the battlefield) that card ``c``'s "whenever a
-    creature dies" ability speaks of."""
-    return g.count(g.And(m.dies(g, t, x), g.eff_creature(t - 1, x), names(g, c, x, t - 1)) for x in m.cards(g))
+def deaths_named(g, t: int, a: int):
+    """Creatures that died in batch ``t`` (as they last existed on the battlefield) that printed ability ``a``'s
+    "whenever a creature dies" condition speaks of."""
+    return g.count(g.And(m.dies(g, t, x), g.eff_creature(t - 1, x), names(g, a, x, t - 1)) for x in m.cards(g))
 
 
-def present(g, t: int, c: int):
-    """Card ``c`` is a permanent on the battlefield whose triggered ability exists at ``t``."""
-    return g.And(m.on_battlefield(g, t, c), m.functions(g, t, c))
+def present(g, t: int, a: int):
+    """Printed ability ``a``'s card is a permanent on the battlefield, and the ability exists at ``t``."""
+    return g.And(m.on_battlefield(g, t, m.printed_card(g, a)), m.functions(g, t, a))
 
 
 # --- delayed triggered abilities (603.7) --------------------------------------------
@@ -274,10 +275,9 @@ delayed_controller_static = prop(
 # --- state triggers (603.8) ---------------------------------------------------------
 
 
-def _own_instances(g, t, c):
-    """Instances of card ``c``'s ability made by the object it is now (400.7), pending or on the stack."""
-    a = m.printed(g, c)
-    since = g.since(t, c)
+def _own_instances(g, t, a):
+    """Instances of printed ability ``a`` made by the object its card is now (400.7), pending or on the stack."""
+    since = g.since(t, m.printed_card(g, a))
     on_stack = g.count(
         g.And(g.var("slot_src", t, s) == m.ability_code(a), g.slot_moment(t, s) >= since) for s in m.slots(g)
     )
@@ -292,7 +292,9 @@ def _own_instances(g, t, c):
 def state_trigger_single(g, t):
     """A state trigger of an object never has two instances pending or on the stack at once (a permanent that
     left and came back is a new object, 400.7, with an ability of its own)."""
-    printed = [g.Implies(g.kind(c) == NO_CARDS_IN_HAND, _own_instances(g, t, c) <= 1) for c in m.cards(g)]
+    printed = [
+        g.Implies(g.kind(a) == NO_CARDS_IN_HAND, _own_instances(g, t, a) <= 1) for c, a in m.printed_abilities(g)
+    ]
     delayed = [
         g.Implies(m.ability_kind(g, a) == NO_CARDS_IN_HAND, m.outstanding(g, t, a) <= 1)
         for a in (m.delayed(g, d) for d in g.range("delayed"))
@@ -307,12 +309,11 @@ def state_trigger_retriggers(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
-        a = m.printed(g, c)
+    for c, a in m.printed_abilities(g):
         holds = g.And(
-            g.kind(c) == NO_CARDS_IN_HAND,
-            present(g, t, c),
-            unhindered(g, t, c),
+            g.kind(a) == NO_CARDS_IN_HAND,
+            present(g, t, a),
+            unhindered(g, t, a),
             m.hand_empty(g, t, g.controller(t, c)),
             m.outstanding(g, t - 1, a) == 0,
         )
@@ -328,8 +329,8 @@ def becomes_tapped_not_on_entry(g, t):
     """A 'becomes tapped' ability never triggers for its permanent entering the battlefield tapped."""
     return g.And(
         *[
-            g.Implies(g.And(g.kind(c) == BECOMES_TAPPED, m.entered_battlefield(g, t, c)), g.triggers(t, c) == 0)
-            for c in m.cards(g)
+            g.Implies(g.And(g.kind(a) == BECOMES_TAPPED, m.entered_battlefield(g, t, c)), g.triggers(t, a) == 0)
+            for c, a in m.printed_abilities(g)
         ]
     )
 
@@ -347,7 +348,10 @@ def land_tapped_not_on_entry(g, t):
         ]
     )
     return g.And(
-        *[g.Implies(g.And(g.kind(c) == LAND_TAPPED, g.Not(some_tapped)), g.triggers(t, c) == 0) for c in m.cards(g)]
+        *[
+            g.Implies(g.And(g.kind(a) == LAND_TAPPED, g.Not(some_tapped)), g.triggers(t, a) == 0)
+            for c, a in m.printed_abilities(g)
+        ]
     )
 
 
@@ -355,7 +359,7 @@ def land_tapped_not_on_entry(g, t):
 def enters_tapped_untaps_first(g, t):
     """A permanent that 'enters tapped' must untap before its 'becomes tapped' ability can trigger."""
     claims = []
-    for c in m.cards(g):
+    for c, a in m.printed_abilities(g):
         # Untapped at a moment after it entered (or at moment 0, if it was there before the trace began).
         untapped_since = g.Or(
             *[
@@ -364,7 +368,7 @@ def enters_tapped_untaps_first(g, t):
             ]
         )
         claims.append(
-            g.Implies(g.And(g.enters_tapped(c), g.kind(c) == BECOMES_TAPPED, g.triggers(t, c) >= 1), untapped_since)
+            g.Implies(g.And(g.enters_tapped(c), g.kind(a) == BECOMES_TAPPED, g.triggers(t, a) >= 1), untapped_since)
         )
     return g.And(*claims)
 
@@ -375,18 +379,18 @@ def triggers_despite_prohibition(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
+    for c, a in m.printed_abilities(g):
         taps = g.And(
-            g.kind(c) == BECOMES_TAPPED,
+            g.kind(a) == BECOMES_TAPPED,
             m.same_permanent(g, t, c),
             g.Not(g.tapped(t - 1, c)),
             g.tapped(t, c),
-            present(g, t, c),
-            g.Not(g.has_if(c)),
-            g.Not(g.once_each_turn(c)),
-            g.Not(g.triggers_once_each_turn(c)),
+            present(g, t, a),
+            g.Not(g.has_if(a)),
+            g.Not(g.once_each_turn(a)),
+            g.Not(g.triggers_once_each_turn(a)),
         )
-        claims.append(g.Implies(taps, g.triggers(t, c) >= 1))
+        claims.append(g.Implies(taps, g.triggers(t, a) >= 1))
     return g.And(*claims)
 
 
@@ -398,10 +402,10 @@ def dies_once_per_creature(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
-        watching = g.And(g.kind(c) == CREATURE_DIES, present(g, t - 1, c), unhindered(g, t, c))
-        died = once_for_the_batch(g, c, deaths_named(g, t, c))
-        claims.append(g.Implies(watching, g.triggers(t, c) == m.per_instance(g, died, g.instances(t - 1, c))))
+    for _, a in m.printed_abilities(g):
+        watching = g.And(g.kind(a) == CREATURE_DIES, present(g, t - 1, a), unhindered(g, t, a))
+        died = once_for_the_batch(g, a, deaths_named(g, t, a))
+        claims.append(g.Implies(watching, g.triggers(t, a) == m.per_instance(g, died, g.instances(t - 1, a))))
     return g.And(*claims)
 
 
@@ -412,15 +416,15 @@ def dies_seen_by_dying(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
+    for c, a in m.printed_abilities(g):
         dying_too = g.And(
-            g.kind(c) == CREATURE_DIES,
-            present(g, t - 1, c),
+            g.kind(a) == CREATURE_DIES,
+            present(g, t - 1, a),
             m.left_battlefield(g, t, c),
-            unhindered(g, t, c),
-            deaths_named(g, t, c) >= 1,
+            unhindered(g, t, a),
+            deaths_named(g, t, a) >= 1,
         )
-        claims.append(g.Implies(dying_too, g.triggers(t, c) >= 1))
+        claims.append(g.Implies(dying_too, g.triggers(t, a) >= 1))
     return g.And(*claims)
 
 
@@ -430,13 +434,12 @@ def prevented_damage(g, t):
     times damage was actually dealt to its permanent (once per instance of the ability, 113.2c): prevented damage
     adds none."""
     claims = []
-    for c in m.cards(g):
-        a = m.printed(g, c)
+    for c, a in m.printed_abilities(g):
         stacked = g.Sum(g.placed(u, a) + g.removed(u, a) for u in range(t + 1))
         dealt = g.Sum(
-            g.If(g.And(g.damage(u, c), g.Not(g.damage_prevented(u, c))), g.instances(u, c), 0) for u in range(t + 1)
+            g.If(g.And(g.damage(u, c), g.Not(g.damage_prevented(u, c))), g.instances(u, a), 0) for u in range(t + 1)
         )
-        claims.append(g.Implies(g.kind(c) == m.DEALT_DAMAGE, stacked <= dealt))
+        claims.append(g.Implies(g.kind(a) == m.DEALT_DAMAGE, stacked <= dealt))
     return g.And(*claims)
 
 
@@ -445,9 +448,9 @@ def hidden_never_triggers(g, t):
     """A card that has stayed hidden from some player all game (unrevealed, in a hand or library) never has an
     instance of its ability waiting or on the stack."""
     claims = []
-    for c in m.cards(g):
+    for c, a in m.printed_abilities(g):
         hidden_so_far = g.And(*[g.Not(m.visible(g, u, c)) for u in range(t + 1)])
-        claims.append(g.Implies(hidden_so_far, m.outstanding(g, t, m.printed(g, c)) == 0))
+        claims.append(g.Implies(hidden_so_far, m.outstanding(g, t, a) == 0))
     return g.And(*claims)
 
 
@@ -461,15 +464,15 @@ def once_each_turn(g, t):
         *[
             g.Implies(
                 g.And(
-                    g.once_each_turn(c),
+                    g.once_each_turn(a),
                     g.Or(
-                        *[g.And(g.done_this_turn(t - 1, c, p), g.trigger_controller(t, c) == p) for p in m.players(g)]
+                        *[g.And(g.done_this_turn(t - 1, a, p), g.trigger_controller(t, a) == p) for p in m.players(g)]
                     ),
                     g.turn(t) == g.turn(t - 1),
                 ),
-                g.triggers(t, c) == 0,
+                g.triggers(t, a) == 0,
             )
-            for c in m.cards(g)
+            for c, a in m.printed_abilities(g)
         ]
     )
 
@@ -481,13 +484,13 @@ def additional_trigger_counts_once(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
+    for c, a in m.printed_abilities(g):
         enters = g.And(
-            g.kind(c) == ENTERS_SELF,
+            g.kind(a) == ENTERS_SELF,
             m.entered_battlefield(g, t, c),
             g.Or(g.eff_creature(t, c), g.artifact_card(c)),
-            g.eff_ability(t, c),
-            unhindered(g, t, c),
+            g.eff_ability(t, a),
+            unhindered(g, t, a),
             g.Not(g.phased_out(t, c)),
         )
         # Counted here from the cards, independently of the 603.2d encoding.
@@ -501,7 +504,7 @@ def additional_trigger_counts_once(g, t):
             )
             for x in m.cards(g)
         )
-        claims.append(g.Implies(enters, g.triggers(t, c) == m.per_instance(g, 1 + effects, g.instances(t, c))))
+        claims.append(g.Implies(enters, g.triggers(t, a) == m.per_instance(g, 1 + effects, g.instances(t, a))))
     return g.And(*claims)
 
 
@@ -528,13 +531,13 @@ def upkeep_trigger(g, t):
     controller's upkeeps begins, if it was there as the upkeep began (not arriving in that batch, 513.2), and at
     no other time."""
     claims = []
-    for c in m.cards(g):
-        there = g.And(present(g, t - 1, c), present(g, t, c)) if t > 0 else False
+    for c, a in m.printed_abilities(g):
+        there = g.And(present(g, t - 1, a), present(g, t, a)) if t > 0 else False
         upkeep = g.And(m.begins(g, t), g.step(t) == UPKEEP, g.active(t) == g.controller(t, c), there)
         claims.append(
             g.Implies(
-                g.And(g.kind(c) == YOUR_UPKEEP, unhindered(g, t, c), g.Not(g.from_hand(c))),
-                g.triggers(t, c) == g.If(upkeep, g.instances(t, c), 0),
+                g.And(g.kind(a) == YOUR_UPKEEP, unhindered(g, t, a), g.Not(g.from_hand(a))),
+                g.triggers(t, a) == g.If(upkeep, g.instances(t, a), 0),
             )
         )
     return g.And(*claims)
@@ -545,12 +548,12 @@ def blocked_trigger_per_instance(g, t):
     """A 'becomes blocked' ability (flanking) triggers exactly once for each instance of it its creature has
     (113.2c) as that creature becomes blocked, and at no other time."""
     claims = []
-    for c in m.cards(g):
-        blocked = g.And(g.blocked(t, c), present(g, t, c))
+    for c, a in m.printed_abilities(g):
+        blocked = g.And(g.blocked(t, c), present(g, t, a))
         claims.append(
             g.Implies(
-                g.And(g.kind(c) == BECOMES_BLOCKED, unhindered(g, t, c), g.Not(g.from_hand(c))),
-                g.triggers(t, c) == g.If(blocked, g.instances(t, c), 0),
+                g.And(g.kind(a) == BECOMES_BLOCKED, unhindered(g, t, a), g.Not(g.from_hand(a))),
+                g.triggers(t, a) == g.If(blocked, g.instances(t, a), 0),
             )
         )
     return g.And(*claims)
@@ -563,12 +566,11 @@ def intervening_if(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
-        a = m.printed(g, c)
-        when_triggered = g.Or(*[g.And(m.top(g, t - 1, "slot_moment") == u, g.cond(u, c)) for u in range(t)])
+    for _, a in m.printed_abilities(g):
+        when_triggered = g.Or(*[g.And(m.top(g, t - 1, "slot_moment") == u, g.cond(u, a)) for u in range(t)])
         claims.append(
             g.Implies(
-                g.And(g.has_if(c), m.resolving_ability(g, t, a), g.acts(t)), g.And(g.cond(t - 1, c), when_triggered)
+                g.And(g.has_if(a), m.resolving_ability(g, t, a), g.acts(t)), g.And(g.cond(t - 1, a), when_triggered)
             )
         )
     return g.And(*claims)
@@ -584,14 +586,14 @@ def enters_with_effects(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
+    for _, a in m.printed_abilities(g):
         land_arrives = g.Or(
-            *[g.And(g.land_card(x), m.entered_battlefield(g, t, x), names(g, c, x, t)) for x in m.cards(g)]
+            *[g.And(g.land_card(x), m.entered_battlefield(g, t, x), names(g, a, x, t)) for x in m.cards(g)]
         )
         watching = g.And(
-            g.kind(c) == CREATURE_ENTERS, present(g, t, c), unhindered(g, t, c), g.lands_are_creatures(t), land_arrives
+            g.kind(a) == CREATURE_ENTERS, present(g, t, a), unhindered(g, t, a), g.lands_are_creatures(t), land_arrives
         )
-        claims.append(g.Implies(watching, g.triggers(t, c) >= 1))
+        claims.append(g.Implies(watching, g.triggers(t, a) >= 1))
     return g.And(*claims)
 
 
@@ -602,14 +604,14 @@ def enters_without_abilities(g, t):
         *[
             g.Implies(
                 g.And(
-                    g.kind(c) == ENTERS_SELF,
+                    g.kind(a) == ENTERS_SELF,
                     g.creature_card(c),
                     m.entered_battlefield(g, t, c),
                     g.creatures_lose_abilities(t),
                 ),
-                g.triggers(t, c) == 0,
+                g.triggers(t, a) == 0,
             )
-            for c in m.cards(g)
+            for c, a in m.printed_abilities(g)
         ]
     )
 
@@ -621,16 +623,16 @@ def enters_with_granted_ability(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
+    for c, a in m.printed_abilities(g):
         arrives = g.And(
-            g.kind(c) == ENTERS_SELF,
-            g.granted(c),
+            g.kind(a) == ENTERS_SELF,
+            g.granted(a),
             m.entered_battlefield(g, t, c),
-            unhindered(g, t, c),
+            unhindered(g, t, a),
             g.Not(g.creatures_lose_abilities(t)),
             g.Not(g.phased_out(t, c)),
         )
-        claims.append(g.Implies(arrives, (g.triggers(t, c) >= 1) == g.grant_ability(t)))
+        claims.append(g.Implies(arrives, (g.triggers(t, a) >= 1) == g.grant_ability(t)))
     return g.And(*claims)
 
 
@@ -641,14 +643,14 @@ def newcomers_see_each_other(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
+    for c, a in m.printed_abilities(g):
         arriving = g.And(
-            g.kind(c) == CREATURE_ENTERS, m.entered_battlefield(g, t, c), present(g, t, c), unhindered(g, t, c)
+            g.kind(a) == CREATURE_ENTERS, m.entered_battlefield(g, t, c), present(g, t, a), unhindered(g, t, a)
         )
         named = g.count(
-            g.And(m.entered_battlefield(g, t, x), g.eff_creature(t, x), names(g, c, x, t)) for x in m.cards(g)
+            g.And(m.entered_battlefield(g, t, x), g.eff_creature(t, x), names(g, a, x, t)) for x in m.cards(g)
         )
-        claims.append(g.Implies(arriving, g.triggers(t, c) >= once_for_the_batch(g, c, named)))
+        claims.append(g.Implies(arriving, g.triggers(t, a) >= once_for_the_batch(g, a, named)))
     return g.And(*claims)
 
 
@@ -660,11 +662,11 @@ def one_or_more_once_per_batch(g, t):
     for each player dealt it (Storm the Vault's ruling), so "one or more creatures deal combat damage to a player"
     is left out."""
     claims = []
-    for c in m.cards(g):
+    for _, a in m.printed_abilities(g):
         # its instances as the batch began or as it ended (a dies ability looks back, 603.10a)
-        held = [g.instances(u, c) for u in ((t - 1, t) if t else (t,))]
-        batched = g.And(g.one_or_more(c), g.kind(c) != COMBAT_DAMAGE_TO_PLAYER)
-        claims.append(g.Implies(batched, g.Or(*[g.base_triggers(t, c) <= n for n in held])))
+        held = [g.instances(u, a) for u in ((t - 1, t) if t else (t,))]
+        batched = g.And(g.one_or_more(a), g.kind(a) != COMBAT_DAMAGE_TO_PLAYER)
+        claims.append(g.Implies(batched, g.Or(*[g.base_triggers(t, a) <= n for n in held])))
     return g.And(*claims)
 
 
@@ -676,10 +678,9 @@ def zone_change_loses_object(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
-        a = m.printed(g, c)
+    for c, a in m.printed_abilities(g):
         still_there = g.And(m.on_battlefield(g, t - 1, c), g.since(t - 1, c) == m.top(g, t - 1, "slot_moment"))
-        acting = g.And(g.kind(c) == ENTERS_SELF, g.Not(g.other_effect(c)), m.resolving_ability(g, t, a), g.acts(t))
+        acting = g.And(g.kind(a) == ENTERS_SELF, g.Not(g.other_effect(a)), m.resolving_ability(g, t, a), g.acts(t))
         claims.append(g.Implies(acting, still_there))
     return g.And(*claims)
 
@@ -691,10 +692,10 @@ def this_dies_only_into_a_graveyard(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
-        own = g.And(g.kind(c) == CREATURE_DIES, g.subject_relation(c) == m.THIS_SUBJECT)
+    for c, a in m.printed_abilities(g):
+        own = g.And(g.kind(a) == CREATURE_DIES, g.subject_relation(a) == m.THIS_SUBJECT)
         not_its_death = g.Or(g.Not(m.left_battlefield(g, t, c)), g.zone(t, c) != GRAVEYARD)
-        claims.append(g.Implies(g.And(own, not_its_death), g.triggers(t, c) == 0))
+        claims.append(g.Implies(g.And(own, not_its_death), g.triggers(t, a) == 0))
     return g.And(*claims)
 
 
@@ -707,14 +708,14 @@ def from_anywhere(g, t):
         *[
             g.Implies(
                 g.And(
-                    g.kind(c) == GRAVEYARD_FROM_ANYWHERE,
+                    g.kind(a) == GRAVEYARD_FROM_ANYWHERE,
                     m.left_battlefield(g, t, c),
-                    g.Not(g.from_hand(c)),
+                    g.Not(g.from_hand(a)),
                     g.zone(t, c) != BATTLEFIELD,
                 ),
-                g.triggers(t, c) == 0,
+                g.triggers(t, a) == 0,
             )
-            for c in m.cards(g)
+            for c, a in m.printed_abilities(g)
         ]
     )
 
@@ -743,7 +744,15 @@ def aura_finds_aura(g, t):
         resolves = m.aura_leaves_resolving(g, t, x)
         arrived_in_time = g.Or(*[g.And(put_on_stack[u], g.since(t - 1, x) <= u) for u in range(t)])
         in_graveyard = g.And(g.zone(t - 1, x) == GRAVEYARD, arrived_in_time)
-        plain = g.And(g.Not(g.optional(x)), g.Not(g.has_if(x)), g.Not(g.once_each_turn(x)))
+        plain = g.And(
+            *[
+                g.Implies(
+                    m.resolving_ability(g, t, a),
+                    g.And(g.Not(g.optional(a)), g.Not(g.has_if(a)), g.Not(g.once_each_turn(a))),
+                )
+                for a in m.printed_of(g, x)
+            ]
+        )
         aura = g.And(g.Implies(g.affects(t, x), in_graveyard), g.Implies(g.And(in_graveyard, plain), g.affects(t, x)))
         claims.append(g.Implies(resolves, aura))
         for c in m.cards(g):
@@ -764,12 +773,12 @@ def aura_sees_leave(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
+    for c, a in m.printed_abilities(g):
         host_leaves = g.Or(*[g.And(g.attached_to(t - 1, c) == x, m.left_battlefield(g, t, x)) for x in m.cards(g)])
         claims.append(
             g.Implies(
-                g.And(g.kind(c) == ENCHANTED_LEAVES, present(g, t - 1, c), unhindered(g, t, c), host_leaves),
-                g.triggers(t, c) >= 1,
+                g.And(g.kind(a) == ENCHANTED_LEAVES, present(g, t - 1, a), unhindered(g, t, a), host_leaves),
+                g.triggers(t, a) >= 1,
             )
         )
     return g.And(*claims)
@@ -785,10 +794,10 @@ def _self_event_triggers(kind, event, where=present):
         return g.And(
             *[
                 g.Implies(
-                    g.And(g.kind(c) == kind, where(g, t - 1, c), unhindered(g, t, c), event(g, t, c)),
-                    g.triggers(t, c) >= 1,
+                    g.And(g.kind(a) == kind, where(g, t - 1, a), unhindered(g, t, a), event(g, t, c)),
+                    g.triggers(t, a) >= 1,
                 )
-                for c in m.cards(g)
+                for c, a in m.printed_abilities(g)
             ]
         )
 
@@ -832,16 +841,16 @@ def lose_control(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
+    for c, a in m.printed_abilities(g):
         lost = g.And(
-            g.kind(c) == LOSE_CONTROL,
+            g.kind(a) == LOSE_CONTROL,
             m.same_permanent(g, t, c),
-            present(g, t - 1, c),
-            unhindered(g, t, c),
+            present(g, t - 1, a),
+            unhindered(g, t, a),
             g.controller(t - 1, c) != g.controller(t, c),
         )
         claims.append(
-            g.Implies(lost, g.And(g.triggers(t, c) >= 1, g.trigger_controller(t, c) == g.controller(t - 1, c)))
+            g.Implies(lost, g.And(g.triggers(t, a) >= 1, g.trigger_controller(t, a) == g.controller(t - 1, c)))
         )
     return g.And(*claims)
 
@@ -852,12 +861,12 @@ def loses_game(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
+    for _, a in m.printed_abilities(g):
         someone = g.Or(*[g.And(g.leaves_game(t, p), g.Not(g.by_draw(t, p))) for p in m.players(g)])
         claims.append(
             g.Implies(
-                g.And(g.kind(c) == PLAYER_LOSES, present(g, t - 1, c), unhindered(g, t, c), someone),
-                g.triggers(t, c) >= 1,
+                g.And(g.kind(a) == PLAYER_LOSES, present(g, t - 1, a), unhindered(g, t, a), someone),
+                g.triggers(t, a) >= 1,
             )
         )
     return g.And(*claims)
@@ -867,7 +876,12 @@ def loses_game(g, t):
 def draw_is_not_losing(g, t):
     """Players leaving the game because of a draw don't trigger 'whenever a player loses the game'."""
     all_draw = g.And(*[g.Implies(g.leaves_game(t, p), g.by_draw(t, p)) for p in m.players(g)])
-    return g.And(*[g.Implies(g.And(g.kind(c) == PLAYER_LOSES, all_draw), g.triggers(t, c) == 0) for c in m.cards(g)])
+    return g.And(
+        *[
+            g.Implies(g.And(g.kind(a) == PLAYER_LOSES, all_draw), g.triggers(t, a) == 0)
+            for c, a in m.printed_abilities(g)
+        ]
+    )
 
 
 # --- putting abilities on the stack (603.3) -----------------------------------------
@@ -881,9 +895,9 @@ def _new_ability_slots(g, t):
 def apnap(g, t):
     """Of abilities of both players' permanents put on the stack together, the non-active player's are on top."""
     claims = []
-    for c1 in m.cards(g):
-        for c2 in m.cards(g):
-            if c1 == c2:
+    for c1, a1 in m.printed_abilities(g):
+        for c2, a2 in m.printed_abilities(g):
+            if a1 == a2:
                 continue
             for s1 in m.slots(g):
                 for s2 in m.slots(g):
@@ -893,16 +907,16 @@ def apnap(g, t):
                     wrong = g.And(
                         m.new_slot(g, t, s1),
                         m.new_slot(g, t, s2),
-                        g.slot_src(t, s1) == m.ability_code(c1),
-                        g.slot_src(t, s2) == m.ability_code(c2),
+                        g.slot_src(t, s1) == m.ability_code(a1),
+                        g.slot_src(t, s2) == m.ability_code(a2),
                         g.slot_moment(t, s1) == t,
                         g.slot_moment(t, s2) == t,
                         g.controller(t, c1) == g.active(t),
                         g.controller(t, c2) != g.active(t),
-                        g.kind(c1) != ABILITY_TRIGGERS,
-                        g.kind(c2) != ABILITY_TRIGGERS,
-                        g.Not(m.is_kind(g, c1, LOOKING_BACK)),
-                        g.Not(m.is_kind(g, c2, LOOKING_BACK)),
+                        g.kind(a1) != ABILITY_TRIGGERS,
+                        g.kind(a2) != ABILITY_TRIGGERS,
+                        g.Not(m.is_kind(g, a1, LOOKING_BACK)),
+                        g.Not(m.is_kind(g, a2, LOOKING_BACK)),
                     )
                     claims.append(g.Not(wrong))
     return g.And(*claims)
@@ -914,11 +928,11 @@ def two_part(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
-        others = [b for b in m.cards(g) if b != c]
-        watching = g.And(g.kind(c) == ABILITY_TRIGGERS, present(g, t, c), unhindered(g, t, c))
+    for _, a in m.printed_abilities(g):
+        others = [b for _, b in m.printed_abilities(g) if b != a]
+        watching = g.And(g.kind(a) == ABILITY_TRIGGERS, present(g, t, a), unhindered(g, t, a))
         someone = g.Or(*[g.And(g.triggers(t, b) >= 1, g.kind(b) != ABILITY_TRIGGERS) for b in others])
-        claims.append(g.Implies(g.And(watching, someone), g.triggers(t, c) >= 1))
+        claims.append(g.Implies(g.And(watching, someone), g.triggers(t, a) >= 1))
         for s1 in m.slots(g):
             for s2 in m.slots(g):
                 if s2 >= s1:
@@ -926,8 +940,8 @@ def two_part(g, t):
                 below_other = g.And(
                     m.new_slot(g, t, s1),
                     m.new_slot(g, t, s2),
-                    g.slot_src(t, s2) == m.ability_code(c),
-                    g.kind(c) == ABILITY_TRIGGERS,
+                    g.slot_src(t, s2) == m.ability_code(a),
+                    g.kind(a) == ABILITY_TRIGGERS,
                     g.Or(
                         *[g.And(g.slot_src(t, s1) == m.ability_code(b), g.kind(b) != ABILITY_TRIGGERS) for b in others]
                     ),
@@ -942,12 +956,12 @@ def controller_fixed(g, t):
     since."""
     claims = []
     for s in m.slots(g):
-        for c in m.cards(g):
+        for c, a in m.printed_abilities(g):
             at_trigger = g.Or(
                 *[g.And(g.slot_moment(t, s) == u, g.slot_controller(t, s) == g.controller(u, c)) for u in range(t + 1)]
             )
-            normal = g.Not(m.is_kind(g, c, LOOKING_BACK))
-            claims.append(g.Implies(g.And(g.slot_src(t, s) == m.ability_code(c), normal), at_trigger))
+            normal = g.Not(m.is_kind(g, a, LOOKING_BACK))
+            claims.append(g.Implies(g.And(g.slot_src(t, s) == m.ability_code(a), normal), at_trigger))
     return g.And(*claims)
 
 
@@ -955,9 +969,8 @@ def controller_fixed(g, t):
 def no_choice(g, t):
     """A modal or targeted ability with no legal choice when it would go on the stack is removed, not left waiting."""
     claims = []
-    for c in m.cards(g):
-        a = m.printed(g, c)
-        stuck = g.And(g.Or(g.modal(c), g.targeted(c)), g.no_legal_choice(t, a), g.priority(t))
+    for _, a in m.printed_abilities(g):
+        stuck = g.And(g.Or(g.modal(a), g.targeted(a)), g.no_legal_choice(t, a), g.priority(t))
         claims.append(g.Implies(stuck, g.And(g.placed(t, a) == 0, g.pending(t, a) == 0)))
     return g.And(*claims)
 
@@ -969,9 +982,8 @@ def optional_on_stack(g, t):
     if t == 0:
         return True
     claims = []
-    for c in m.cards(g):
-        a = m.printed(g, c)
-        due = g.And(g.optional(c), g.Not(g.mana_ability(c)), g.priority(t), g.Not(g.no_legal_choice(t, a)))
+    for _, a in m.printed_abilities(g):
+        due = g.And(g.optional(a), g.Not(g.mana_ability(a)), g.priority(t), g.Not(g.no_legal_choice(t, a)))
         claims.append(g.Implies(due, g.placed(t, a) == g.pending(t - 1, a) + g.triggers(t, a)))
     return g.And(*claims)
 
@@ -985,14 +997,14 @@ def uncounterable(g, t):
         *[
             g.Implies(
                 g.And(
-                    g.uncounterable(c),
+                    g.uncounterable(a),
                     m.stack_size(g, t - 1) >= 1,
-                    m.top(g, t - 1, "slot_src") == m.ability_code(c),
+                    m.top(g, t - 1, "slot_src") == m.ability_code(a),
                     g.leave(t) == COUNTER,
                 ),
                 g.Not(g.countered_now(t)),
             )
-            for c in m.cards(g)
+            for c, a in m.printed_abilities(g)
         ]
     )
 
@@ -1008,7 +1020,7 @@ def reflexive_counts(g, t):
     for r in g.range("reflexive"):
         a = m.reflexive(g, r)
         creator_resolving = g.Or(
-            *[g.And(g.reflexive_from(r) == c, m.resolving_ability(g, t, m.printed(g, c))) for c in m.cards(g)]
+            *[g.And(g.reflexive_from(r) == c, m.resolving_ability(g, t, a)) for c, a in m.printed_abilities(g)]
         )
         n = m.actions_taken(g, t)
         expected = g.If(g.And(creator_resolving, n >= 1), g.If(g.pay_any(r), 1, n), 0)

@@ -71,11 +71,11 @@ R = Rule
 def instructions_on_stack(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
-    for c, a in printed_abilities(g):
+    for _, a in printed_abilities(g):
         top_is = g.And(
-            m.stack_size(g, t - 1) >= 1, top_before(g, t, "slot_src") == m.ability_code(a), g.uncounterable(c)
+            m.stack_size(g, t - 1) >= 1, top_before(g, t, "slot_src") == m.ability_code(a), g.uncounterable(a)
         )
-        yield R(top_is, g.instruction_works(t), f"card {c}", witness=g.And(top_is, g.leave(t) == m.COUNTER))
+        yield R(top_is, g.instruction_works(t), m.printed_about(g, a), witness=g.And(top_is, g.leave(t) == m.COUNTER))
 
 
 # --- 603.2 -------------------------------------------------------------------------
@@ -261,9 +261,9 @@ def _hidden_all_along(g, t, a):
     overrides={"603.2": _hidden_all_along},
 )
 def hidden_objects(g, t: int) -> Iterator[Rule]:
-    for c, a in printed_abilities(g):
+    for _, a in printed_abilities(g):
         hidden = _hidden_all_along(g, t, a)
-        yield R(hidden, g.base_triggers(t, a) == 0, f"card {c}", witness=g.And(hidden, g.matches(t, a) >= 1))
+        yield R(hidden, g.base_triggers(t, a) == 0, m.printed_about(g, a), witness=g.And(hidden, g.matches(t, a) >= 1))
 
 
 @clause(
@@ -282,7 +282,7 @@ def _done_already(g, t, a):
     if m.ability_class(g, a)[0] != "printed" or t == 0:
         return False
     c = m.source_card(g, a)
-    return g.And(g.once_each_turn(c), _done_by_controller(g, t, a, c), g.turn(t) == g.turn(t - 1))
+    return g.And(g.once_each_turn(a), _done_by_controller(g, t, a, c), g.turn(t) == g.turn(t - 1))
 
 
 def _done_by_controller(g, t: int, a: int, c: int):
@@ -294,7 +294,7 @@ def _done_by_controller(g, t: int, a: int, c: int):
     (the creature it puts onto the battlefield doesn't trigger it again).
     """
     controller = in_view(g, t, a, lambda v: g.controller(v, c))
-    return m.select(g, [g.done_this_turn(t, c, p) for p in m.players(g)], controller)
+    return m.select(g, [g.done_this_turn(t, a, p) for p in m.players(g)], controller)
 
 
 @clause(
@@ -304,9 +304,9 @@ def _done_by_controller(g, t: int, a: int, c: int):
     overrides={"603.2": _done_already},
 )
 def once_each_turn(g, t: int) -> Iterator[Rule]:
-    for c, a in printed_abilities(g):
+    for _, a in printed_abilities(g):
         done = _done_already(g, t, a)
-        yield R(done, g.base_triggers(t, a) == 0, f"card {c}", witness=g.And(done, g.matches(t, a) >= 1))
+        yield R(done, g.base_triggers(t, a) == 0, m.printed_about(g, a), witness=g.And(done, g.matches(t, a) >= 1))
 
 
 # --- 603.3 -------------------------------------------------------------------------
@@ -326,8 +326,8 @@ def put_on_stack(g, t: int) -> Iterator[Rule]:
             f"ability {a}",
             witness=g.And(g.Not(g.priority(t)), g.pending(t, a) >= 1),
         )
-        cls, c = m.ability_class(g, a)
-        removable = g.And(g.no_legal_choice(t, a), g.Or(g.modal(c), g.targeted(c))) if cls == "printed" else False
+        cls, _ = m.ability_class(g, a)
+        removable = g.And(g.no_legal_choice(t, a), g.Or(g.modal(a), g.targeted(a))) if cls == "printed" else False
         yield R(g.removed(t, a) >= 1, removable, f"ability {a}")
 
 
@@ -339,7 +339,7 @@ def put_on_stack(g, t: int) -> Iterator[Rule]:
 def controller_of_trigger(g, t: int) -> Iterator[Rule]:
     for c, a in printed_abilities(g):
         who = in_view(g, t, a, lambda v, c=c: g.controller(v, c))
-        yield R(g.base_triggers(t, a) >= 1, g.trigger_controller(t, a) == who, f"card {c}")
+        yield R(g.base_triggers(t, a) >= 1, g.trigger_controller(t, a) == who, m.printed_about(g, a))
 
 
 def _part(g, t, s):
@@ -379,10 +379,10 @@ def apnap_order(g, t: int) -> Iterator[Rule]:
 
 def _no_choice(kind_name):
     def where(g, t, a):
-        cls, c = m.ability_class(g, a)
+        cls, _ = m.ability_class(g, a)
         if cls != "printed":
             return False
-        return g.And(getattr(g, kind_name)(c), g.no_legal_choice(t, a), g.priority(t))
+        return g.And(getattr(g, kind_name)(a), g.no_legal_choice(t, a), g.priority(t))
 
     return where
 
@@ -391,9 +391,9 @@ def _no_choice(kind_name):
     "603.3c", "a modal triggered ability with no legal mode chosen is removed from the stack", text_hash="9917d1ab7bcd"
 )
 def modal_removed(g, t: int) -> Iterator[Rule]:
-    for c, a in printed_abilities(g):
+    for _, a in printed_abilities(g):
         none = _no_choice("modal")(g, t, a)
-        yield R(none, g.placed(t, a) == 0, f"card {c}", witness=g.And(none, g.removed(t, a) >= 1))
+        yield R(none, g.placed(t, a) == 0, m.printed_about(g, a), witness=g.And(none, g.removed(t, a) >= 1))
 
 
 @clause(
@@ -403,19 +403,19 @@ def modal_removed(g, t: int) -> Iterator[Rule]:
     scope="the choice modelled is the choice of targets",
 )
 def no_legal_target_removed(g, t: int) -> Iterator[Rule]:
-    for c, a in printed_abilities(g):
+    for _, a in printed_abilities(g):
         none = _no_choice("targeted")(g, t, a)
-        yield R(none, g.placed(t, a) == 0, f"card {c}", witness=g.And(none, g.removed(t, a) >= 1))
+        yield R(none, g.placed(t, a) == 0, m.printed_about(g, a), witness=g.And(none, g.removed(t, a) >= 1))
 
 
 # --- 603.4 -------------------------------------------------------------------------
 
 
 def _if_false_at_trigger(g, t, a):
-    cls, c = m.ability_class(g, a)
+    cls, _ = m.ability_class(g, a)
     if cls != "printed":
         return False
-    return g.And(g.has_if(c), g.Not(g.cond(t, c)))
+    return g.And(g.has_if(a), g.Not(g.cond(t, a)))
 
 
 def _if_false_on_resolution(g, t):
@@ -423,7 +423,7 @@ def _if_false_on_resolution(g, t):
         return False
     return g.Or(
         *[
-            g.And(m.tries_to_resolve_ability(g, t, a), g.has_if(c), g.Not(g.cond(t - 1, c)))
+            g.And(m.tries_to_resolve_ability(g, t, a), g.has_if(a), g.Not(g.cond(t - 1, a)))
             for c, a in printed_abilities(g)
         ]
     )
@@ -436,9 +436,11 @@ def _if_false_on_resolution(g, t):
     overrides={"603.2": _if_false_at_trigger, "608.1": _if_false_on_resolution},
 )
 def intervening_if(g, t: int) -> Iterator[Rule]:
-    for c, a in printed_abilities(g):
+    for _, a in printed_abilities(g):
         false_now = _if_false_at_trigger(g, t, a)
-        yield R(false_now, g.base_triggers(t, a) == 0, f"card {c}", witness=g.And(false_now, g.matches(t, a) >= 1))
+        yield R(
+            false_now, g.base_triggers(t, a) == 0, m.printed_about(g, a), witness=g.And(false_now, g.matches(t, a) >= 1)
+        )
     # "the ability is removed from the stack and does nothing": it doesn't resolve (608.1 steps aside).
     false_on_res = _if_false_on_resolution(g, t)
     yield R(false_on_res, g.removed_now(t), "resolving ability")
@@ -451,7 +453,7 @@ def _option_declined(g, t, *_object):
     if t == 0:
         return False
     return g.Or(
-        *[g.And(m.resolving_ability(g, t, a), g.optional(c), g.Not(g.may_use(t))) for c, a in printed_abilities(g)]
+        *[g.And(m.resolving_ability(g, t, a), g.optional(a), g.Not(g.may_use(t))) for c, a in printed_abilities(g)]
     )
 
 
@@ -463,8 +465,13 @@ def _option_declined(g, t, *_object):
     overrides={"608.2": _option_declined},
 )
 def optional_abilities(g, t: int) -> Iterator[Rule]:
-    for c, a in printed_abilities(g):
-        yield R(g.optional(c), g.skipped(t, a) == 0, f"card {c}", witness=g.And(g.optional(c), g.pending(t, a) >= 1))
+    for _, a in printed_abilities(g):
+        yield R(
+            g.optional(a),
+            g.skipped(t, a) == 0,
+            m.printed_about(g, a),
+            witness=g.And(g.optional(a), g.pending(t, a) >= 1),
+        )
     declined = _option_declined(g, t)
     yield R(declined, g.Not(g.acts(t)), "resolving ability")
 
@@ -497,9 +504,9 @@ def _object_lost(g, t, *key):
         return False
     lost = []
     for c, a in printed_abilities(g):
-        res = g.And(m.resolving_ability(g, t, a), m.acts_on_its_own_object(g, c))
+        res = g.And(m.resolving_ability(g, t, a), m.acts_on_its_own_object(g, a))
         found = g.And(g.zone(t - 1, c) == top_before(g, t, "slot_zone"), found_where_it_moved(g, t, c))
-        lost.append(g.And(res, g.Not(found), g.Not(g.other_effect(c))))
+        lost.append(g.And(res, g.Not(found), g.Not(g.other_effect(a))))
     if key:
         lost.append(_enchanted_card_hidden(g, t, key[0]))
     return g.Or(*lost)
@@ -569,8 +576,8 @@ def effects_on_newcomers(g, t: int) -> Iterator[Rule]:
 )
 def leaves_triggers(g, t: int) -> Iterator[Rule]:
     yield from leaves_matches(g, t)
-    for c in m.cards(g):
-        yield R(g.kind(c) == GRAVEYARD_FROM_ANYWHERE, g.Not(g.is_leaves_ability(t, c)), f"card {c}")
+    for _, a in printed_abilities(g):
+        yield R(g.kind(a) == GRAVEYARD_FROM_ANYWHERE, g.Not(g.is_leaves_ability(t, a)), m.printed_about(g, a))
 
 
 @clause(

@@ -81,8 +81,8 @@ def _put_on_stack(g, t: int, *, removable) -> Iterator[Rule]:
 
 
 def _no_legal_choice(g, t, a):
-    cls, c = m.ability_class(g, a)
-    return g.And(g.no_legal_choice(t, a), g.Or(g.modal(c), g.targeted(c))) if cls == "printed" else False
+    cls, _ = m.ability_class(g, a)
+    return g.And(g.no_legal_choice(t, a), g.Or(g.modal(a), g.targeted(a))) if cls == "printed" else False
 
 
 @clause(
@@ -127,13 +127,13 @@ def _if_false_resolving(g, t, *_object):
     if t == 0:
         return False
     return g.Or(
-        *[g.And(m.resolving_ability(g, t, a), g.has_if(c), g.Not(g.cond(t - 1, c))) for c, a in printed_abilities(g)]
+        *[g.And(m.resolving_ability(g, t, a), g.has_if(a), g.Not(g.cond(t - 1, a))) for c, a in printed_abilities(g)]
     )
 
 
 def _if_false_at_trigger(g, t, a):
-    cls, c = m.ability_class(g, a)
-    return g.And(g.has_if(c), g.Not(g.cond(t, c))) if cls == "printed" else False
+    cls, _ = m.ability_class(g, a)
+    return g.And(g.has_if(a), g.Not(g.cond(t, a))) if cls == "printed" else False
 
 
 @clause(
@@ -145,9 +145,11 @@ def _if_false_at_trigger(g, t, a):
 def intervening_if_does_nothing(g, t: int) -> Iterator[Rule]:
     # "the ability does nothing" (2008's 404.3; 2004's 410.8 in other words): it still resolves, doing
     # nothing, where the 2009 rule removes it from the stack (603.4) -- so it counts as a resolution.
-    for c, a in printed_abilities(g):
+    for _, a in printed_abilities(g):
         false_now = _if_false_at_trigger(g, t, a)
-        yield R(false_now, g.base_triggers(t, a) == 0, f"card {c}", witness=g.And(false_now, g.matches(t, a) >= 1))
+        yield R(
+            false_now, g.base_triggers(t, a) == 0, m.printed_about(g, a), witness=g.And(false_now, g.matches(t, a) >= 1)
+        )
     yield R(_if_false_resolving(g, t), g.Not(g.acts(t)), "resolving ability")
 
 
@@ -216,9 +218,9 @@ def active_player_first(g, t: int) -> Iterator[Rule]:
 )
 def no_legal_choice_removed(g, t: int) -> Iterator[Rule]:
     # Choices "as for an activated ability" include the mode: one rule for what 603.3c and 603.3d split.
-    for c, a in printed_abilities(g):
-        none = g.And(g.Or(g.modal(c), g.targeted(c)), g.no_legal_choice(t, a), g.priority(t))
-        yield R(none, g.placed(t, a) == 0, f"card {c}", witness=g.And(none, g.removed(t, a) >= 1))
+    for _, a in printed_abilities(g):
+        none = g.And(g.Or(g.modal(a), g.targeted(a)), g.no_legal_choice(t, a), g.priority(t))
+        yield R(none, g.placed(t, a) == 0, m.printed_about(g, a), witness=g.And(none, g.removed(t, a) >= 1))
 
 
 # --- leaving play and looking back ----------------------------------------------------------
