@@ -5,14 +5,15 @@ events that happened since the previous moment.  Objects follow rule 400.7: a ca
 that changes zones becomes a new object, written here as ``since(t, c)``, the moment
 card ``c`` entered its current zone; an object is a card together with its ``since``.
 
-Abilities are indexed in one range: first the printed triggered ability of each card,
-then the delayed triggered abilities, then the reflexive ones.  Variables are either
+Abilities are indexed in one range: first the printed triggered abilities (each card's
+first, with the card's own index, then each card's second, ...), then the delayed
+triggered abilities, then the reflexive ones.  Variables are either
 *environment* (what players and effects do) or *rule* (what the rules force); the
 rule variables nobody but a clause of rule 603 constrains are the "open questions"
 a dropped clause leaves unanswered.
 
-Default bounds: 2 players, 3 cards, 1 delayed and 1 reflexive triggered ability,
-3 stack slots, trace length 8.
+Default bounds: 2 players, 3 cards with a printed triggered ability each, 1 delayed and 1
+reflexive triggered ability, 3 stack slots, trace length 8.
 """
 
 from __future__ import annotations
@@ -243,22 +244,43 @@ NO_LEAVE, RESOLVE, COUNTER = range(len(LEAVES))
 DEFAULTS = {"player": 2, "card": 3, "delayed": 1, "reflexive": 1, "slot": 3}
 
 
+#: The most printed triggered abilities one card has in this model (Solemn Simulacrum has two).
+MAX_PRINTED_PER_CARD = 3
+
+
 def universe(**sizes: int) -> Universe:
-    """The bounded universe, defaults overridden by ``sizes``."""
+    """The bounded universe, defaults overridden by ``sizes``.  ``printed`` (the printed triggered abilities) is one
+    per card unless given: a multiple of the cards, each card having as many slots (``printed_card``)."""
     merged = {**DEFAULTS, **sizes}
-    merged["ability"] = merged["card"] + merged["delayed"] + merged["reflexive"]
+    merged.setdefault("printed", merged["card"])
+    merged["ability"] = merged["printed"] + merged["delayed"] + merged["reflexive"]
     return Universe(merged)
+
+
+def printed_sizes_wrong(sizes: dict[str, int]) -> str:
+    """Why ``printed`` can't be the number of printed abilities of ``card`` cards ("" if it can)."""
+    cards, printed = sizes.get("card"), sizes.get("printed")
+    if not isinstance(cards, int) or not isinstance(printed, int):
+        return ""
+    if cards == 0:
+        return "" if printed == 0 else "no cards, so no printed ability"
+    if printed % cards or not 1 <= printed // cards <= MAX_PRINTED_PER_CARD:
+        return f"a multiple of the cards, {cards} to {MAX_PRINTED_PER_CARD * cards} (each card's ability slots)"
+    return ""
 
 
 def check_universe(given: Universe, source: str) -> None:
     """A trace's sizes must be a universe this model can make (``ability`` is derived)."""
     from rule603 import TraceFormatError
 
-    base = {k: v for k, v in given.sizes.items() if k in DEFAULTS}
+    base = {k: v for k, v in given.sizes.items() if k in (*DEFAULTS, "printed")}
+    wrong = printed_sizes_wrong(base)
+    if wrong:
+        raise TraceFormatError(source, "/#meta/universe/printed", f"expected {wrong}, got {base['printed']!r}")
     expected = universe(**base).sizes
     for dim, size in expected.items():
         if given.sizes.get(dim) != size:
-            why = "cards + delayed + reflexive" if dim == "ability" else "a size"
+            why = "printed + delayed + reflexive" if dim == "ability" else "a size"
             raise TraceFormatError(
                 source, f"/#meta/universe/{dim}", f"expected {size} ({why}), got {given.sizes.get(dim)!r}"
             )
@@ -327,10 +349,10 @@ MAX_LEGEND_NAMES = 6  # legendary names one game tells apart: one per card at mo
 VARIABLES: tuple[VarSpec, ...] = (
     # --- the cards and their printed text (constant over a trace) -----------------
     _const("owner", ("card",), "owner of the card", kind="int", max_dim="player"),
-    _const("kind", ("card",), "trigger condition of the card's printed triggered ability", kind="enum", values=KINDS),
+    _const("kind", ("printed",), "trigger condition of the printed triggered ability", kind="enum", values=KINDS),
     _const(
         "subject_relation",
-        ("card",),
+        ("printed",),
         "for a filtered trigger condition (FILTERED_KINDS): the object it speaks of is any, this one ('when this"
         " creature dies') or another ('whenever another creature enters')",
         kind="enum",
@@ -339,7 +361,7 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _const(
         "subject_controller",
-        ("card",),
+        ("printed",),
         "for a filtered trigger condition: the object it speaks of is controlled by anyone, by the ability's controller"
         " ('you control') or by an opponent ('an opponent controls'); off the battlefield, owned",
         kind="enum",
@@ -348,7 +370,7 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _const(
         "subject_token",
-        ("card",),
+        ("printed",),
         "for a filtered trigger condition: the object it speaks of is any, not a token ('nontoken') or a token",
         kind="enum",
         values=SUBJECT_TOKENS,
@@ -356,7 +378,7 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _const(
         "subject_type",
-        ("card",),
+        ("printed",),
         "for 'whenever a player casts a spell' (spell_cast): the spell is of any card type, a creature spell, a"
         " noncreature spell, an artifact, enchantment, instant or sorcery spell, or an instant or sorcery spell, as"
         " printed on its card",
@@ -366,10 +388,10 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _const(
         "subject_subtype",
-        ("card", "card"),
-        "for a filtered trigger condition (FILTERED_KINDS) of the first card that names subtypes ('whenever another Elf"
-        " you control enters', 205.3): the second card has one of them, as printed; true where the condition names"
-        " none",
+        ("printed", "card"),
+        "for a filtered trigger condition (FILTERED_KINDS) of the printed ability that names subtypes ('whenever"
+        " another Elf you control enters', 205.3): the card has one of them, as printed; true where the condition"
+        " names none",
         absent_means=True,
     ),
     _const("creature_card", ("card",), "printed card type includes creature"),
@@ -388,15 +410,17 @@ VARIABLES: tuple[VarSpec, ...] = (
         "printed card type includes sorcery: never a permanent (307.4)",
         absent_means=False,
     ),
-    _const("has_if", ("card",), "the ability has an intervening 'if' clause (603.4)"),
-    _const("optional", ("card",), "the ability's effect is optional ('may'); the choice is made on resolution (603.5)"),
-    _const("modal", ("card",), "the ability is modal (603.3c)"),
-    _const("targeted", ("card",), "the ability targets (603.3d)"),
-    _const("once_each_turn", ("card",), "the ability says 'Do this only once each turn' (603.2i)"),
-    _const("from_hand", ("card",), "the ability functions while the card is in its owner's hand"),
+    _const("has_if", ("printed",), "the ability has an intervening 'if' clause (603.4)"),
+    _const(
+        "optional", ("printed",), "the ability's effect is optional ('may'); the choice is made on resolution (603.5)"
+    ),
+    _const("modal", ("printed",), "the ability is modal (603.3c)"),
+    _const("targeted", ("printed",), "the ability targets (603.3d)"),
+    _const("once_each_turn", ("printed",), "the ability says 'Do this only once each turn' (603.2i)"),
+    _const("from_hand", ("printed",), "the ability functions while the card is in its owner's hand"),
     _const(
         "other_effect",
-        ("card",),
+        ("printed",),
         "the zone-change ability's effect does something that is not done to the object that changed zones"
         " (Mulldrifter's 'draw two cards'): where that object can't be found, only the part acting on it fails"
         " (603.6). False: its effect is what it does to that object ('return it to its owner's hand')",
@@ -404,7 +428,7 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _const(
         "one_or_more",
-        ("card",),
+        ("printed",),
         "for a filtered trigger condition (FILTERED_KINDS) about several objects: it says 'one or more' ('whenever one"
         " or more other creatures you control die'), so one batch triggers it once, however many of its objects the"
         " batch has (603.2c: the batch is one event)",
@@ -412,7 +436,7 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _const(
         "triggers_once_each_turn",
-        ("card",),
+        ("printed",),
         "the ability says 'This ability triggers only once each turn': once it has triggered in a turn it doesn't"
         " trigger again that turn, even if that instance was countered or left the stack (Elvish Warmaster's ruling,"
         " 2021-02-05), and one event with several occurrences triggers it once; a new object has a new ability (400.7)",
@@ -427,13 +451,13 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _const(
         "granted",
-        ("card",),
-        "the card's triggered ability is not printed: the continuous effect grant_ability gives it",
+        ("printed",),
+        "the triggered ability is not printed: the continuous effect grant_ability gives it",
     ),
-    _const("uncounterable", ("card",), "the ability says 'This ability can't be countered' (603.1a)"),
+    _const("uncounterable", ("printed",), "the ability says 'This ability can't be countered' (603.1a)"),
     _const(
         "mana_ability",
-        ("card",),
+        ("printed",),
         "the triggered ability is a mana ability (605.1b): it resolves at once, without the stack (605.4a)",
     ),
     _const("aura", ("card",), "the card is an Aura (303.4): on the battlefield it is attached to what it enchants"),
@@ -519,20 +543,20 @@ VARIABLES: tuple[VarSpec, ...] = (
         "attached_to", ("card",), "the card this one is attached to; the number of cards means none", kind="int", max=7
     ),
     _env("prohibited", ("card",), "an effect precludes activating abilities of this card"),
-    _env("cond", ("card",), "the ability's intervening-'if' condition is true now"),
+    _env("cond", ("printed",), "the ability's intervening-'if' condition is true now"),
     _env("lands_are_creatures", (), "continuous effect 'All lands are creatures'"),
     _env("creatures_lose_abilities", (), "continuous effect 'All creatures lose all abilities'"),
     _env("grant_ability", (), "continuous effect giving permanents with 'granted' their triggered ability"),
     _env(
         "instances",
-        ("card",),
-        "instances of its triggered ability the object has (113.2c: each triggers separately); 1 unless effects"
+        ("printed",),
+        "instances of the triggered ability its object has (113.2c: each triggers separately); 1 unless effects"
         " give it more",
         kind="int",
         max=MAX_INSTANCES,
     ),
     _rule("eff_creature", ("card",), "is a creature, continuous effects applied"),
-    _rule("eff_ability", ("card",), "has its triggered ability, continuous effects applied"),
+    _rule("eff_ability", ("printed",), "its object has the triggered ability, continuous effects applied"),
     # --- events of the batch -------------------------------------------------------
     _env("damage", ("card",), "damage would be dealt to the card in this batch"),
     _env("damage_prevented", ("card",), "that damage was prevented"),
@@ -655,7 +679,7 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _rule("prohibition_applies", ("ability",), "an activation prohibition stops this ability triggering"),
     _rule("counts_additional", ("ability",), "'triggers an additional time' effects refer to this ability"),
-    _rule("is_leaves_ability", ("card",), "the printed ability counts as a leaves-the-battlefield ability"),
+    _rule("is_leaves_ability", ("printed",), "the printed ability counts as a leaves-the-battlefield ability"),
     _rule("registered", ("delayed",), "the delayed triggered ability exists (created and not yet used up)"),
     _rule("d_controller", ("delayed",), "controller of the delayed triggered ability", kind="int", max_dim="player"),
     _rule(
@@ -674,11 +698,11 @@ VARIABLES: tuple[VarSpec, ...] = (
         kind="enum",
         values=ZONES,
     ),
-    _rule("resolutions", ("card",), "resolutions of the card's ability this turn", kind="int", max=7),
+    _rule("resolutions", ("printed",), "resolutions of the ability this turn", kind="int", max=7),
     _rule(
         "once_triggered_object",
-        ("card",),
-        "for a card whose ability triggers only once each turn: the object (its since-stamp + 1) as which it triggered"
+        ("printed",),
+        "for an ability that triggers only once each turn: the object (its since-stamp + 1) as which it triggered"
         " this turn, 0 if it has not",
         kind="int",
         max=32,
@@ -686,8 +710,8 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _rule(
         "done_this_turn",
-        ("card", "player"),
-        "the player, controlling the card's ability as it resolved, took its action this turn (603.2i)",
+        ("printed", "player"),
+        "the player, controlling the ability as it resolved, took its action this turn (603.2i)",
     ),
     # --- the stack ----------------------------------------------------------------
     _rule("stack_size", (), "number of objects on the stack", kind="int", max=7),
@@ -875,8 +899,8 @@ def once_triggered_value(g, t: int, a: int):
 
 
 def printed_count(g) -> int:
-    """Printed triggered abilities in the universe: each card's first, then any card's second, and so on."""
-    return g.size("card")
+    """Printed triggered abilities in the universe: each card's first, then each card's second, and so on."""
+    return g.size("printed")
 
 
 def printed_card(g, a: int) -> int:

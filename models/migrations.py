@@ -14,7 +14,7 @@ from typing import Any
 
 from .game import ZONES, waiting_bookkeeping
 
-CURRENT = "rule603-trace/4"
+CURRENT = "rule603-trace/5"
 
 #: Per-moment variables version 4 added, and their value in a game written before them.
 ADDED_IN_4 = {
@@ -194,8 +194,19 @@ def _3_to_4(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
+def _4_to_5(doc: dict[str, Any]) -> dict[str, Any]:
+    """Version 5 numbers printed triggered abilities apart from cards (``#meta.universe.printed``), so that a card can
+    have several.  Version 4 had one per card, with the card's index: its lists already have one entry per printed
+    ability, and only the size is added."""
+    sizes = doc["#meta"].get("universe")
+    if isinstance(sizes, dict) and "card" in sizes:
+        sizes.setdefault("printed", sizes["card"])
+    doc["#meta"]["rule603"] = "rule603-trace/5"
+    return doc
+
+
 #: version tag -> the step to the next version
-STEPS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {"rule603-trace/3": _3_to_4}
+STEPS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {"rule603-trace/3": _3_to_4, "rule603-trace/4": _4_to_5}
 
 
 def can_migrate(version: object) -> bool:

@@ -9,6 +9,7 @@ as well must say the same, entry by entry: a trace that contradicts its own card
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from rule603 import TraceFormatError, Universe, VarSpec
@@ -29,54 +30,81 @@ def constants_from_text(
 ) -> dict[str, Any]:
     """``constants`` with what ``meta["oracle"]`` decides filled in where the document leaves it out; a value the
     document gives that the text contradicts, a text the model cannot play, and a malformed list are
-    :class:`TraceFormatError` at their JSON pointer."""
-    cards = universe.size("card")
+    :class:`TraceFormatError` at their JSON pointer.
+
+    A card's entry is its printed triggered ability, a list of them (Solemn Simulacrum's two), or null (the constants
+    say it).  A card given a text has those abilities and no other: its remaining ability slots have none."""
+    cards, printed = universe.size("card"), universe.size("printed")
     owners = constants.get("owner")
-    if not isinstance(owners, list) or len(owners) != cards:
+    if not isinstance(owners, list) or len(owners) != cards or not cards or printed % cards:
         return dict(constants)  # the trace reader says what is wrong with the cards, before any text is read
-    texts = _texts(meta.get("oracle"), cards, source)
+    texts = _texts(meta.get("oracle"), cards, printed // cards, source)
     names = _card_names(meta)
     subtypes = _subtypes(meta.get("subtypes"), cards, source) if "subtypes" in meta else None
     filled = {name for name in DECIDED if name not in constants}
-    out = {**constants, **{name: [_default(DECIDED[name], cards) for _ in range(cards)] for name in filled}}
-    for c, text in enumerate(texts):
-        if text is None:
+    out = {**constants, **{name: [_default(DECIDED[name], cards) for _ in range(printed)] for name in filled}}
+    column = _Column(out, filled, printed, cards, source)
+    for c, listed in enumerate(texts):
+        if listed is None:
             continue
-        try:
-            printed = printed_ability(text, names[c] if c < len(names) else "")
-        except NotPlayable as e:
-            raise TraceFormatError(source, f"/#meta/oracle/{c}", str(e)) from None
-        point = printed.point
-        said: dict[str, Any] = {
-            "kind": point.kind,
-            **{name: getattr(point, name.removeprefix("subject_")) for name in SUBJECT_FILTERS},
-            **{flag: flag in printed.flags or (flag == "one_or_more" and point.one_or_more) for flag in TEXT_FLAGS},
-        }
-        for name, value in said.items():
-            _agree(out, filled, name, c, value, cards, source)
-        if point.subtypes:
-            if subtypes is None and "subject_subtype" not in constants:
-                named = ", ".join(point.subtypes)
-                why = f"it names subtypes ({named}): give each card's printed subtypes in #meta.subtypes"
-                raise TraceFormatError(source, f"/#meta/oracle/{c}", why)
-            if subtypes is not None:
-                row = [bool(set(point.subtypes) & set(s)) for s in subtypes]
-                _agree(out, filled, "subject_subtype", c, row, cards, source)
-        else:
-            _agree(out, filled, "subject_subtype", c, [True] * cards, cards, source)
+        for nth in range(printed // cards):
+            a, where = c + nth * cards, f"/#meta/oracle/{c}" + (f"/{nth}" if len(listed) > 1 else "")
+            if nth >= len(listed):
+                column.agree("kind", a, "none", f"/#meta/oracle/{c}")
+                continue
+            try:
+                ability = printed_ability(listed[nth], names[c] if c < len(names) else "")
+            except NotPlayable as e:
+                raise TraceFormatError(source, where, str(e)) from None
+            _agree_with_text(column, ability, a, where, subtypes, "subject_subtype" in constants)
     return out
 
 
-def _agree(out: dict[str, Any], filled: set[str], name: str, c: int, value: Any, cards: int, source: str) -> None:
-    """Card ``c``'s entry of constant ``name`` is ``value``: filled in where the document has no such constant,
-    compared where it has (a malformed one is left to the trace reader, which names what is wrong with it)."""
-    column = out[name]
-    if name in filled:
-        column[c] = value
-    elif isinstance(column, list) and len(column) == cards and _well_formed(DECIDED[name], column[c], cards):
-        if column[c] != value:
-            said = f"{column[c]!r}, but the card's printed text (#meta/oracle/{c}) says {value!r}"
-            raise TraceFormatError(source, f"/constants/{name}/{c}", said)
+def _agree_with_text(
+    column: _Column, ability: Any, a: int, where: str, subtypes: list[tuple[str, ...]] | None, given: bool
+) -> None:
+    point = ability.point
+    said: dict[str, Any] = {
+        "kind": point.kind,
+        **{name: getattr(point, name.removeprefix("subject_")) for name in SUBJECT_FILTERS},
+        **{flag: flag in ability.flags or (flag == "one_or_more" and point.one_or_more) for flag in TEXT_FLAGS},
+    }
+    for name, value in said.items():
+        column.agree(name, a, value, where)
+    if not point.subtypes:
+        column.agree("subject_subtype", a, [True] * column.cards, where)
+    elif subtypes is not None:
+        column.agree("subject_subtype", a, [bool(set(point.subtypes) & set(s)) for s in subtypes], where)
+    elif not given:
+        why = f"it names subtypes ({', '.join(point.subtypes)}): give each card's printed subtypes in #meta.subtypes"
+        raise TraceFormatError(column.source, where, why)
+
+
+@dataclass(frozen=True)
+class _Column:
+    """The constants being filled in from the texts, by printed ability (``out``; ``filled``: those the document
+    left out)."""
+
+    out: dict[str, Any]
+    filled: set[str]
+    printed: int
+    cards: int
+    source: str
+
+    def agree(self, name: str, a: int, value: Any, where: str) -> None:
+        """Printed ability ``a``'s entry of constant ``name`` is ``value``: filled in where the document has no such
+        constant, compared where it has (a malformed one is left to the trace reader, which names what is wrong)."""
+        column = self.out[name]
+        if name in self.filled:
+            column[a] = value
+        elif (
+            isinstance(column, list)
+            and len(column) == self.printed
+            and _well_formed(DECIDED[name], column[a], self.cards)
+        ):
+            if column[a] != value:
+                said = f"{column[a]!r}, but the card's printed text (#{where.lstrip('/#')}) says {value!r}"
+                raise TraceFormatError(self.source, f"/constants/{name}/{a}", said)
 
 
 def _well_formed(spec: VarSpec, value: Any, cards: int) -> bool:
@@ -87,23 +115,36 @@ def _well_formed(spec: VarSpec, value: Any, cards: int) -> bool:
 
 
 def _default(spec: VarSpec, cards: int) -> Any:
-    """A card's entry for a constant the document leaves out, where no printed text decides it: no ability, no
-    flag, no filter (every card of any subtype)."""
+    """A printed ability's entry for a constant the document leaves out, where no printed text decides it: no
+    ability, no flag, no filter (every card of any subtype)."""
     if spec.absent_means is not None:
         return [spec.absent_means] * cards if len(spec.dims) == 2 else spec.absent_means
     return "none" if spec.kind == "enum" else False
 
 
-def _texts(value: Any, cards: int, source: str) -> list[str | None]:
+def _texts(value: Any, cards: int, per_card: int, source: str) -> list[list[str] | None]:
+    """Each card's printed triggered abilities (a list), or None where the document gives none."""
     if not isinstance(value, list) or len(value) > cards:
         raise TraceFormatError(
             source, "/#meta/oracle", f"expected a list of at most {cards} texts or nulls (#meta.universe.card)"
         )
-    for c, text in enumerate(value):
-        if text is not None and (not isinstance(text, str) or not text.strip() or len(text) > MAX_TEXT):
-            why = f"expected a card's printed triggered ability (1 to {MAX_TEXT} characters) or null"
+    out: list[list[str] | None] = []
+    for c, entry in enumerate(value):
+        listed = [entry] if isinstance(entry, str) else entry
+        if entry is None:
+            out.append(None)
+            continue
+        if not isinstance(listed, list) or not 1 <= len(listed) <= per_card:
+            why = f"expected a card's printed triggered ability, a list of 1 to {per_card} of them"
+            why += " (#meta.universe.printed / card)" if isinstance(listed, list) else ", or null"
             raise TraceFormatError(source, f"/#meta/oracle/{c}", why)
-    return list(value)
+        for nth, text in enumerate(listed):
+            if not isinstance(text, str) or not text.strip() or len(text) > MAX_TEXT:
+                where = f"/#meta/oracle/{c}" + (f"/{nth}" if isinstance(entry, list) else "")
+                why = f"expected a card's printed triggered ability (1 to {MAX_TEXT} characters)"
+                raise TraceFormatError(source, where, why + ("" if isinstance(entry, list) else " or null"))
+        out.append(listed)
+    return out
 
 
 def _subtypes(value: Any, cards: int, source: str) -> list[tuple[str, ...]]:

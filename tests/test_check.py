@@ -136,7 +136,7 @@ def test_parallel_workers_give_the_same_results(traces: Path):
     [
         ("{not json", "bad.json: at /: not JSON"),
         ('{"#meta": {"edition": "current", "rule603": "rule603-trace/0"}}', "bad.json: at /#meta/rule603"),
-        ('{"#meta": {"rule603": "rule603-trace/4"}}', "bad.json: at /#meta/edition: missing"),
+        ('{"#meta": {"rule603": "rule603-trace/5"}}', "bad.json: at /#meta/edition: missing"),
     ],
 )
 def test_bad_trace_is_unreadable_and_exit_5(capsys, tmp_path: Path, content: str, expected: str):

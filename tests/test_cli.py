@@ -183,7 +183,7 @@ def test_resource_limit_gives_unknown_and_status_3(capsys):
 
 
 def test_show_rejects_a_bad_trace_with_its_pointer(capsys, tmp_path):
-    path = write(tmp_path, "bad.json", '{"#meta": {"rule603": "rule603-trace/4", "universe": {}}}')
+    path = write(tmp_path, "bad.json", '{"#meta": {"rule603": "rule603-trace/5", "universe": {}}}')
     code, _, err = run(capsys, "show", str(path))
     assert code == ExitCode.USAGE and "at /#meta/universe/" in err
 

@@ -278,9 +278,10 @@ def test_a_version_3_trace_migrates_and_still_conforms():
         read(old)
     new = migrate(old)
     assert old["#meta"]["rule603"] == "rule603-trace/3"  # what was given is left as it was
-    assert new["#meta"]["rule603"] == "rule603-trace/4"
+    assert new["#meta"]["rule603"] == "rule603-trace/5"
+    assert new["#meta"]["universe"]["printed"] == new["#meta"]["universe"]["card"]
     assert broken(read(new)) == set()
-    # An engine bug recorded in version 3 is still the same bug in version 4.
+    # An engine bug recorded in version 3 is still the same bug in version 5.
     bug = migrate(json.loads((fixtures / "delayed-fires-twice-v3.json").read_text(encoding="utf-8")))
     assert {clause for _, clause in broken(read(bug))} == {"603.7b"}
     assert migrate(new) == new  # a current trace is left alone
@@ -311,7 +312,7 @@ def test_rule603_migrate_rewrites_old_traces_and_refuses_what_it_cannot(tmp_path
     assert main(["migrate", str(old)]) == 2
     assert "--out DIR, or --overwrite" in capsys.readouterr().err
     assert main(["migrate", str(old), "--overwrite"]) == 0
-    assert json.loads(old.read_text(encoding="utf-8"))["#meta"]["rule603"] == "rule603-trace/4"
+    assert json.loads(old.read_text(encoding="utf-8"))["#meta"]["rule603"] == "rule603-trace/5"
 
 
 @pytest.mark.parametrize(("where", "value"), [("turn", float("nan")), ("turn", -1), ("step", "teatime")])
@@ -787,3 +788,39 @@ def test_a_spells_card_type_is_read_as_printed_an_aura_being_an_enchantment():
     ignoring = next(m for m in MUTANTS if m.id == "card-type-ignored").run(scenario)  # counts every spell
     assert ignoring.states[5]["triggers"][:2] == [1, 1]
     assert (5, "113.3") in broken(ignoring)
+
+
+def test_a_version_4_trace_is_refused_with_the_hint_and_migrates_with_one_printed_ability_per_card():
+    current = json.loads((Path(__file__).parent.parent / "examples/traces/board-wipe.json").read_text(encoding="utf-8"))
+    old = copy.deepcopy(current)
+    old["#meta"]["rule603"] = "rule603-trace/4"
+    del old["#meta"]["universe"]["printed"]
+    with pytest.raises(TraceFormatError, match="rule603 migrate"):
+        from_json(old, Schema(tuple(game.VARIABLES)))
+    new = migrate(old)
+    assert new["#meta"]["universe"]["printed"] == new["#meta"]["universe"]["card"]
+    assert from_json(new, Schema(tuple(game.VARIABLES))) == from_json(current, Schema(tuple(game.VARIABLES)))
+
+
+@pytest.mark.parametrize(
+    ("card", "printed", "fits"),
+    [
+        (3, 3, True),
+        (3, 6, True),
+        (3, 9, True),
+        (3, 4, False),
+        (3, 12, False),
+        (3, 0, False),
+        (0, 0, True),
+        (0, 2, False),
+    ],
+)
+def test_printed_abilities_are_one_to_three_slots_per_card(card, printed, fits):
+    sizes = game.universe(card=card, printed=printed)
+    if fits:
+        game.check_universe(sizes, "t.json")
+        assert sizes.size("ability") == printed + sizes.size("delayed") + sizes.size("reflexive")
+        return
+    with pytest.raises(TraceFormatError) as caught:
+        game.check_universe(sizes, "t.json")
+    assert caught.value.pointer == "/#meta/universe/printed"

@@ -186,3 +186,44 @@ def test_the_reader_names_what_is_malformed_before_any_text_is_compared():
     many = copy.deepcopy(described)
     many["#meta"]["universe"]["card"] = 100_000  # a universe its lists don't have: no text is read for it
     assert _error(many).pointer.startswith("/constants/")
+
+
+SOLEMN = [
+    "When this creature enters, you may search your library for a basic land card, put that card onto the battlefield"
+    " tapped, then shuffle.",
+    "When this creature dies, you may draw a card.",
+]
+
+
+def _two_slot_constants(oracle: list, **given: list) -> dict:
+    from rule603.models.printed import constants_from_text
+
+    universe = game.universe(card=2, printed=4)
+    meta = {"names": {"card": ["Solemn Simulacrum", "Grizzly Bears"]}, "oracle": oracle}
+    return constants_from_text(meta, {"owner": [0, 1], **given}, universe, "game.json")
+
+
+def test_a_card_with_two_printed_abilities_gives_both_and_each_card_has_no_other():
+    constants = _two_slot_constants([SOLEMN, "When this creature dies, draw a card."])
+    # Printed ability p is card p % 2's: Solemn's are 0 and 2, the Bears' 1 and 3 (none: its text says one).
+    assert constants["kind"] == ["enters_self", "creature_dies", "creature_dies", "none"]
+    assert constants["subject_relation"] == ["any", "this", "this", "any"]
+    assert constants["optional"] == [True, False, True, False]
+    assert constants["subject_subtype"] == [[True, True]] * 4
+
+
+def test_a_list_of_texts_is_checked_entry_by_entry():
+    error = _error_of(lambda: _two_slot_constants([[SOLEMN[0], "Flying"]]))
+    assert error.pointer == "/#meta/oracle/0/1"
+    error = _error_of(lambda: _two_slot_constants([[*SOLEMN, SOLEMN[1]]]))
+    assert error.pointer == "/#meta/oracle/0" and "1 to 2 of them" in str(error)
+    error = _error_of(lambda: _two_slot_constants([SOLEMN], kind=["enters_self", "none", "none", "none"]))
+    assert error.pointer == "/constants/kind/2" and "(#meta/oracle/0/1) says 'creature_dies'" in str(error)
+    error = _error_of(lambda: _two_slot_constants([SOLEMN[0]], kind=["enters_self", "none", "creature_dies", "none"]))
+    assert error.pointer == "/constants/kind/2" and "says 'none'" in str(error)
+
+
+def _error_of(call) -> TraceFormatError:
+    with pytest.raises(TraceFormatError) as caught:
+        call()
+    return caught.value

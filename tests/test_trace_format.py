@@ -207,10 +207,10 @@ def test_itf_shape(trace: Trace) -> None:
     assert set(data) == {"#meta", "params", "vars", "constants", "states"}
     meta = data["#meta"]
     assert meta["format"] == "ITF"
-    assert meta["rule603"] == FORMAT == "rule603-trace/4"
+    assert meta["rule603"] == FORMAT == "rule603-trace/5"
     assert meta["edition"] == trace.edition
     assert meta["universe"] == dict(trace.universe.sizes)
-    assert meta["universe"]["ability"] == sum(trace.universe.sizes[d] for d in ("card", "delayed", "reflexive"))
+    assert meta["universe"]["ability"] == sum(trace.universe.sizes[d] for d in ("printed", "delayed", "reflexive"))
     assert set(meta) == set(RESERVED_META) | set(trace.meta)
     for key, value in trace.meta.items():
         assert meta[key] == value
@@ -247,7 +247,8 @@ def test_itf_concrete_values() -> None:
     data = to_json(trace, SCHEMA, extra_meta={"engine": "test"})
     assert data["#meta"]["edition"] == "2025-11-14"
     assert data["#meta"]["engine"] == "test"
-    assert data["#meta"]["universe"] == {"player": 2, "card": 1, "delayed": 1, "reflexive": 1, "slot": 1, "ability": 3}
+    sizes = {"player": 2, "card": 1, "delayed": 1, "reflexive": 1, "slot": 1, "printed": 1, "ability": 3}
+    assert data["#meta"]["universe"] == sizes
     assert data["constants"]["kind"] == ["creature_dies"]
     assert data["constants"]["owner"] == [1]
     assert data["constants"]["d_cause"] == ["spell"]
@@ -396,7 +397,7 @@ def test_error_document_level(trace: Trace, data: st.DataObject) -> None:
     elif corruption == "no-tag":
         del doc["#meta"]["rule603"]
     elif corruption == "wrong-tag":
-        doc["#meta"]["rule603"] = "rule603-trace/5"
+        doc["#meta"]["rule603"] = "rule603-trace/6"
     elif corruption == "old-tag":
         doc["#meta"]["rule603"] = "rule603-trace/2"
     elif corruption == "no-universe":
@@ -482,7 +483,7 @@ def test_load_not_json(tmp_path, text: str, line: int) -> None:
 
 def test_load_valid_json_bad_shape_names_file(tmp_path) -> None:
     path = tmp_path / "shape.json"
-    path.write_text('{"#meta": {"rule603": "rule603-trace/4"}}\n', encoding="utf-8")
+    path.write_text('{"#meta": {"rule603": "rule603-trace/5"}}\n', encoding="utf-8")
     with pytest.raises(TraceFormatError) as info:
         load(path, SCHEMA)
     assert info.value.source == str(path)

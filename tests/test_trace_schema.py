@@ -1,4 +1,4 @@
-"""The published trace format: docs/rule603-trace-4.schema.json and docs/trace-format.md.
+"""The published trace format: docs/rule603-trace-5.schema.json and docs/trace-format.md.
 
 The schema and the table of variables are generated from the model's declarations; these
 tests fail when the committed copies are stale, check that real traces (a counterexample
@@ -156,6 +156,11 @@ def test_only_a_trace_that_gives_its_cards_texts_may_leave_out_what_they_decide(
     assert not list(validator.iter_errors(document))
     document["#meta"]["oracle"] = [3]
     assert list(validator.iter_errors(document))
+    document["#meta"]["oracle"] = [["When this creature enters, draw a card.", "When this creature dies, draw a card."]]
+    assert not list(validator.iter_errors(document))  # a card with two printed triggered abilities
+    for wrong in ([[]], [["When this creature enters, draw a card.", None]], [[" "]]):
+        document["#meta"]["oracle"] = wrong
+        assert list(validator.iter_errors(document)), wrong
 
 
 def test_variables_table_is_current() -> None:

@@ -28,9 +28,9 @@ from .documents import DocumentError, parse_json, read_document, shown, write_at
 from .expr import CONCRETE
 from .schema import MODEL_LABELS, Game, Names, Schema, Universe, VarSpec
 
-FORMAT = "rule603-trace/4"
+FORMAT = "rule603-trace/5"
 #: Versions ``rule603 migrate`` rewrites in this one (rule603.models.migrations).
-OLDER_FORMATS = ("rule603-trace/3",)
+OLDER_FORMATS = ("rule603-trace/3", "rule603-trace/4")
 #: The game model's reader of ``#meta.oracle``, the cards' printed triggered abilities.
 PRINTED_TEXTS = "rule603.models.printed"
 _MISSING = object()

@@ -1,10 +1,10 @@
 """The published description of the trace format, generated from the variable declarations.
 
-:func:`json_schema` gives a JSON Schema (draft 2020-12) for ``rule603-trace/3`` traces and
+:func:`json_schema` gives a JSON Schema (draft 2020-12) for traces of the current version and
 :func:`variables_markdown` the table of variables in ``docs/trace-format.md``; both are
 derived from the model's ``VARIABLES``, so they cannot drift from what
 :mod:`rule603._internal.trace` writes and reads.  The committed copies are regenerated
-with ``rule603 schema --output docs/rule603-trace-3.schema.json --overwrite`` and
+with ``rule603 schema --output docs/rule603-trace-5.schema.json --overwrite`` and
 checked by ``tests/test_trace_schema.py``.
 
 JSON Schema cannot relate one part of a document to another, so what depends on
@@ -103,6 +103,7 @@ def json_schema(schema: Schema) -> dict[str, Any]:
     per_moment = [s for s in schema.specs if s.per_moment]
     constants = [s for s in schema.specs if not s.per_moment]
     printed = [s.name for s in constants if s.printed]  # decided by #meta.oracle where a document gives it
+    text = {"type": "string", "minLength": 1, "maxLength": 1000, "pattern": "\\S"}  # one printed triggered ability
     dims = dimensions(schema)
     size = {"type": "integer", "minimum": 0}
     return {
@@ -115,7 +116,8 @@ def json_schema(schema: Schema) -> dict[str, Any]:
             "JSON Schema cannot relate to other values of the document, so both are left to the loader "
             "(rule603 show, rule603._internal.trace.from_json), which checks them and names the JSON pointer of the "
             "first problem.  Nor can it express the model's constraints between the sizes (in the game model: "
-            "ability = card + delayed + reflexive, at least one player), which rule603 show checks, "
+            "printed a multiple of card, ability = printed + delayed + reflexive, at least one player), which rule603 "
+            "show checks, "
             "or that #meta.index equals the state's position.  Integers are JSON integers without a fractional part; "
             "the loader rejects 1.0, which JSON Schema counts as an integer.  Keys not described here are allowed "
             f"and ignored.  Generated from the model's variable declarations: {REGENERATE}"
@@ -170,10 +172,18 @@ def json_schema(schema: Schema) -> dict[str, Any]:
                     },
                     "oracle": {
                         "type": "array",
-                        "items": {"type": ["string", "null"], "minLength": 1, "maxLength": 1000, "pattern": "\\S"},
+                        "items": {
+                            "oneOf": [
+                                {"type": "null"},
+                                text,
+                                {"type": "array", "items": text, "minItems": 1, "maxItems": 3},
+                            ]
+                        },
                         "description": (
                             "Optional: each card's printed triggered ability, by index (null: none), as printed "
-                            "('Whenever another creature you control dies, ...').  The constants it decides may then "
+                            "('Whenever another creature you control dies, ...'), or a list of them for a card with "
+                            "several (its slots in order: printed ability c, then card + c, ...; at most "
+                            "#meta.universe.printed / card).  The constants they decide may then "
                             f"be left out ({', '.join(printed)}); those given must agree with it (checked by the "
                             "loader, which also says which words of a text it did not understand)."
                         ),
