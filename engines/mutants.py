@@ -71,7 +71,8 @@ class EntersBeforeEffects(ReferenceGame):
         for c, card in enumerate(m.cards):
             if card.zone == BATTLEFIELD and card.since == m.t and m.t > 0:  # a newcomer: printed values, wrongly
                 card.eff_creature = self.flag(c, "creature_card")
-                card.eff_ability = not self.flag(c, "granted")
+                for a in self.abilities_of(c):
+                    m.printed[a].eff_ability = not self.said(a, "granted")
 
 
 class NoLookBack(ReferenceGame):
@@ -172,12 +173,12 @@ class DoublerAppliesToItself(ReferenceGame):
 
 class OnceEachInstance(ReferenceGame):
     def _does_what_it_says(self, before: Moment, top, action: Action) -> bool:
-        cards = [replace(card, done_by=frozenset()) for card in before.cards]  # each instance takes the action
-        return super()._does_what_it_says(replace(before, cards=cards), top, action)
+        printed = [replace(p, done_by=frozenset()) for p in before.printed]  # each instance takes the action
+        return super()._does_what_it_says(replace(before, printed=printed), top, action)
 
 
 class BatchingLost(ReferenceGame):
-    def _one_event(self, c: int, occurrences: int) -> int:
+    def _one_event(self, a: int, occurrences: int) -> int:
         return occurrences  # "whenever one or more creatures die" triggers once per creature
 
 
@@ -231,32 +232,32 @@ class DelayedFindsReturned(ReferenceGame):
 class WholeEffectFails(ReferenceGame):
     def _does_what_it_says(self, before: Moment, top, action: Action):
         acts, affects = super()._does_what_it_says(before, top, action)
-        cls, c = self.ability_class(top.code - 1)
-        zone_change = cls == "printed" and self.acts_on_its_own_object(c)
-        lost = zone_change and not self._finds_its_object(before, c, top)
+        cls, a = self.ability_class(top.code - 1)
+        zone_change = cls == "printed" and self.acts_on_its_own_object(a)
+        lost = zone_change and not self._finds_its_object(before, self.card_of(a), top)
         return (False, frozenset()) if lost else (acts, affects)  # "draw two cards" fails with the creature gone
 
 
 class AnotherIgnored(ReferenceGame):
-    def subject_of(self, c: int) -> tuple[str, str, str]:
-        relation, whose, token = super().subject_of(c)
+    def subject_of(self, a: int) -> tuple[str, str, str]:
+        relation, whose, token = super().subject_of(a)
         return ("any" if relation == "another" else relation), whose, token  # 'another creature' counts itself too
 
 
 class ControllerInverted(ReferenceGame):
-    def subject_of(self, c: int) -> tuple[str, str, str]:
-        relation, whose, token = super().subject_of(c)
+    def subject_of(self, a: int) -> tuple[str, str, str]:
+        relation, whose, token = super().subject_of(a)
         flipped = {"you": "opponent", "opponent": "you"}.get(whose, whose)  # 'you control' read as an opponent's
         return relation, flipped, token
 
 
 class SubtypeIgnored(ReferenceGame):
-    def subtype_matches(self, x: int, c: int) -> bool:
+    def subtype_matches(self, a: int, c: int) -> bool:
         return True  # 'another Elf', 'an Island': any creature or land, whatever its subtypes
 
 
 class CardTypeIgnored(ReferenceGame):
-    def card_type_matches(self, x: int, c: int) -> bool:
+    def card_type_matches(self, a: int, c: int) -> bool:
         return True  # 'whenever you cast a noncreature spell': any spell, whatever its card type
 
 

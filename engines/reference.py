@@ -90,7 +90,7 @@ from rule603.models.game import (
     YOUR_UPKEEP,
 )
 
-from .scenario import Action, BeyondModelBounds, Scenario, check_action_names, check_scenario
+from .scenario import Action, BeyondModelBounds, Card, PrintedAbility, Scenario, check_action_names, check_scenario
 
 #: 603.10a-f: the triggers judged on the game as it was just before the event ("look back in time").
 LOOK_BACK_KINDS = frozenset(
@@ -147,10 +147,7 @@ class CardState:
     phased_out: bool = False
     attached_to: int | None = None
     prohibited: bool = False  # an effect precludes activating its abilities
-    cond: bool = True  # its intervening-'if' condition is true
     eff_creature: bool = False  # is a creature, continuous effects applied
-    eff_ability: bool = False  # has its triggered ability, continuous effects applied
-    instances: int = 1  # instances of its triggered ability the object has (113.2c)
     damage: bool = False  # events of the batch that made this moment
     damage_prevented: bool = False
     deals_damage: bool = False
@@ -161,10 +158,19 @@ class CardState:
     revealed_first_draw: bool = False
     lore: int = 0  # lore counters (714.3)
     dies_replaced: bool = False
-    resolutions: int = 0  # resolutions of its triggered ability this turn
-    done_by: frozenset[int] = frozenset()  # players whose resolving ability of it did what it says this turn (603.2i)
-    triggered: tuple[int, int] = (0, -1)  # (turn, the object's since-stamp) its ability last triggered in
     lethal: bool = False  # lethal damage marked on it, or toughness 0 or less (704.5f-g)
+
+
+@dataclass
+class PrintedState:
+    """One printed triggered ability at one moment (a card has one of these per ability it prints)."""
+
+    cond: bool = True  # its intervening-'if' condition is true
+    eff_ability: bool = False  # its object has it, continuous effects applied
+    instances: int = 1  # instances of it the object has (113.2c)
+    resolutions: int = 0  # its resolutions this turn
+    done_by: frozenset[int] = frozenset()  # players whose resolving instance of it did what it says this turn (603.2i)
+    triggered: tuple[int, int] = (0, -1)  # (turn, its object's since-stamp) it last triggered in
 
 
 @dataclass(frozen=True)
@@ -225,6 +231,7 @@ class Moment:
     step: int
     priority: bool
     cards: list[CardState]
+    printed: list[PrintedState]
     delayed: list[DelayedState]
     effects: dict[str, bool]
     in_game: list[bool]
@@ -275,6 +282,7 @@ class Moment:
             step=self.step,
             priority=True,
             cards=cards,
+            printed=[replace(p) for p in self.printed],
             delayed=delayed,
             effects=dict(self.effects),
             in_game=list(self.in_game),
@@ -296,11 +304,11 @@ def _fail(message: str) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def has_named_subtype(scenario: Scenario, x: int, c: int) -> bool:
-    """Card ``c`` has one of the subtypes card ``x``'s trigger condition names, as printed (205.3); true if it names
+def has_named_subtype(ability: PrintedAbility, card: Card) -> bool:
+    """``card`` has one of the subtypes ``ability``'s trigger condition names, as printed (205.3); true if it names
     none (``subject_subtype``)."""
-    named = scenario.cards[x].subject_subtypes
-    return not named or bool(set(named) & set(scenario.cards[c].subtypes))
+    named = ability.subject_subtypes
+    return not named or bool(set(named) & set(card.subtypes))
 
 
 class ReferenceGame:
@@ -313,11 +321,14 @@ class ReferenceGame:
         self.n_cards = len(scenario.cards)
         self.n_delayed = len(scenario.delayed)
         self.n_reflexive = len(scenario.reflexive)
-        self.n_abilities = self.n_cards + self.n_delayed + self.n_reflexive
-        self.kind = [game.KINDS.index(card.trigger) for card in scenario.cards]
+        #: the printed triggered abilities: each card's first (its own index), then each card's second, ...
+        self.texts = [card.ability(nth) for nth in range(scenario.abilities_per_card) for card in scenario.cards]
+        self.n_printed = len(self.texts)
+        self.n_abilities = self.n_printed + self.n_delayed + self.n_reflexive
+        self.kind = [game.KINDS.index(text.trigger) for text in self.texts]
         self.d_kind = [game.KINDS.index(d.trigger) for d in scenario.delayed]
         self.subject_filters = {
-            f: [values.index(getattr(card, f)) for card in scenario.cards] for f, values in game.SUBJECT_VALUES.items()
+            f: [values.index(getattr(text, f)) for text in self.texts] for f, values in game.SUBJECT_VALUES.items()
         }
         self.d_cause = [game.CAUSES.index(d.cause) for d in scenario.delayed]
         self._keep: tuple[int, ...] = ()  # the legendary permanents the script keeps (704.5j), during one action
@@ -329,18 +340,31 @@ class ReferenceGame:
 
     # --- the cards' text and the abilities ----------------------------------------------
     def flag(self, c: int, name: str) -> bool:
+        """Card ``c``'s text says ``name`` (its types, statics, and its first printed ability's flags)."""
         return self.scenario.cards[c].has(name)
+
+    def said(self, a: int, name: str) -> bool:
+        """Printed ability ``a`` says ``name`` (one of game.ABILITY_FLAGS)."""
+        return self.texts[a].has(name)
+
+    def card_of(self, a: int) -> int:
+        """The card printed ability ``a`` is printed on."""
+        return a % self.n_cards
+
+    def abilities_of(self, c: int) -> range:
+        """Card ``c``'s printed triggered abilities."""
+        return range(c, self.n_printed, self.n_cards)
 
     def is_token(self, c: int) -> bool:
         return self.scenario.cards[c].token
 
     def ability_class(self, a: int) -> tuple[str, int]:
-        """('printed', card), ('delayed', d) or ('reflexive', r): abilities are numbered in that order."""
-        if a < self.n_cards:
+        """('printed', a), ('delayed', d) or ('reflexive', r): abilities are numbered in that order."""
+        if a < self.n_printed:
             return "printed", a
-        if a < self.n_cards + self.n_delayed:
-            return "delayed", a - self.n_cards
-        return "reflexive", a - self.n_cards - self.n_delayed
+        if a < self.n_printed + self.n_delayed:
+            return "delayed", a - self.n_printed
+        return "reflexive", a - self.n_printed - self.n_delayed
 
     def ability_kind(self, a: int) -> int:
         cls, i = self.ability_class(a)
@@ -352,7 +376,7 @@ class ReferenceGame:
         """The card a trigger condition calls "this": the ability's own, or the one a delayed ability refers to."""
         cls, i = self.ability_class(a)
         if cls == "printed":
-            return i
+            return self.card_of(i)
         if cls == "delayed":  # the one card it refers to, for a condition that names one (scenario.check_scenario)
             refers = self.scenario.delayed[i].refers_to
             return refers[0] if refers else 0
@@ -384,20 +408,20 @@ class ReferenceGame:
         """Visible to all players: revealed, or not in a hidden zone (603.2g)."""
         return m.cards[c].revealed or m.cards[c].zone not in HIDDEN_ZONES
 
-    def has_ability(self, m: Moment, c: int) -> bool:
-        """Card ``c``'s triggered ability exists at ``m``: it functions where the card is (113.6)."""
-        card = m.cards[c]
-        if self.kind[c] == NONE or not card.eff_ability:
+    def has_ability(self, m: Moment, a: int) -> bool:
+        """Printed triggered ability ``a`` exists at ``m``: it functions where its card is (113.6)."""
+        card = m.cards[self.card_of(a)]
+        if self.kind[a] == NONE or not m.printed[a].eff_ability:
             return False
-        if self.kind[c] == COUNTERED_SELF or self.cast_trigger(c):
+        if self.kind[a] == COUNTERED_SELF or self.cast_trigger(a):
             return card.zone == STACK  # "When this spell is countered", "When you cast this spell": on the stack
         if card.zone == BATTLEFIELD:
             return not card.phased_out  # phased-out permanents are treated as though they don't exist (702.26b)
-        return card.zone == HAND and self.flag(c, "from_hand")
+        return card.zone == HAND and self.said(a, "from_hand")
 
-    def cast_trigger(self, c: int) -> bool:
-        """Card ``c``'s ability is "when you cast this spell"."""
-        return self.kind[c] == SPELL_CAST and self.scenario.cards[c].subject_relation == "this"
+    def cast_trigger(self, a: int) -> bool:
+        """Printed ability ``a`` is "when you cast this spell"."""
+        return self.kind[a] == SPELL_CAST and self.texts[a].subject_relation == "this"
 
     def hand_is_empty(self, m: Moment, player: int) -> bool:
         return not any(card.zone == HAND and self.scenario.cards[c].owner == player for c, card in enumerate(m.cards))
@@ -416,8 +440,6 @@ class ReferenceGame:
                     revealed=card.revealed,
                     attached_to=card.attached_to,
                     prohibited=c in s.prohibited,
-                    cond=card.condition,
-                    instances=card.instances,
                     lore=card.lore,
                 )
             )
@@ -428,6 +450,7 @@ class ReferenceGame:
             step=game.STEPS.index(s.step),
             priority=True,
             cards=cards,
+            printed=[PrintedState(cond=text.condition, instances=text.instances) for text in self.texts],
             delayed=[DelayedState() for _ in s.delayed],
             effects={
                 name: name in s.effects for name in ("lands_are_creatures", "creatures_lose_abilities", "grant_ability")
@@ -735,10 +758,10 @@ class ReferenceGame:
             after.cards[c].prohibited = True
         for c in action.allow:
             after.cards[c].prohibited = False
-        for c in action.condition_true:
-            after.cards[c].cond = True
-        for c in action.condition_false:
-            after.cards[c].cond = False
+        for a in action.condition_true:
+            after.printed[a].cond = True
+        for a in action.condition_false:
+            after.printed[a].cond = False
         for c in action.reveal:
             after.cards[c].revealed = True
         for c in action.conceal:
@@ -755,7 +778,7 @@ class ReferenceGame:
     def _top_of_stack(self, before: Moment, after: Moment, action: Action) -> None:
         top = before.stack[-1] if before.stack else None
         # 603.1a: "This ability can't be countered" functions while the ability is on the stack.
-        if top is not None and top.code <= self.n_cards and self.flag(top.code - 1, "uncounterable"):
+        if top is not None and top.code <= self.n_printed and self.said(top.code - 1, "uncounterable"):
             after.instruction_works = True
         after.may_use = not action.decline
         after.actions_other = action.actions_other
@@ -784,8 +807,8 @@ class ReferenceGame:
         after.leave = RESOLVE
         after.stack.pop()
         if action.targets_illegal:
-            cls, c = self.ability_class(top.code - 1) if spell is None else ("spell", spell)
-            if cls != "printed" or not self.flag(c, "targeted"):
+            cls, a = self.ability_class(top.code - 1) if spell is None else ("spell", spell)
+            if cls != "printed" or not self.said(a, "targeted"):
                 _fail("targets_illegal: only an object's triggered ability that targets has targets to become illegal")
             after.targets_illegal = True
         if spell is None and self._removed_instead(before, top, action):
@@ -808,9 +831,9 @@ class ReferenceGame:
         """Every player passed, but the top ability doesn't resolve: a rule removes it from the stack."""
         if action.targets_illegal:
             return True  # 608.2b: "If all its targets ... are now illegal, the ... ability doesn't resolve"
-        cls, c = self.ability_class(top.code - 1)
+        cls, a = self.ability_class(top.code - 1)
         # 603.4: "If the condition isn't true at that time, the ability is removed from the stack and does nothing."
-        return cls == "printed" and self.flag(c, "has_if") and not before.cards[c].cond
+        return cls == "printed" and self.said(a, "has_if") and not before.printed[a].cond
 
     def _does_what_it_says(self, before: Moment, top: StackObject, action: Action) -> tuple[bool, frozenset[int]]:
         """Does the resolving ability do what its effect says (608.2 and its exceptions), and to which of the objects
@@ -838,16 +861,16 @@ class ReferenceGame:
             return bool(found), found
         if cls == "reflexive":
             return True, frozenset()
-        c = i
-        if self.flag(c, "once_each_turn") and top.controller in before.cards[c].done_by:
+        a, c = i, self.card_of(i)
+        if self.said(a, "once_each_turn") and top.controller in before.printed[a].done_by:
             return False, frozenset()  # "Do this only once each turn": its controller already took the action
-        if self.flag(c, "optional") and action.decline:
+        if self.said(a, "optional") and action.decline:
             return False, frozenset()  # 603.5: the "may" choice is made on resolution
-        if self.acts_on_its_own_object(c) and not self._finds_its_object(before, c, top):
+        if self.acts_on_its_own_object(a) and not self._finds_its_object(before, c, top):
             # 603.6: it looks for the object in the zone it moved to; not found, the part of the ability that does
             # something to it does nothing -- all of it, unless it also does something else ("draw two cards").
-            return self.flag(c, "other_effect"), frozenset()
-        if self.kind[c] == ENCHANTED_LEAVES:
+            return self.said(a, "other_effect"), frozenset()
+        if self.kind[a] == ENCHANTED_LEAVES:
             # 603.6e: two objects, each found or not: the Aura card in its owner's graveyard; the new object the
             # enchanted permanent's card became in the zone it moved to (the first zone it went to, 603.6c: not the
             # battlefield, which it could be on again only after going somewhere else first), unless that zone is
@@ -875,11 +898,11 @@ class ReferenceGame:
         return card.since == top.moment and not hidden and not card.phased_out
 
     # 4. zone changes -------------------------------------------------------------------------
-    def remembers_resolutions(self, c: int) -> bool:
-        """Card ``c``'s ability has a memory of its resolutions this turn: 'do this only once each turn'
-        (603.2i) or a delayed ability created on its second resolution (603.7h)."""
-        nth = any(d.nth and d.cause == "ability" and d.source == c for d in self.scenario.delayed)
-        return self.flag(c, "once_each_turn") or nth
+    def remembers_resolutions(self, a: int) -> bool:
+        """Printed ability ``a`` has a memory of its resolutions this turn: 'do this only once each turn'
+        (603.2i) or, for a card's first ability, a delayed ability created on its second resolution (603.7h)."""
+        nth = any(d.nth and d.cause == "ability" and d.source == a for d in self.scenario.delayed)
+        return self.said(a, "once_each_turn") or nth
 
     def _move(self, after: Moment, c: int, zone: int, controller: int | None = None) -> None:
         """Card ``c`` goes to ``zone`` and becomes a new object (400.7)."""
@@ -892,7 +915,8 @@ class ReferenceGame:
         card.phased_out = False
         card.attached_to = None
         card.revealed = False  # a new object hasn't been revealed
-        card.instances = 1  # effects that gave the old object more instances don't know the new one (400.7)
+        for a in self.abilities_of(c):
+            after.printed[a].instances = 1  # effects that gave the old object more instances don't know it (400.7)
         card.was_blocked = False
         card.lore = int(zone == BATTLEFIELD and self.kind[c] == CHAPTER)  # 714.3a: a Saga enters with a lore counter
         card.lethal = False  # a new object has no damage marked on it
@@ -1015,12 +1039,12 @@ class ReferenceGame:
                 _fail(f"reveal_first_draw card {c}: only a card drawn in this batch is revealed as it is drawn")
             owner = self.scenario.cards[c].owner
             revealers = [
-                s
-                for s, card in enumerate(before.cards)
-                if self.kind[s] == REVEALS_LAND_THIS_WAY
-                and self.has_ability(before, s)
-                and card.zone == BATTLEFIELD
-                and card.controller == owner
+                a
+                for a in range(self.n_printed)
+                if self.kind[a] == REVEALS_LAND_THIS_WAY
+                and self.has_ability(before, a)
+                and before.cards[self.card_of(a)].zone == BATTLEFIELD
+                and before.cards[self.card_of(a)].controller == owner
             ]
             if not revealers:
                 _fail(f"reveal_first_draw card {c}: its owner controls no 'reveal the first card you draw' permanent")
@@ -1053,18 +1077,19 @@ class ReferenceGame:
             if before.cards[c].was_blocked:
                 _fail(f"block card {c}: it already became blocked this combat (blockers are declared once, 509.1)")
             after.cards[c].blocked = after.cards[c].was_blocked = True
-        for c, n in action.instances:
+        for a, n in action.instances:  # (a card's first printed ability has the card's number)
+            c = self.card_of(a)
             if not 1 <= n <= MAX_INSTANCES:
                 _fail(f"instances card {c}: {n} instances; an object has 1 to {MAX_INSTANCES} in this model")
             if after.cards[c].zone != BATTLEFIELD and n != 1:
                 raise BeyondModelBounds(f"instances card {c}: only a permanent has more than one in this model")
-            if n != 1 and self.remembers_resolutions(c):
+            if n != 1 and self.remembers_resolutions(a):
                 raise BeyondModelBounds(
                     f"instances card {c}: the model remembers one instance's resolutions (603.2i, 603.7h)"
                 )
-            if self.kind[c] == NO_CARDS_IN_HAND and n != 1:
+            if self.kind[a] == NO_CARDS_IN_HAND and n != 1:
                 raise BeyondModelBounds(f"instances card {c}: the model follows one instance of a state trigger")
-            after.cards[c].instances = n
+            after.printed[a].instances = n
         for c in action.tap + action.tap_for_mana:
             verb = "tap" if c in action.tap else "tap_for_mana"
             permanent(c, verb)
@@ -1110,7 +1135,7 @@ class ReferenceGame:
             return
         for c, card in enumerate(after.cards):
             staying = card.zone == BATTLEFIELD and card.since != after.t and not before.cards[c].phased_out
-            has_chapters = before.cards[c].eff_ability  # a Saga that lost its chapter abilities gets none
+            has_chapters = before.printed[c].eff_ability  # a Saga that lost its chapter abilities gets none
             if self.kind[c] == CHAPTER and staying and has_chapters and card.controller == after.active:
                 card.lore += 1
                 if card.lore > MAX_CHAPTER + 1:
@@ -1155,28 +1180,32 @@ class ReferenceGame:
     # 5. characteristics --------------------------------------------------------------------------------
     def _characteristics(self, m: Moment) -> None:
         for c, card in enumerate(m.cards):
-            creature_card, granted = self.flag(c, "creature_card"), self.flag(c, "granted")
+            creature_card = self.flag(c, "creature_card")
             if card.zone != BATTLEFIELD:
                 # 603.6b: continuous effects don't apply before the permanent is on the battlefield.
-                card.eff_creature, card.eff_ability = creature_card, not granted
+                card.eff_creature = creature_card
+                for a in self.abilities_of(c):
+                    m.printed[a].eff_ability = not self.said(a, "granted")
                 continue
             # 613.1 / 603.6b: on the battlefield (newcomers included) the effects apply at once.
             creature = creature_card or (self.flag(c, "land_card") and m.effects["lands_are_creatures"])
-            has_it = m.effects["grant_ability"] if granted else True
             loses = m.effects["creatures_lose_abilities"] and creature  # "lose all abilities" is the later effect
-            card.eff_creature, card.eff_ability = creature, has_it and not loses
+            card.eff_creature = creature
+            for a in self.abilities_of(c):
+                has_it = m.effects["grant_ability"] if self.said(a, "granted") else True
+                m.printed[a].eff_ability = has_it and not loses
 
     def _resolution_bookkeeping(self, before: Moment, after: Moment) -> None:
         same_turn = after.turn == before.turn
         resolving = after.resolving
-        for c, card in enumerate(after.cards):
+        for a, ability in enumerate(after.printed):
             if not same_turn:
-                card.resolutions, card.done_by = 0, frozenset()
-            if resolving is not None and resolving.code == self.ability_code(c):
-                card.resolutions += 1
+                ability.resolutions, ability.done_by = 0, frozenset()
+            if resolving is not None and resolving.code == self.ability_code(a):
+                ability.resolutions += 1
                 if after.acts:  # the action is taken by the ability's controller
-                    card.done_by = card.done_by | {resolving.controller}
-        if any(card.resolutions > 7 for card in after.cards):
+                    ability.done_by = ability.done_by | {resolving.controller}
+        if any(ability.resolutions > 7 for ability in after.printed):
             raise BeyondModelBounds("the model counts at most 7 resolutions of one ability in a turn")
 
     # 6. delayed triggered abilities --------------------------------------------------------------------
@@ -1201,7 +1230,7 @@ class ReferenceGame:
         elif cause == ABILITY_CAUSE:
             if resolving is None or resolving.code != self.ability_code(source):
                 _fail(f"create_delayed {d}: card {source}'s triggered ability isn't resolving in this batch")
-            if ability.nth and after.cards[source].resolutions != 2:
+            if ability.nth and after.printed[source].resolutions != 2:
                 _fail(f"create_delayed {d}: it is created at the ability's second resolution this turn (603.7h)")
             if not after.acts:
                 return  # the ability did nothing, so it created nothing
@@ -1217,8 +1246,8 @@ class ReferenceGame:
                 state.action_taken = True
         if state.registered:
             raise BeyondModelBounds(f"create_delayed {d}: the model holds one instance of it, and it still exists")
-        if any(w.ability == self.n_cards + d for w in before.waiting) or any(
-            obj.code == self.ability_code(self.n_cards + d) for obj in before.stack
+        if any(w.ability == self.n_printed + d for w in before.waiting) or any(
+            obj.code == self.ability_code(self.n_printed + d) for obj in before.stack
         ):
             raise BeyondModelBounds(f"create_delayed {d}: an earlier instance of it is still waiting or on the stack")
         if ability.duration and after.turn != before.turn:
@@ -1230,7 +1259,7 @@ class ReferenceGame:
     def _delayed_abilities_used_up(self, after: Moment) -> None:
         for d, state in enumerate(after.delayed):
             if state.registered and not self.scenario.delayed[d].duration:
-                if after.abilities[self.n_cards + d].base_triggers:
+                if after.abilities[self.n_printed + d].base_triggers:
                     state.registered = False  # 603.7b: it triggers only once
 
     # 7. what triggered --------------------------------------------------------------------------------
@@ -1257,8 +1286,8 @@ class ReferenceGame:
         else:
             tr.matches, tr.attempts = self._occurrences(a, kind, before, after, view, found)
             if cls == "printed":  # 113.2c: each instance of the ability triggers separately
-                tr.matches = self._one_event(i, tr.matches) * view.cards[i].instances
-                tr.attempts = self._one_event(i, tr.attempts) * view.cards[i].instances
+                tr.matches = self._one_event(i, tr.matches) * view.printed[i].instances
+                tr.attempts = self._one_event(i, tr.attempts) * view.printed[i].instances
         tr.stopped_by = self._why_it_does_not_trigger(a, before, after, tr)
         if tr.stopped_by or not tr.matches:
             tr.base_triggers = 0
@@ -1266,9 +1295,9 @@ class ReferenceGame:
             tr.base_triggers = 1  # 603.7b: once, for one of the simultaneous events
         elif cls == "reflexive" and self.scenario.reflexive[i].pay_any:
             tr.base_triggers = 1  # 603.12a: "one or more times" triggers once
-        elif cls == "printed" and self.flag(i, "triggers_once_each_turn"):
+        elif cls == "printed" and self.said(i, "triggers_once_each_turn"):
             tr.base_triggers = 1  # once, however many occurrences the event has
-            after.cards[i].triggered = (after.turn, view.cards[i].since)
+            after.printed[i].triggered = (after.turn, view.cards[self.card_of(i)].since)
         else:
             tr.base_triggers = tr.matches  # 603.2c: once for each occurrence
         tr.counts_additional = self._counts_additional(a, after)
@@ -1283,7 +1312,7 @@ class ReferenceGame:
         """Who controls the instances that trigger (603.3a, 603.7d-g, 603.12)."""
         cls, i = self.ability_class(a)
         if cls == "printed":
-            return view.cards[i].controller  # 603.3a: its source's controller when it triggered
+            return view.cards[self.card_of(i)].controller  # 603.3a: its source's controller when it triggered
         if cls == "delayed":
             return view.delayed[i].controller
         resolving = after.resolving
@@ -1297,10 +1326,11 @@ class ReferenceGame:
         108.4a, so its owner's; "your graveyard", ``by_owner``: a card goes to its owner's, 404.1); "token" and
         "nontoken" what it is (111.1); "a creature spell" a spell of that card type.  A delayed or reflexive
         ability's condition says none of that here."""
-        cls, x = self.ability_class(a)
+        cls, _ = self.ability_class(a)
         if cls != "printed":
             return True
-        relation, whose, token = self.subject_of(x)
+        x = self.card_of(a)
+        relation, whose, token = self.subject_of(a)
         if (relation == "this") != (c == x) and relation != "any":
             return False
         obj = seen.cards[c]
@@ -1313,7 +1343,7 @@ class ReferenceGame:
             return False
         if token != "any" and (token == "token") != self.scenario.cards[c].token:
             return False
-        return self.card_type_matches(x, c) and self.subtype_matches(x, c)
+        return self.card_type_matches(a, c) and self.subtype_matches(a, c)
 
     def _became_tapped(self, before: Moment, after: Moment, c: int) -> bool:
         """Permanent ``c`` was on the battlefield before and after the batch, the same object, and became tapped
@@ -1327,10 +1357,10 @@ class ReferenceGame:
         was, now = before.cards[c], after.cards[c]
         return was.zone == BATTLEFIELD and now.zone == BATTLEFIELD and now.since != after.t
 
-    def card_type_matches(self, x: int, c: int) -> bool:
-        """Card ``c`` is of the card type card ``x``'s condition names for a spell ("whenever you cast a noncreature
-        spell"), as printed on it (205.2); true if it names none."""
-        wanted = self.scenario.cards[x].subject_type
+    def card_type_matches(self, a: int, c: int) -> bool:
+        """Card ``c`` is of the card type printed ability ``a``'s condition names for a spell ("whenever you cast a
+        noncreature spell"), as printed on it (205.2); true if it names none."""
+        wanted = self.texts[a].subject_type
         if wanted == "any":
             return True
         if wanted == "instant_or_sorcery":
@@ -1341,20 +1371,21 @@ class ReferenceGame:
             return self.flag(c, f"{wanted}_card")
         return self.flag(c, "creature_card") == (wanted == "creature")
 
-    def subtype_matches(self, x: int, c: int) -> bool:
-        """Card ``c`` has one of the subtypes card ``x``'s condition names, as printed (205.3); true if none."""
-        return has_named_subtype(self.scenario, x, c)
+    def subtype_matches(self, a: int, c: int) -> bool:
+        """Card ``c`` has one of the subtypes printed ability ``a``'s condition names, as printed (205.3); true if
+        none."""
+        return has_named_subtype(self.texts[a], self.scenario.cards[c])
 
-    def acts_on_its_own_object(self, c: int) -> bool:
-        """Card ``c``'s ability triggers on its own object changing zones: "when this enters", "when this leaves the
+    def acts_on_its_own_object(self, a: int) -> bool:
+        """Printed ability ``a`` triggers on its own object changing zones: "when this enters", "when this leaves the
         battlefield", "when this creature dies" (603.6: it then looks for that object where it went)."""
-        own = self.kind[c] in game.ZONE_CHANGE_FILTERED_KINDS and self.subject_of(c)[0] == "this"
-        return self.kind[c] in ZONE_CHANGE_SELF_KINDS or own
+        own = self.kind[a] in game.ZONE_CHANGE_FILTERED_KINDS and self.subject_of(a)[0] == "this"
+        return self.kind[a] in ZONE_CHANGE_SELF_KINDS or own
 
-    def subject_of(self, c: int) -> tuple[str, str, str]:
-        """What card ``c``'s printed condition says of its object: relation, controller, token."""
-        card = self.scenario.cards[c]
-        return card.subject_relation, card.subject_controller, card.subject_token
+    def subject_of(self, a: int) -> tuple[str, str, str]:
+        """What printed ability ``a``'s condition says of its object: relation, controller, token."""
+        text = self.texts[a]
+        return text.subject_relation, text.subject_controller, text.subject_token
 
     def looks_back(self, kind: int) -> bool:
         """603.10: is a trigger of this kind judged on the game as it was just before the event?"""
@@ -1437,7 +1468,7 @@ class ReferenceGame:
                 for p in after.cards[c].combat_damage_to
             ]
             # "One or more": one combat damage event to each player (Storm the Vault's ruling, 2018-01-19).
-            per_player = self.ability_class(a)[0] == "printed" and self.flag(a, "one_or_more")
+            per_player = self.ability_class(a)[0] == "printed" and self.said(a, "one_or_more")
             n = len({p for _, p in dealt}) if per_player else len(dealt)
         elif kind == YOUR_UPKEEP:  # 603.2b: "you" is the ability's controller
             mine = after.active == self._controller(a, view, after)
@@ -1463,7 +1494,7 @@ class ReferenceGame:
         elif kind == REVEALS_LAND_THIS_WAY:  # linked to its own static ability, there as the card was drawn (607.2)
             you = self._controller(a, view, after)
             printed = self.ability_class(a)[0] == "printed"
-            own_static = printed and self.has_ability(before, x) and was.zone == BATTLEFIELD
+            own_static = printed and self.has_ability(before, a) and was.zone == BATTLEFIELD
             shown = (
                 card.revealed_first_draw and self.flag(y, "land_card") and self.scenario.cards[y].owner == you
                 for y, card in enumerate(after.cards)
@@ -1500,12 +1531,12 @@ class ReferenceGame:
             n = int(self.hand_is_empty(view, self._controller(a, view, after)))
         return n, n
 
-    def _one_event(self, c: int, occurrences: int) -> int:
-        """Card ``c``'s condition met ``occurrences`` times in one batch: "whenever one or more creatures die" asks for
-        one trigger per event, and the batch is one event however many creatures it has (603.2c)."""
-        if self.kind[c] == COMBAT_DAMAGE_TO_PLAYER:
+    def _one_event(self, a: int, occurrences: int) -> int:
+        """Printed ability ``a``'s condition met ``occurrences`` times in one batch: "whenever one or more creatures
+        die" asks for one trigger per event, and the batch is one event however many creatures it has (603.2c)."""
+        if self.kind[a] == COMBAT_DAMAGE_TO_PLAYER:
             return occurrences  # one event per player dealt combat damage, counted so already
-        return min(occurrences, 1) if self.flag(c, "one_or_more") else occurrences
+        return min(occurrences, 1) if self.said(a, "one_or_more") else occurrences
 
     def _reflexive_occurrences(self, r: int, after: Moment) -> int:
         """603.12: the creating ability's resolution, and only it: how often its instructed action was taken."""
@@ -1544,23 +1575,24 @@ class ReferenceGame:
         cls, i = self.ability_class(a)
         # 603.2a: an effect that precludes activating abilities doesn't stop a triggered ability.
         if cls == "printed":
-            if self._never_visible(i, before, after, tr.look_back):
+            c = self.card_of(i)
+            if self._never_visible(c, before, after, tr.look_back):
                 return "603.2g"
             if (
-                self.flag(i, "once_each_turn")
+                self.said(i, "once_each_turn")
                 and before is not None
                 # The action counts from the moment it is taken: one taken by this batch's resolution
                 # already stops its events (a creature the resolution puts onto the battlefield).
-                and (before if tr.look_back else after).cards[i].controller in after.cards[i].done_by
+                and (before if tr.look_back else after).cards[c].controller in after.printed[i].done_by
                 and before.turn == after.turn
             ):
                 return "603.2i"
-            if self.flag(i, "triggers_once_each_turn") and before is not None:
+            if self.said(i, "triggers_once_each_turn") and before is not None:
                 # "This ability triggers only once each turn", of this object (a new object has a new ability).
-                obj = (before if tr.look_back else after).cards[i].since
-                if before.cards[i].triggered == (after.turn, obj):
+                obj = (before if tr.look_back else after).cards[c].since
+                if before.printed[i].triggered == (after.turn, obj):
                     return "text.triggers_once_each_turn"
-            if self.flag(i, "has_if") and not after.cards[i].cond:
+            if self.said(i, "has_if") and not after.printed[i].cond:
                 return "603.4"
         if cls == "delayed" and before is not None:
             if not before.delayed[i].registered:
@@ -1585,9 +1617,9 @@ class ReferenceGame:
     def _still_on_its_way(self, a: int, before: Moment, after: Moment) -> bool:
         """603.8: an instance this object's state trigger made is waiting or on the stack, and didn't leave it now."""
         code = self.ability_code(a)
-        cls, c = self.ability_class(a)
+        cls, i = self.ability_class(a)
         # A card that changed zones is a new object (400.7): the instances of the old object's ability aren't its own.
-        since = after.cards[c].since if cls == "printed" else 0
+        since = after.cards[self.card_of(i)].since if cls == "printed" else 0
         waiting = sum(w.ability == a and w.moment >= since for w in before.waiting)
         on_stack = [obj for obj in before.stack if obj.code == code and obj.moment >= since]
         top = before.stack[-1] if before.stack else None
@@ -1598,12 +1630,13 @@ class ReferenceGame:
         """Does "an artifact or creature entering makes an ability of a permanent you control trigger an additional
         time" refer to this ability?  Only where such an effect applies to it, and only to abilities a permanent
         has (603.2e), triggered by an artifact or creature entering."""
-        cls, c = self.ability_class(a)
+        cls, i = self.ability_class(a)
+        c = self.card_of(i) if cls == "printed" else 0
         if cls != "printed" or after.cards[c].zone != BATTLEFIELD or not self._additional_times(a, after):
             return False
         # Panharmonicon: "If an artifact or creature entering the battlefield causes a triggered ability ..."
         entering_self = after.cards[c].eff_creature or self.flag(c, "artifact_card")
-        return self.kind[c] == CREATURE_ENTERS or (self.kind[c] == ENTERS_SELF and entering_self)
+        return self.kind[a] == CREATURE_ENTERS or (self.kind[a] == ENTERS_SELF and entering_self)
 
     def _additional_times(self, a: int, after: Moment) -> int:
         you = after.cards[self.subject(a)].controller
@@ -1611,7 +1644,7 @@ class ReferenceGame:
             self.flag(x, "doubler")
             and card.zone == BATTLEFIELD
             and not card.phased_out
-            and card.eff_ability
+            and after.printed[x].eff_ability  # (the card's abilities, as its first triggered ability has them)
             and card.controller == you
             for x, card in enumerate(after.cards)
         )
@@ -1627,7 +1660,7 @@ class ReferenceGame:
             if tr.triggers and not earlier:
                 after.last_triggered[a] = (after.t, tr.controller, zone, obj)
             if tr.triggers and earlier and not after.priority:
-                since = after.cards[i].since if cls == "printed" else 0
+                since = after.cards[self.card_of(i)].since if cls == "printed" else 0
                 first = min(w.moment for w in earlier)
                 unlike = any(w.controller != tr.controller or w.zone != zone or w.object != obj for w in earlier)
                 if unlike or since > first:
@@ -1636,7 +1669,7 @@ class ReferenceGame:
                         "priority, under another controller or from another object or zone: the model keeps the "
                         "waiting instances of one ability alike"
                     )
-            if cls == "printed" and self.flag(i, "mana_ability"):
+            if cls == "printed" and self.said(i, "mana_ability"):
                 continue  # 605.4a: a triggered mana ability resolves at once, without the stack
             waiting += [WaitingAbility(a, tr.controller, after.t, zone, obj)] * tr.triggers
         if not after.priority:
@@ -1661,8 +1694,9 @@ class ReferenceGame:
         cls, i = self.ability_class(a)
         if cls != "printed":
             return 0
-        host = before.cards[i].attached_to if before is not None else None
-        return host if self.kind[i] == ENCHANTED_LEAVES and host is not None else i
+        c = self.card_of(i)
+        host = before.cards[c].attached_to if before is not None else None
+        return host if self.kind[i] == ENCHANTED_LEAVES and host is not None else c
 
     def _part(self, a: int) -> int:
         return 2 if self.ability_kind(a) == ABILITY_TRIGGERS else 1
@@ -1672,8 +1706,8 @@ class ReferenceGame:
         return (player - m.active) % self.n_players
 
     def _no_legal_choice(self, a: int, after: Moment) -> bool:
-        cls, c = self.ability_class(a)
-        needs_choice = cls == "printed" and (self.flag(c, "modal") or self.flag(c, "targeted"))
+        cls, i = self.ability_class(a)
+        needs_choice = cls == "printed" and (self.said(i, "modal") or self.said(i, "targeted"))
         return needs_choice and after.abilities[a].no_legal_choice
 
     def _check_counts(self, after: Moment) -> None:
@@ -1691,7 +1725,10 @@ class ReferenceGame:
         out: dict[str, object] = {
             "owner": [card.owner for card in s.cards],
             "kind": list(self.kind),
-            **{flag: [card.has(flag) for card in s.cards] for flag in game.CARD_FLAGS},
+            **{
+                flag: [card.has(flag) for card in s.cards] for flag in game.CARD_FLAGS if flag not in game.ABILITY_FLAGS
+            },
+            **{flag: [text.has(flag) for text in self.texts] for flag in game.ABILITY_FLAGS},
             "reflexive_from": [r.created_by for r in s.reflexive],
             "pay_any": [r.pay_any for r in s.reflexive],
             "d_kind": list(self.d_kind),
@@ -1705,7 +1742,7 @@ class ReferenceGame:
             "legend_name": [card.legend_name for card in s.cards],
             **{f: list(codes) for f, codes in self.subject_filters.items()},
             # The cards' text, as the trace states it: what the engine's matcher makes of it is another thing.
-            "subject_subtype": [[has_named_subtype(s, x, c) for c in range(self.n_cards)] for x in range(self.n_cards)],
+            "subject_subtype": [[has_named_subtype(text, card) for card in s.cards] for text in self.texts],
         }
         return out
 
@@ -1727,19 +1764,19 @@ class ReferenceGame:
             "phased_out": [c.phased_out for c in cards],
             "attached_to": [none if c.attached_to is None else c.attached_to for c in cards],
             "prohibited": [c.prohibited for c in cards],
-            "cond": [c.cond for c in cards],
+            "cond": [p.cond for p in m.printed],
             "lands_are_creatures": m.effects["lands_are_creatures"],
             "creatures_lose_abilities": m.effects["creatures_lose_abilities"],
             "grant_ability": m.effects["grant_ability"],
             "eff_creature": [c.eff_creature for c in cards],
-            "eff_ability": [c.eff_ability for c in cards],
+            "eff_ability": [p.eff_ability for p in m.printed],
             "damage": [c.damage for c in cards],
             "damage_prevented": [c.damage_prevented for c in cards],
             "deals_damage": [c.deals_damage for c in cards],
             "combat_damage_to": [[p in c.combat_damage_to for p in range(self.n_players)] for c in cards],
             "blocked": [c.blocked for c in cards],
             "was_blocked": [c.was_blocked for c in cards],
-            "instances": [c.instances for c in cards],
+            "instances": [p.instances for p in m.printed],
             "tapped_for_mana": [c.tapped_for_mana for c in cards],
             "revealed_first_draw": [c.revealed_first_draw for c in cards],
             "lore": [c.lore for c in cards],
@@ -1774,9 +1811,9 @@ class ReferenceGame:
             "d_controller": [d.controller for d in m.delayed],
             "d_stamp": [[d.objects.get(c, (0, LIBRARY))[0] for c in range(self.n_cards)] for d in m.delayed],
             "d_zone": [[d.objects.get(c, (0, LIBRARY))[1] for c in range(self.n_cards)] for d in m.delayed],
-            "resolutions": [c.resolutions for c in cards],
-            "once_triggered_object": [c.triggered[1] + 1 if c.triggered[0] == m.turn else 0 for c in cards],
-            "done_this_turn": [[p in c.done_by for p in range(self.n_players)] for c in cards],
+            "resolutions": [p.resolutions for p in m.printed],
+            "once_triggered_object": [p.triggered[1] + 1 if p.triggered[0] == m.turn else 0 for p in m.printed],
+            "done_this_turn": [[x in p.done_by for x in range(self.n_players)] for p in m.printed],
             "stack_size": len(m.stack),
             "slot_src": [obj.code for obj in slots],
             "slot_controller": [obj.controller for obj in slots],

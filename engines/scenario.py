@@ -44,6 +44,25 @@ class BeyondModelBounds(InvalidArgument):
 
 
 @dataclass(frozen=True)
+class PrintedAbility:
+    """One printed triggered ability of a card.  A card's first is given by the card's own fields (``Card.ability``),
+    its second and later ones by ``Card.more``; each has its own trigger condition, flags and filters."""
+
+    trigger: str = "none"  # one of game.KINDS (``kind``)
+    flags: tuple[str, ...] = ()  # the ability's yes/no parts that are true: names from game.ABILITY_FLAGS
+    condition: bool = True  # its intervening-'if' condition is true at the start (``cond``)
+    instances: int = 1  # instances of it the object starts with (``instances``, 113.2c)
+    subject_relation: str = "any"
+    subject_controller: str = "any"
+    subject_token: str = "any"
+    subject_type: str = "any"
+    subject_subtypes: tuple[str, ...] = ()
+
+    def has(self, flag: str) -> bool:
+        return flag in self.flags
+
+
+@dataclass(frozen=True)
 class Card:
     """A card: its printed text, who owns it, and where it starts."""
 
@@ -69,9 +88,19 @@ class Card:
     subject_type: str = "any"  # a spell's card type, "creature" ('a creature spell') and so on; game.SUBJECT_TYPES
     subject_subtypes: tuple[str, ...] = ()  # "another Elf": one of these subtypes (205.3); () names none
     subtypes: tuple[str, ...] = ()  # its own subtypes, as printed on its type line ("Elf", "Warrior")
+    #: its second and later printed triggered abilities (Solemn Simulacrum's "When this creature dies, ...")
+    more: tuple[PrintedAbility, ...] = ()
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
+
+    def ability(self, nth: int) -> PrintedAbility:
+        """Its ``nth`` printed triggered ability (0: the first, the card's own fields); none past its last."""
+        if nth:
+            return self.more[nth - 1] if nth <= len(self.more) else PrintedAbility()
+        own = tuple(f for f in self.flags if f in game.ABILITY_FLAGS)
+        filters = {f: getattr(self, f) for f in (*game.SUBJECT_FILTERS, "subject_subtypes")}
+        return PrintedAbility(self.trigger, own, self.condition, self.instances, **filters)
 
 
 @dataclass(frozen=True)
@@ -133,7 +162,8 @@ class Action:
     actions_other: int = 0  # times the same action is taken for other reasons (0..3)
     create_delayed: tuple[int, ...] = ()  # delayed abilities created in this batch, each by its cause (603.7a)
     create: tuple[int, ...] = ()  # tokens created on the battlefield under their owners' control (111.1, 111.2)
-    no_legal_choice: tuple[int, ...] = ()  # cards whose ability would have no legal mode or target now (603.3c-d)
+    #: printed abilities (a card's first: its number) that would have no legal mode or target now (603.3c-d)
+    no_legal_choice: tuple[int, ...] = ()
     # --- zone changes -----------------------------------------------------------------
     play_land: int | None = None  # the active player plays this land card from their hand
     destroy: tuple[int, ...] = ()  # permanents put into their owners' graveyards
@@ -155,7 +185,8 @@ class Action:
     combat_damage: tuple[tuple[int, int], ...] = ()
     tap_for_mana: tuple[int, ...] = ()  # permanents tapped for mana: they become tapped (106.12)
     block: tuple[int, ...] = ()  # attacking creatures that become blocked (during combat, 509.1h)
-    instances: tuple[tuple[int, int], ...] = ()  # (card, n): from now on the object has n instances of its ability
+    #: (printed ability, n): from now on the object has n instances of that ability (a card's first: its number)
+    instances: tuple[tuple[int, int], ...] = ()
     tap: tuple[int, ...] = ()
     untap: tuple[int, ...] = ()
     gain_control: tuple[tuple[int, int], ...] = ()  # (card, player): that player gains control of the permanent
@@ -181,7 +212,7 @@ class Action:
     grant_ability: bool | None = None  # the effect giving cards flagged 'granted' their triggered ability
     prohibit: tuple[int, ...] = ()  # an effect now precludes activating this card's abilities (603.2a)
     allow: tuple[int, ...] = ()  # that effect ends
-    condition_true: tuple[int, ...] = ()  # these cards' intervening-'if' conditions become true (603.4)
+    condition_true: tuple[int, ...] = ()  # these printed abilities' intervening-'if' conditions become true (603.4)
     condition_false: tuple[int, ...] = ()  # ... or false
     reveal: tuple[int, ...] = ()  # these cards are revealed to all players (603.2g)
     conceal: tuple[int, ...] = ()  # ... or no longer revealed
@@ -214,6 +245,11 @@ class Scenario:
     prohibited: tuple[int, ...] = ()  # cards whose abilities can't be activated at the start
     description: str = field(default="", compare=False)
 
+    @property
+    def abilities_per_card(self) -> int:
+        """Printed triggered ability slots each card has in the universe: as many as the card with the most."""
+        return 1 + max((len(card.more) for card in self.cards), default=0)
+
     def universe_sizes(self) -> dict[str, int]:
         return {
             "player": self.players,
@@ -221,6 +257,7 @@ class Scenario:
             "delayed": len(self.delayed),
             "reflexive": len(self.reflexive),
             "slot": self.slots,
+            "printed": len(self.cards) * self.abilities_per_card,
         }
 
 
@@ -254,8 +291,8 @@ def check_scenario(s: Scenario) -> None:
     if 1 + len(s.actions) > MAX_MOMENTS:
         _fail("actions", f"{len(s.actions)} actions: a trace holds at most {MAX_MOMENTS - 1}")
     n = len(s.cards)
-    if 1 + len(s.cards) + len(s.delayed) + len(s.reflexive) + n > 31:
-        _fail("delayed", "too many abilities for the stack's codes (cards + delayed + reflexive + cards <= 30)")
+    if 1 + n * s.abilities_per_card + len(s.delayed) + len(s.reflexive) + n > 31:
+        _fail("delayed", "too many abilities for the stack's codes (printed + delayed + reflexive + cards <= 30)")
     _one_of("step", s.step, tuple(x for x in game.STEPS if x != "untap"))
     for name in s.effects:
         _one_of("effects", name, EFFECTS)
@@ -291,9 +328,10 @@ def check_scenario(s: Scenario) -> None:
 def _check_card(c: int, card: Card, s: Scenario) -> None:
     where, n = f"card {c}", len(s.cards)
     _index(f"{where}: owner", card.owner, s.players, "player")
-    _one_of(f"{where}: trigger", card.trigger, game.KINDS)
     for flag in card.flags:
         _one_of(f"{where}: flags", flag, game.CARD_FLAGS)
+    if not isinstance(card.subtypes, tuple) or not all(isinstance(x, str) and x[:1].isupper() for x in card.subtypes):
+        _fail(f"{where}: subtypes", f"{shown(card.subtypes)}: subtypes as printed, capitalized ('Elf', 'Island')")
     if card.token:
         if card.zone not in TOKEN_START_ZONES:
             _fail(
@@ -323,42 +361,19 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
             _fail(where, "a card can't be attached to itself")
         if not on_battlefield or s.cards[card.attached_to].zone != "battlefield":
             _fail(where, "attachments exist only between permanents on the battlefield")
-    if isinstance(card.instances, bool) or not isinstance(card.instances, int) or not 1 <= card.instances <= 3:
-        _fail(f"{where}: instances", f"{shown(card.instances)}: an object has 1 to 3 instances of its ability here")
-    if card.instances != 1 and not on_battlefield:
-        _fail(f"{where}: instances", "only a permanent has more than one instance of its ability in this model")
-    for field_, values in game.SUBJECT_VALUES.items():
-        value = getattr(card, field_)
-        _one_of(f"{where}: {field_}", value, values)
-        if not game.takes_filter(game.KINDS.index(card.trigger), field_, value):
-            _fail(f"{where}: {field_}", f"{value!r}: {game.filter_refused(field_)}")
-    for field_ in ("subtypes", "subject_subtypes"):
-        named = getattr(card, field_)
-        if not isinstance(named, tuple) or not all(isinstance(x, str) and x[:1].isupper() for x in named):
-            _fail(f"{where}: {field_}", f"{shown(named)}: subtypes as printed, capitalized ('Elf', 'Island')")
-    filtered_kind = game.KINDS.index(card.trigger) in game.FILTERED_KINDS
-    if card.subject_subtypes and (not filtered_kind or card.subject_relation == "this"):
-        _fail(f"{where}: subject_subtypes", "only a condition about any object of a kind names its subtypes")
-    several = filtered_kind and card.subject_relation != "this"
-    if card.has("one_or_more") and not several:
-        filtered = ", ".join(game.KINDS[k] for k in game.FILTERED_KINDS)
-        _fail(f"{where}: flags", f"'one or more' speaks of several objects of a kind ({filtered}), not of 'this' one")
+    if not isinstance(card.more, tuple) or not all(isinstance(x, PrintedAbility) for x in card.more):
+        _fail(f"{where}: more", "expected its further printed triggered abilities")
+    for nth in range(1 + len(card.more)):
+        _check_ability(where if not nth else f"{where}: ability {nth + 1}", card.ability(nth), c, s)
+    if len(card.more) >= game.MAX_PRINTED_PER_CARD:
+        _fail(f"{where}: more", f"a card has 1 to {game.MAX_PRINTED_PER_CARD} printed triggered abilities here")
+    if any(x.trigger == "chapter" for x in card.more):
+        _fail(f"{where}: more", "a Saga's chapter abilities are its first ability here (trigger 'chapter')")
     saga = card.trigger == "chapter"
     if saga != (1 <= card.final_chapter <= game.MAX_CHAPTER) or isinstance(card.final_chapter, bool):
         _fail(f"{where}: final_chapter", f"{shown(card.final_chapter)}: a Saga (trigger 'chapter') has 1 to 3 chapters")
     if not 0 <= card.lore <= game.MAX_CHAPTER + 1 or (card.lore and not (saga and on_battlefield)):
         _fail(f"{where}: lore", f"{shown(card.lore)}: only a Saga on the battlefield has lore counters (0 to 4)")
-    if card.has("mana_ability") and (
-        card.trigger != "enchanted_tapped_for_mana" or card.has("targeted") or card.has("modal")
-    ):
-        _fail(where, "a triggered mana ability triggers on a land tapped for mana and has no target (605.1b)")
-    if card.has("mana_ability") and card.has("once_each_turn"):
-        _fail(where, "the model doesn't follow a mana ability's resolution, so not its 'once each turn' either")
-    nth = any(d.nth and d.cause == "ability" and d.source == c for d in s.delayed)
-    if card.instances != 1 and (card.has("once_each_turn") or nth):
-        _fail(f"{where}: instances", "the model remembers one instance's resolutions (603.2i, 603.7h)")
-    if card.instances != 1 and card.has("triggers_once_each_turn"):
-        _fail(f"{where}: instances", "the model remembers whether one instance triggered this turn")
     instant_or_sorcery = card.has("instant_card") or card.has("sorcery_card")
     if instant_or_sorcery and any(card.has(flag) for flag in PERMANENT_TYPES):
         _fail(where, "an instant or sorcery card has no permanent card type (creature, land, artifact, enchantment)")
@@ -370,6 +385,45 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
         _fail(where, "a card that is not a permanent card is an instant or a sorcery: give it that type (304.4, 307.4)")
     if not card.permanent and card.zone == "battlefield":
         _fail(f"{where}: zone", "an instant or sorcery card can't be on the battlefield (304.4, 307.4)")
+
+
+def _check_ability(where: str, ability: PrintedAbility, c: int, s: Scenario) -> None:
+    """A card's printed triggered ability: its condition, flags and filters fit together and the model."""
+    card = s.cards[c]
+    on_battlefield = card.zone == "battlefield"
+    _one_of(f"{where}: trigger", ability.trigger, game.KINDS)
+    for flag in ability.flags:
+        _one_of(f"{where}: flags", flag, game.ABILITY_FLAGS)
+    if isinstance(ability.instances, bool) or not isinstance(ability.instances, int) or not 1 <= ability.instances <= 3:
+        _fail(f"{where}: instances", f"{shown(ability.instances)}: an object has 1 to 3 instances of its ability here")
+    if ability.instances != 1 and not on_battlefield:
+        _fail(f"{where}: instances", "only a permanent has more than one instance of its ability in this model")
+    for field_, values in game.SUBJECT_VALUES.items():
+        value = getattr(ability, field_)
+        _one_of(f"{where}: {field_}", value, values)
+        if not game.takes_filter(game.KINDS.index(ability.trigger), field_, value):
+            _fail(f"{where}: {field_}", f"{value!r}: {game.filter_refused(field_)}")
+    named = ability.subject_subtypes
+    if not isinstance(named, tuple) or not all(isinstance(x, str) and x[:1].isupper() for x in named):
+        _fail(f"{where}: subject_subtypes", f"{shown(named)}: subtypes as printed, capitalized ('Elf', 'Island')")
+    filtered_kind = game.KINDS.index(ability.trigger) in game.FILTERED_KINDS
+    if ability.subject_subtypes and (not filtered_kind or ability.subject_relation == "this"):
+        _fail(f"{where}: subject_subtypes", "only a condition about any object of a kind names its subtypes")
+    several = filtered_kind and ability.subject_relation != "this"
+    if ability.has("one_or_more") and not several:
+        filtered = ", ".join(game.KINDS[k] for k in game.FILTERED_KINDS)
+        _fail(f"{where}: flags", f"'one or more' speaks of several objects of a kind ({filtered}), not of 'this' one")
+    if ability.has("mana_ability") and (
+        ability.trigger != "enchanted_tapped_for_mana" or ability.has("targeted") or ability.has("modal")
+    ):
+        _fail(where, "a triggered mana ability triggers on a land tapped for mana and has no target (605.1b)")
+    if ability.has("mana_ability") and ability.has("once_each_turn"):
+        _fail(where, "the model doesn't follow a mana ability's resolution, so not its 'once each turn' either")
+    nth = any(d.nth and d.cause == "ability" and d.source == c for d in s.delayed)
+    if ability.instances != 1 and (ability.has("once_each_turn") or nth):
+        _fail(f"{where}: instances", "the model remembers one instance's resolutions (603.2i, 603.7h)")
+    if ability.instances != 1 and ability.has("triggers_once_each_turn"):
+        _fail(f"{where}: instances", "the model remembers whether one instance triggered this turn")
 
 
 #: The flags of the permanent card types (a card with one is a permanent card, 110.4).
@@ -411,6 +465,9 @@ CARD_LIST_FIELDS = (
     "conceal",
 )
 _CARD_LISTS = ("create_delayed", *CARD_LIST_FIELDS, "cease_to_exist")  # create_delayed lists delayed abilities
+#: Action fields about a printed triggered ability rather than a card: by printed ability number (a card's first
+#: ability has the card's number, its second the number of cards more, and so on).
+ABILITY_LIST_FIELDS = ("no_legal_choice", "condition_true", "condition_false")
 
 
 def check_action_names(where: str, a: Action, s: Scenario) -> None:
@@ -424,6 +481,8 @@ def check_action_names(where: str, a: Action, s: Scenario) -> None:
         if not isinstance(values, tuple):
             _fail(f"{where}: {name}", f"expected a list of numbers, got {shown(values)}")
         size, what = (len(s.delayed), "delayed ability") if name == "create_delayed" else (n, "card")
+        if name in ABILITY_LIST_FIELDS:
+            size, what = n * s.abilities_per_card, "printed ability"
         for c in values:
             _index(f"{where}: {name}", c, size, what)
         if len(set(values)) != len(values):
@@ -440,10 +499,10 @@ def check_action_names(where: str, a: Action, s: Scenario) -> None:
     for pair in a.instances:
         if not (isinstance(pair, tuple) and len(pair) == 2):
             _fail(f"{where}: instances", f"expected (card, count) pairs, got {shown(pair)}")
-        _index(f"{where}: instances", pair[0], n, "card")
+        _index(f"{where}: instances", pair[0], n * s.abilities_per_card, "printed ability")
         if isinstance(pair[1], bool) or not isinstance(pair[1], int) or not 1 <= pair[1] <= 3:
             _fail(f"{where}: instances", f"{shown(pair[1])}: an object has 1 to 3 instances of its ability here")
-        if pair[1] != 1 and s.cards[pair[0]].has("triggers_once_each_turn"):
+        if pair[1] != 1 and s.cards[pair[0] % n].ability(pair[0] // n).has("triggers_once_each_turn"):
             _fail(f"{where}: instances", "the model remembers whether one instance triggered this turn")
     for p in a.lose:
         _index(f"{where}: lose", p, s.players, "player")

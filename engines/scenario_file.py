@@ -49,6 +49,7 @@ from rule603._internal.documents import DocumentError, parse_toml, read_document
 from rule603.models import conditions, game, oracle_text
 
 from .scenario import (
+    ABILITY_LIST_FIELDS,
     CARD_LIST_FIELDS,
     EFFECTS,
     MAX_CARDS,
@@ -57,6 +58,7 @@ from .scenario import (
     Action,
     Card,
     DelayedAbility,
+    PrintedAbility,
     ReflexiveAbility,
     Scenario,
     check_scenario,
@@ -131,7 +133,7 @@ FLAGS = ("next_turn", "extra_step", "resolve", "counter", "decline", "targets_il
 class Question:
     id: str
     ask: str
-    ability: int | None = None  # an ability number (printed abilities are numbered by object)
+    ability: int | None = None  # an ability number (a card's first printed ability has the card's number)
     other: int | None = None
     object: int | None = None
     at: int | None = None  # the moment asked about (None: any moment / the end)
@@ -149,7 +151,8 @@ class ScenarioFile:
     questions: tuple[Question, ...]
     players: tuple[str, ...]
     objects: tuple[str, ...]
-    abilities: tuple[str, ...]  # by ability number: objects', then delayed, then reflexive abilities
+    #: by ability number: the printed abilities (each object's first, then "Name #2", ...), delayed, reflexive
+    abilities: tuple[str, ...]
     edition: str = "current"
     lines: Mapping[tuple, int] = field(default_factory=dict, compare=False, repr=False)
     text: str = field(default="", compare=False, repr=False)  # as read: what a kept ruling is filed under
@@ -297,13 +300,14 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
     cards += tuple(card for _, card in fillers)
     delayed = tuple(_delayed(r, i, d, object_names) for i, d in enumerate(data.get("delayed", [])))
     reflexive = tuple(_reflexive(r, i, x, object_names) for i, x in enumerate(data.get("reflexive", [])))
-    abilities = tuple(object_names) + tuple(delayed_names) + tuple(reflexive_names)
+    printed = _printed_names(r, cards, object_names, everything)
+    abilities = printed + tuple(delayed_names) + tuple(reflexive_names)
     effects = tuple(
         r.one_of("", -1, "effects", e, EFFECTS) for e in r.kind("", -1, "effects", data.get("effects", []), list)
     )
     step = r.one_of("", -1, "step", data.get("step", "precombat_main"), tuple(s for s in game.STEPS if s != "untap"))
     actions = tuple(
-        _action(r, i, a, players, object_names, delayed_names)
+        _action(r, i, a, players, (object_names, printed), delayed_names)
         for i, a in enumerate(r.kind("", -1, "actions", data.get("actions", []), list))
     )
     prohibited = tuple(c for c, o in enumerate(objects) if o.get("prohibited", False))
@@ -326,7 +330,7 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
     asked = r.kind("", -1, "questions", data.get("questions", []), list)
     if len(asked) > MAX_QUESTIONS:  # each is answered by the solver: refused before any work, not minutes later
         r.fail("", -1, "questions", f"{len(asked)} questions: a scenario file asks at most {MAX_QUESTIONS}")
-    questions = tuple(_question(r, i, q, abilities, object_names, len(actions)) for i, q in enumerate(asked))
+    questions = tuple(_question(r, i, q, abilities, object_names, len(printed)) for i, q in enumerate(asked))
     return ScenarioFile(
         r.path,
         scenario.description,
@@ -339,6 +343,17 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
         r.lines,
         r.text,
     )
+
+
+def _printed_names(r: _Reader, cards: tuple[Card, ...], objects: list[str], taken: set[str]) -> tuple[str, ...]:
+    """The printed triggered abilities' names, by printed ability number: a card's first by the card's name, its
+    second as "Solemn Simulacrum #2", and so on (every card has as many slots as the one with the most)."""
+    per_card = 1 + max((len(card.more) for card in cards), default=0)
+    names = tuple(name if not nth else f"{name} #{nth + 1}" for nth in range(per_card) for name in objects)
+    for name in names[len(objects) :]:
+        if name in taken:
+            r.fail("objects", objects.index(name), "name", f"{shown(name)} is the name of another object's ability")
+    return names
 
 
 #: The scenario's card fields that this file spells differently.
@@ -527,15 +542,23 @@ def _card(
     if "oracle" in o and ("trigger" in o or "subject" in o):
         r.fail("objects", i, "oracle", "give the triggered ability as 'trigger' or as its printed text, not both")
     point = _subject(r, i, o.get("subject", {}), trigger)
+    more: list[PrintedAbility] = []
     if "oracle" in o:
         if "trigger" in o or "subject" in o:
             r.fail("objects", i, "oracle", "give the triggered ability as 'trigger' or as its printed text, not both")
         named = text_name or o.get("card_name", o.get("name", ""))  # what its text calls it
-        point, printed_flags = _printed_trigger(r, i, o["oracle"], named, ability)
+        texts = _oracle_texts(r, i, o["oracle"])
+        for key in PRINTED_ABILITY_KEYS:
+            if key in ability:
+                r.fail("objects.ability", i, key, "the printed text ('oracle') says whether it has this: leave it out")
+        points = [_printed_trigger(r, i, text, named) for text in texts]
+        for point, _ in points:
+            if point.relation == "this" and "creature" not in types:
+                r.fail("objects", i, "oracle", "the game model plays 'when this ... dies' of a creature only (700.4)")
+        (point, printed_flags), *others = points
         trigger = point.kind
         flags += printed_flags
-        if point.relation == "this" and "creature" not in types:
-            r.fail("objects", i, "oracle", "the game model plays 'when this ... dies' of a creature only (700.4)")
+        more = [_printed_ability(p, f) for p, f in others]
     flags += ["one_or_more"] * point.one_or_more
     static = r.kind("objects", i, "static", o.get("static", {}), dict)
     r.only("objects.static", i, static, tuple(STATIC_FLAGS))
@@ -571,6 +594,20 @@ def _card(
         subject_type=point.type,
         subject_subtypes=point.subtypes,
         subtypes=_subtypes(r, i, "subtypes", o.get("subtypes", [])),
+        more=tuple(more),
+    )
+
+
+def _printed_ability(point: conditions.ModelPoint, flags: list[str]) -> PrintedAbility:
+    """A card's second or later printed triggered ability, as its text says."""
+    return PrintedAbility(
+        point.kind,
+        tuple(dict.fromkeys([*flags, *["one_or_more"] * point.one_or_more])),
+        subject_relation=point.relation,
+        subject_controller=point.controller,
+        subject_token=point.token,
+        subject_type=point.type,
+        subject_subtypes=point.subtypes,
     )
 
 
@@ -595,21 +632,21 @@ PRINTED_ABILITY_KEYS = (
 )
 
 
-def _printed_trigger(
-    r: _Reader, i: int, value: Any, name: str, ability: dict[str, Any]
-) -> tuple[conditions.ModelPoint, list[str]]:
+def _oracle_texts(r: _Reader, i: int, value: Any) -> list[str]:
+    """``oracle``: a card's printed triggered ability, or a list of them in the order printed (1 to 3)."""
+    texts = value if isinstance(value, list) else [value]
+    if not 1 <= len(texts) <= game.MAX_PRINTED_PER_CARD:
+        most = game.MAX_PRINTED_PER_CARD
+        r.fail("objects", i, "oracle", f"{len(texts)} texts: a card has 1 to {most} printed triggered abilities here")
+    return [r.kind("objects", i, "oracle", text, str) for text in texts]
+
+
+def _printed_trigger(r: _Reader, i: int, text: str, name: str) -> tuple[conditions.ModelPoint, list[str]]:
     """How the model plays a triggered ability given as its printed text, and its ability flags."""
-    if isinstance(value, list):
-        why = "the game model plays one triggered ability per card: give the one the scenario is about"
-        r.fail("objects", i, "oracle", f"{len(value)} texts: {why}")
-    text = r.kind("objects", i, "oracle", value, str)
     try:
         printed = oracle_text.printed_ability(text, name)
     except oracle_text.NotPlayable as e:
         r.fail("objects", i, "oracle", str(e))
-    for key in PRINTED_ABILITY_KEYS:
-        if key in ability:
-            r.fail("objects.ability", i, key, "the printed text ('oracle') says whether it has this: leave it out")
     return printed.point, list(printed.flags)
 
 
@@ -697,7 +734,12 @@ def _reflexive(r: _Reader, i: int, x: dict[str, Any], objects: list[str]) -> Ref
     )
 
 
-def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[str], delayed: list[str]) -> Action:
+def _action(
+    r: _Reader, i: int, a: Any, players: tuple[str, ...], named: tuple[list[str], tuple[str, ...]], delayed: list[str]
+) -> Action:
+    """One ``[[actions]]`` table; ``named``: the objects' names, and the printed abilities' (for the fields about an
+    ability: its condition, its choices, its instances)."""
+    objects, printed = named
     if not isinstance(a, dict):
         r.fail("actions", i, "", "expected a table")
     allowed = (
@@ -726,7 +768,8 @@ def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[
     for key in CARD_LIST_FIELDS:
         if key in a:
             items = a[key] if isinstance(a[key], list) else [a[key]]
-            values[key] = tuple(_ref(r, "actions", i, key, x, objects, "object") for x in items)
+            names, what = (printed, "ability") if key in ABILITY_LIST_FIELDS else (objects, "object")
+            values[key] = tuple(_ref(r, "actions", i, key, x, names, what) for x in items)
     for key in ONE_OBJECT:
         if key in a:
             values[key] = _ref(r, "actions", i, key, a[key], objects, "object")
@@ -762,7 +805,7 @@ def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[
     if "instances" in a:
         counts = r.kind("actions", i, "instances", a["instances"], dict)
         values["instances"] = tuple(
-            (_ref(r, "actions", i, "instances", k, objects, "object"), _instances(r, "actions", i, "instances", v))
+            (_ref(r, "actions", i, "instances", k, printed, "ability"), _instances(r, "actions", i, "instances", v))
             for k, v in counts.items()
         )
     for key, on in (("effects_on", True), ("effects_off", False)):
@@ -774,7 +817,7 @@ def _action(r: _Reader, i: int, a: Any, players: tuple[str, ...], objects: list[
     return Action(**values)
 
 
-def _question(r: _Reader, i: int, q: Any, abilities: tuple[str, ...], objects: list[str], n_actions: int) -> Question:
+def _question(r: _Reader, i: int, q: Any, abilities: tuple[str, ...], objects: list[str], n_printed: int) -> Question:
     if not isinstance(q, dict):
         r.fail("questions", i, "", "expected a table")
     r.only("questions", i, q, ("id", "ask", "ability", "other", "object", "at", "expect"))
@@ -782,7 +825,7 @@ def _question(r: _Reader, i: int, q: Any, abilities: tuple[str, ...], objects: l
     for needed in QUESTIONS[ask]:
         if needed not in q:
             r.fail("questions", i, "", f"ask = {ask!r} needs the field {needed!r}")
-    if ask == "resolutions" and q["ability"] not in objects:
+    if ask == "resolutions" and q["ability"] not in abilities[:n_printed]:
         r.fail("questions", i, "ability", "the model counts the resolutions of an object's own triggered ability only")
     at = q.get("at")
     if at is not None and not 0 <= r.kind("questions", i, "at", at, int):

@@ -605,7 +605,7 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
         return Action(allow=(c,)) if m.cards[c].prohibited else Action(prohibit=(c,))
     if kind == "condition":
         c = draw(st.integers(0, played.n_cards - 1))
-        return Action(condition_false=(c,)) if m.cards[c].cond else Action(condition_true=(c,))
+        return Action(condition_false=(c,)) if m.printed[c].cond else Action(condition_true=(c,))
     if kind == "reveal":
         hidden = in_zone(HAND, LIBRARY)
         if not hidden:
@@ -694,7 +694,7 @@ def _resolution(draw, played: ReferenceGame) -> Action:
         c = top.code - 1
         for d, ab in enumerate(played.scenario.delayed):
             if ab.cause == "ability" and ab.source == c:
-                second = m.cards[c].resolutions + 1 == 2
+                second = m.printed[c].resolutions + 1 == 2
                 if not ab.nth or second:
                     creators.append(d)
         if played.flag(c, "optional") and _one_in(draw, 3):
@@ -911,7 +911,7 @@ def _meddle(draw, played: ReferenceGame) -> Action:
     m = played.now
     a = m.stack[-1].code - 1
     cls, i = played.ability_class(a)
-    if cls == "printed" and played.flag(i, "has_if") and m.cards[i].cond and draw(st.booleans()):
+    if cls == "printed" and played.said(i, "has_if") and m.printed[i].cond and draw(st.booleans()):
         return Action(condition_false=(i,))  # 603.4: the condition no longer holds as it resolves
     if cls == "delayed":  # 603.7c: one of the objects it refers to, each judged on its own
         refers = played.scenario.delayed[i].refers_to

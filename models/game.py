@@ -1593,10 +1593,9 @@ def card_name(g, c: int) -> str:
 
 def ability_name(g, a: int) -> str:
     cls, i = ability_class(g, a)
-    if cls == "printed":
-        c = printed_card(g, i)
-        mine = [x for x in printed_of(g, c) if g.kind(x) != NONE]
-        return card_name(g, c) + (f" (ability {mine.index(i) + 1})" if len(mine) > 1 and i in mine else "")
+    if cls == "printed":  # a card's second ability is "Solemn Simulacrum #2", as scenario files name it
+        nth = i // g.size("card")
+        return card_name(g, printed_card(g, i)) + (f" #{nth + 1}" if nth else "")
     if cls == "delayed":
         return f"{g.names.delayed_ability(i)}({KINDS[g.d_kind(i)]}{', this turn' if g.d_duration(i) else ''})"
     return f"r{i}(reflexive of {g.names.card(g.reflexive_from(i))})"

@@ -22,7 +22,6 @@ from .game import (
     LEAVES_SELF,
     LIBRARY,
     ZONE_CHANGE_SELF_KINDS,
-    printed_abilities,
 )
 
 R = Rule
@@ -131,8 +130,9 @@ def resolving_spell(g, t, c):
 
 
 def resolving_ability_of(g, t, c):
-    """A printed ability of the card at (possibly symbolic) index ``c`` resolves in batch ``t``."""
-    return g.Or(*[g.And(c == x, m.resolving_ability(g, t, a)) for x, a in printed_abilities(g)])
+    """The first printed ability of the card at (possibly symbolic) index ``c`` resolves in batch ``t``: the one a
+    delayed or reflexive ability its card's ability creates comes from (``d_source``, ``reflexive_from``)."""
+    return g.Or(*[g.And(c == x, m.resolving_ability(g, t, x)) for x in m.cards(g)])  # (card x's first is ability x)
 
 
 def just_created(g, t, a):

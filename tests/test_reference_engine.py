@@ -538,8 +538,8 @@ def test_an_engine_that_triggers_one_or_more_once_per_creature_is_caught_where_t
     # Storm the Vault ("whenever one or more creatures you control deal combat damage to a player"): three creatures
     # dealing combat damage to Bob at once, at moment 3, are one event (Thunderblade Charge's ruling, 2007-05-01).
     class EachCreature(ReferenceGame):
-        def flag(self, c: int, name: str) -> bool:
-            return name != "one_or_more" and super().flag(c, name)
+        def said(self, a: int, name: str) -> bool:
+            return name != "one_or_more" and super().said(a, name)
 
     found = _violations_of(EachCreature, "603.2c-storm-the-vault-one-or-more.toml")
     assert found == {(3, "113.3")}  # what the condition means
@@ -563,3 +563,24 @@ def test_the_engines_output_is_written_whole_or_not_at_all(tmp_path, monkeypatch
     monkeypatch.undo()
     assert reference.main(["--count", "1", "--output", str(target), "--overwrite"]) == 0
     assert len(target.read_text(encoding="utf-8").splitlines()) == 1
+
+
+def test_an_engine_that_knows_one_triggered_ability_per_card_is_caught_where_elas_il_kor_dies():
+    # Elas il-Kor's second ability ("Whenever another creature you control dies") must trigger for Grizzly Bears
+    # dying with it (its 2022-09-09 ruling); an engine that reads only a card's first ability misses it, at moment 3.
+    class FirstAbilityOnly(ReferenceGame):
+        def has_ability(self, m, a: int) -> bool:
+            return a < self.n_cards and super().has_ability(m, a)
+
+    assert _violations_of(FirstAbilityOnly, "603.10a-elas-il-kor-two-abilities.toml") == {(3, "603.6c")}
+
+
+def test_an_engine_that_mixes_up_a_cards_abilities_is_caught_where_the_bears_enter():
+    # Each ability matched by the other's condition: "dies" where the card says "enters", and the reverse.
+    class Swapped(ReferenceGame):
+        def ability_kind(self, a: int) -> int:
+            cls, _ = self.ability_class(a)
+            return self.kind[(a + self.n_cards) % self.n_printed] if cls == "printed" else super().ability_kind(a)
+
+    found = _violations_of(Swapped, "603.10a-elas-il-kor-two-abilities.toml")
+    assert {(1, "603.6c"), (3, "603.6a")} <= found, found  # a "dies" ability triggered by entering, and back

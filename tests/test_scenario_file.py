@@ -297,15 +297,52 @@ def test_printed_text_the_model_cannot_play_is_one_line_saying_why(tmp_path: Pat
     assert "\n" not in message and expected in message, message
 
 
-def test_two_printed_abilities_on_one_card_are_refused_in_one_line(tmp_path: Path):
-    text = ORACLE.replace(
-        '"Whenever Blood Artist or another creature dies, target player loses 1 life and you gain 1 life."',
-        '["When this creature enters, draw a card.", "When this creature dies, draw a card."]',
+def _with_oracle(tmp_path: Path, oracle: str) -> Path:
+    return _write(
+        tmp_path,
+        ORACLE.replace(
+            '"Whenever Blood Artist or another creature dies, target player loses 1 life and you gain 1 life."', oracle
+        ),
     )
+
+
+def test_a_card_with_two_printed_abilities_has_both_and_each_is_named(tmp_path: Path):
+    loaded = load(
+        _with_oracle(
+            tmp_path, '["When this creature enters, draw a card.", "When this creature dies, you may draw a card."]'
+        )
+    )
+    card = loaded.scenario.cards[0]
+    assert (card.trigger, card.ability(1).trigger, card.ability(1).subject_relation) == (
+        "enters_self",
+        "creature_dies",
+        "this",
+    )
+    assert card.ability(1).flags == ("optional",) and not card.has("optional")
+    cards = len(loaded.objects)
+    assert loaded.abilities[:cards] == loaded.objects and loaded.abilities[cards] == f"{loaded.objects[0]} #2"
+    assert loaded.scenario.universe_sizes()["printed"] == 2 * cards
+
+
+@pytest.mark.parametrize(
+    ("oracle", "expected"),
+    [
+        (
+            '["When this creature enters, draw a card.", "Flying"]',
+            "objects[0].oracle: not understood: Flying",
+        ),
+        (
+            '["When this creature enters, draw a card.", "When this creature dies, draw a card.",'
+            ' "At the beginning of your upkeep, draw a card.", "At the beginning of the end step, draw a card."]',
+            "objects[0].oracle: 4 texts: a card has 1 to 3 printed triggered abilities here",
+        ),
+        ("[]", "objects[0].oracle: 0 texts: a card has 1 to 3 printed triggered abilities here"),
+    ],
+)
+def test_a_list_of_printed_abilities_is_checked_text_by_text(tmp_path: Path, oracle: str, expected: str):
     with pytest.raises(ScenarioFileError) as caught:
-        load(_write(tmp_path, text))
-    message = "objects[0].oracle: 2 texts: the game model plays one triggered ability per card"
-    assert message in str(caught.value) and "\n" not in str(caught.value)
+        load(_with_oracle(tmp_path, oracle))
+    assert expected in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
 
 
 def test_printed_text_and_the_flags_it_says_are_not_given_twice(tmp_path: Path):

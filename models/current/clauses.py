@@ -50,7 +50,6 @@ from ..triggers import (
     just_created,
     leaves_from_anywhere,
     leaves_matches,
-    printed_abilities,
     reflexive_abilities,
     resolving_ability_of,
     resolving_spell,
@@ -71,7 +70,7 @@ R = Rule
 def instructions_on_stack(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
-    for _, a in printed_abilities(g):
+    for _, a in m.printed_abilities(g):
         top_is = g.And(
             m.stack_size(g, t - 1) >= 1, top_before(g, t, "slot_src") == m.ability_code(a), g.uncounterable(a)
         )
@@ -261,7 +260,7 @@ def _hidden_all_along(g, t, a):
     overrides={"603.2": _hidden_all_along},
 )
 def hidden_objects(g, t: int) -> Iterator[Rule]:
-    for _, a in printed_abilities(g):
+    for _, a in m.printed_abilities(g):
         hidden = _hidden_all_along(g, t, a)
         yield R(hidden, g.base_triggers(t, a) == 0, m.printed_about(g, a), witness=g.And(hidden, g.matches(t, a) >= 1))
 
@@ -304,7 +303,7 @@ def _done_by_controller(g, t: int, a: int, c: int):
     overrides={"603.2": _done_already},
 )
 def once_each_turn(g, t: int) -> Iterator[Rule]:
-    for _, a in printed_abilities(g):
+    for _, a in m.printed_abilities(g):
         done = _done_already(g, t, a)
         yield R(done, g.base_triggers(t, a) == 0, m.printed_about(g, a), witness=g.And(done, g.matches(t, a) >= 1))
 
@@ -337,7 +336,7 @@ def put_on_stack(g, t: int) -> Iterator[Rule]:
     text_hash="6c1d687877c1",
 )
 def controller_of_trigger(g, t: int) -> Iterator[Rule]:
-    for c, a in printed_abilities(g):
+    for c, a in m.printed_abilities(g):
         who = in_view(g, t, a, lambda v, c=c: g.controller(v, c))
         yield R(g.base_triggers(t, a) >= 1, g.trigger_controller(t, a) == who, m.printed_about(g, a))
 
@@ -391,7 +390,7 @@ def _no_choice(kind_name):
     "603.3c", "a modal triggered ability with no legal mode chosen is removed from the stack", text_hash="9917d1ab7bcd"
 )
 def modal_removed(g, t: int) -> Iterator[Rule]:
-    for _, a in printed_abilities(g):
+    for _, a in m.printed_abilities(g):
         none = _no_choice("modal")(g, t, a)
         yield R(none, g.placed(t, a) == 0, m.printed_about(g, a), witness=g.And(none, g.removed(t, a) >= 1))
 
@@ -403,7 +402,7 @@ def modal_removed(g, t: int) -> Iterator[Rule]:
     scope="the choice modelled is the choice of targets",
 )
 def no_legal_target_removed(g, t: int) -> Iterator[Rule]:
-    for _, a in printed_abilities(g):
+    for _, a in m.printed_abilities(g):
         none = _no_choice("targeted")(g, t, a)
         yield R(none, g.placed(t, a) == 0, m.printed_about(g, a), witness=g.And(none, g.removed(t, a) >= 1))
 
@@ -424,7 +423,7 @@ def _if_false_on_resolution(g, t):
     return g.Or(
         *[
             g.And(m.tries_to_resolve_ability(g, t, a), g.has_if(a), g.Not(g.cond(t - 1, a)))
-            for c, a in printed_abilities(g)
+            for c, a in m.printed_abilities(g)
         ]
     )
 
@@ -436,7 +435,7 @@ def _if_false_on_resolution(g, t):
     overrides={"603.2": _if_false_at_trigger, "608.1": _if_false_on_resolution},
 )
 def intervening_if(g, t: int) -> Iterator[Rule]:
-    for _, a in printed_abilities(g):
+    for _, a in m.printed_abilities(g):
         false_now = _if_false_at_trigger(g, t, a)
         yield R(
             false_now, g.base_triggers(t, a) == 0, m.printed_about(g, a), witness=g.And(false_now, g.matches(t, a) >= 1)
@@ -453,7 +452,7 @@ def _option_declined(g, t, *_object):
     if t == 0:
         return False
     return g.Or(
-        *[g.And(m.resolving_ability(g, t, a), g.optional(a), g.Not(g.may_use(t))) for c, a in printed_abilities(g)]
+        *[g.And(m.resolving_ability(g, t, a), g.optional(a), g.Not(g.may_use(t))) for c, a in m.printed_abilities(g)]
     )
 
 
@@ -465,7 +464,7 @@ def _option_declined(g, t, *_object):
     overrides={"608.2": _option_declined},
 )
 def optional_abilities(g, t: int) -> Iterator[Rule]:
-    for _, a in printed_abilities(g):
+    for _, a in m.printed_abilities(g):
         yield R(
             g.optional(a),
             g.skipped(t, a) == 0,
@@ -503,7 +502,7 @@ def _object_lost(g, t, *key):
     if t == 0:
         return False
     lost = []
-    for c, a in printed_abilities(g):
+    for c, a in m.printed_abilities(g):
         res = g.And(m.resolving_ability(g, t, a), m.acts_on_its_own_object(g, a))
         found = g.And(g.zone(t - 1, c) == top_before(g, t, "slot_zone"), found_where_it_moved(g, t, c))
         lost.append(g.And(res, g.Not(found), g.Not(g.other_effect(a))))
@@ -576,7 +575,7 @@ def effects_on_newcomers(g, t: int) -> Iterator[Rule]:
 )
 def leaves_triggers(g, t: int) -> Iterator[Rule]:
     yield from leaves_matches(g, t)
-    for _, a in printed_abilities(g):
+    for _, a in m.printed_abilities(g):
         yield R(g.kind(a) == GRAVEYARD_FROM_ANYWHERE, g.Not(g.is_leaves_ability(t, a)), m.printed_about(g, a))
 
 

@@ -43,7 +43,6 @@ from ..triggers import (
     just_created,
     leaves_from_anywhere,
     leaves_matches,
-    printed_abilities,
     resolving_ability_of,
     resolving_spell,
     top_before,
@@ -127,7 +126,7 @@ def _if_false_resolving(g, t, *_object):
     if t == 0:
         return False
     return g.Or(
-        *[g.And(m.resolving_ability(g, t, a), g.has_if(a), g.Not(g.cond(t - 1, a))) for c, a in printed_abilities(g)]
+        *[g.And(m.resolving_ability(g, t, a), g.has_if(a), g.Not(g.cond(t - 1, a))) for c, a in m.printed_abilities(g)]
     )
 
 
@@ -145,7 +144,7 @@ def _if_false_at_trigger(g, t, a):
 def intervening_if_does_nothing(g, t: int) -> Iterator[Rule]:
     # "the ability does nothing" (2008's 404.3; 2004's 410.8 in other words): it still resolves, doing
     # nothing, where the 2009 rule removes it from the stack (603.4) -- so it counts as a resolution.
-    for _, a in printed_abilities(g):
+    for _, a in m.printed_abilities(g):
         false_now = _if_false_at_trigger(g, t, a)
         yield R(
             false_now, g.base_triggers(t, a) == 0, m.printed_about(g, a), witness=g.And(false_now, g.matches(t, a) >= 1)
@@ -218,7 +217,7 @@ def active_player_first(g, t: int) -> Iterator[Rule]:
 )
 def no_legal_choice_removed(g, t: int) -> Iterator[Rule]:
     # Choices "as for an activated ability" include the mode: one rule for what 603.3c and 603.3d split.
-    for _, a in printed_abilities(g):
+    for _, a in m.printed_abilities(g):
         none = g.And(g.Or(g.modal(a), g.targeted(a)), g.no_legal_choice(t, a), g.priority(t))
         yield R(none, g.placed(t, a) == 0, m.printed_about(g, a), witness=g.And(none, g.removed(t, a) >= 1))
 
