@@ -364,7 +364,7 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
     if not isinstance(card.more, tuple) or not all(isinstance(x, PrintedAbility) for x in card.more):
         _fail(f"{where}: more", "expected its further printed triggered abilities")
     for nth in range(1 + len(card.more)):
-        _check_ability(where if not nth else f"{where}: ability {nth + 1}", card.ability(nth), c, s)
+        _check_ability(where if not nth else f"{where}: ability {nth + 1}", nth, c, s)
     if len(card.more) >= game.MAX_PRINTED_PER_CARD:
         _fail(f"{where}: more", f"a card has 1 to {game.MAX_PRINTED_PER_CARD} printed triggered abilities here")
     if any(x.trigger == "chapter" for x in card.more):
@@ -387,9 +387,10 @@ def _check_card(c: int, card: Card, s: Scenario) -> None:
         _fail(f"{where}: zone", "an instant or sorcery card can't be on the battlefield (304.4, 307.4)")
 
 
-def _check_ability(where: str, ability: PrintedAbility, c: int, s: Scenario) -> None:
-    """A card's printed triggered ability: its condition, flags and filters fit together and the model."""
+def _check_ability(where: str, nth: int, c: int, s: Scenario) -> None:
+    """Card ``c``'s ``nth`` printed triggered ability: its condition, flags and filters fit together and the model."""
     card = s.cards[c]
+    ability = card.ability(nth)
     on_battlefield = card.zone == "battlefield"
     _one_of(f"{where}: trigger", ability.trigger, game.KINDS)
     for flag in ability.flags:
@@ -419,8 +420,9 @@ def _check_ability(where: str, ability: PrintedAbility, c: int, s: Scenario) -> 
         _fail(where, "a triggered mana ability triggers on a land tapped for mana and has no target (605.1b)")
     if ability.has("mana_ability") and ability.has("once_each_turn"):
         _fail(where, "the model doesn't follow a mana ability's resolution, so not its 'once each turn' either")
-    nth = any(d.nth and d.cause == "ability" and d.source == c for d in s.delayed)
-    if ability.instances != 1 and (ability.has("once_each_turn") or nth):
+    # (a delayed ability an ability creates comes from its card's first printed ability: ``d_source``)
+    counted = nth == 0 and any(d.nth and d.cause == "ability" and d.source == c for d in s.delayed)
+    if ability.instances != 1 and (ability.has("once_each_turn") or counted):
         _fail(f"{where}: instances", "the model remembers one instance's resolutions (603.2i, 603.7h)")
     if ability.instances != 1 and ability.has("triggers_once_each_turn"):
         _fail(f"{where}: instances", "the model remembers whether one instance triggered this turn")

@@ -285,8 +285,9 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
         _card(r, i, o, players, object_names, legend_names[i], copied_names[i]) for i, o in enumerate(objects)
     )
     for i, card in enumerate(cards):
-        works_off_the_battlefield = (
-            card.has("from_hand") or card.subject_relation == "this" and card.trigger == "spell_cast"
+        texts = [card.ability(nth) for nth in range(1 + len(card.more))]
+        works_off_the_battlefield = card.has("from_hand") or any(
+            x.subject_relation == "this" and x.trigger == "spell_cast" for x in texts
         )
         if copied_names[i] is not None and works_off_the_battlefield:
             why = "a copy here has the copied text in every zone: not an ability that works off the battlefield"
@@ -350,9 +351,10 @@ def _printed_names(r: _Reader, cards: tuple[Card, ...], objects: list[str], take
     second as "Solemn Simulacrum #2", and so on (every card has as many slots as the one with the most)."""
     per_card = 1 + max((len(card.more) for card in cards), default=0)
     names = tuple(name if not nth else f"{name} #{nth + 1}" for nth in range(per_card) for name in objects)
-    for name in names[len(objects) :]:
-        if name in taken:
-            r.fail("objects", objects.index(name), "name", f"{shown(name)} is the name of another object's ability")
+    for a, name in enumerate(names[len(objects) :], start=len(objects)):
+        c, nth = a % len(objects), a // len(objects)
+        if nth <= len(cards[c].more) and name in taken:  # (a slot the card doesn't use is never asked about)
+            r.fail("objects", c, "name", f"its ability {nth + 1} is {shown(name)}, the name of something else")
     return names
 
 

@@ -358,10 +358,10 @@ def ability_instances(g, t: int) -> Iterator[Rule]:
         yield R(g.kind(a) == m.NO_CARDS_IN_HAND, g.instances(t, a) == 1, m.printed_about(g, a))
         # Model bound: what an ability's resolutions did this turn (603.2i's action taken, 603.7h's count)
         # is remembered per ability, not per instance, so an ability with such a memory is followed as one instance.
-        counted = g.Or(
-            g.once_each_turn(a),
-            *[g.And(g.d_nth(d), g.d_source(d) == c, g.d_cause(d) == m.ABILITY_CAUSE) for d in g.range("delayed")],
-        )
+        # (a delayed ability an ability creates comes from its card's first printed ability, which has the card's
+        # number: ``d_source``)
+        nth = [g.And(g.d_nth(d), g.d_source(d) == c, g.d_cause(d) == m.ABILITY_CAUSE) for d in g.range("delayed")]
+        counted = g.Or(g.once_each_turn(a), *(nth if a == c else []))
         yield R(counted, g.instances(t, a) == 1, m.printed_about(g, a))
 
 

@@ -821,24 +821,31 @@ MODEL_BOUND_MEANINGS = {
 
 
 def waiting_bookkeeping(
-    states: list[dict], n_cards: int, no_zone: object = 0, enchanted_leaves: list[bool] | None = None
+    states: list[dict],
+    n_cards: int,
+    no_zone: object = 0,
+    enchanted_leaves: list[bool] | None = None,
+    n_printed: int | None = None,
 ) -> None:
     """Fill in ``waiting_since``, ``waiting_controller``, ``waiting_zone`` and ``waiting_object`` (the model's
     bookkeeping an engine doesn't keep) from each state's ``triggers``, ``pending``, ``trigger_controller``,
     ``zone`` and ``attached_to``, as ``model.pending`` defines them: what an ability remembers of the batch it
-    triggered in, the first of those whose instances wait together.  ``enchanted_leaves[c]`` says card ``c``'s
-    ability is an Aura's "when enchanted permanent leaves": its object is the card it was attached to before that
-    batch (603.6e).  A delayed or reflexive ability's zone is
-    ``no_zone`` (``ZONES[0]`` in the trace's words, 0 as a code) and its object 0."""
+    triggered in, the first of those whose instances wait together.  The first ``n_printed`` abilities (one per
+    card when not given) are printed ones, ability ``a`` on card ``a % n_cards``; ``enchanted_leaves[a]`` says it is
+    an Aura's "when enchanted permanent leaves": its object is the card the Aura was attached to before that batch
+    (603.6e).  A delayed or reflexive ability's zone is ``no_zone`` (``ZONES[0]`` in the trace's words, 0 as a
+    code) and its object 0."""
+    printed = n_cards if n_printed is None else n_printed
     last: dict[int, tuple] = {}
     for t, state in enumerate(states):
         for a, count in enumerate(state["triggers"]):
             if count and (t == 0 or not states[t - 1]["pending"][a]):
-                obj = a if a < n_cards else 0
-                if a < n_cards and enchanted_leaves and enchanted_leaves[a] and t > 0:
-                    host = states[t - 1]["attached_to"][a]
-                    obj = host if isinstance(host, int) and 0 <= host < n_cards else a
-                zone = state["zone"][obj] if a < n_cards else no_zone
+                card = a % n_cards if a < printed else 0
+                obj = card
+                if a < printed and enchanted_leaves and enchanted_leaves[a] and t > 0:
+                    host = states[t - 1]["attached_to"][card]
+                    obj = host if isinstance(host, int) and 0 <= host < n_cards else card
+                zone = state["zone"][obj] if a < printed else no_zone
                 last[a] = (t, state["trigger_controller"][a], zone, obj)
         n = len(state["triggers"])
         remembered = [last.get(a, (0, 0, no_zone, 0)) for a in range(n)]

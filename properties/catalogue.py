@@ -1019,9 +1019,8 @@ def reflexive_counts(g, t):
     claims = []
     for r in g.range("reflexive"):
         a = m.reflexive(g, r)
-        creator_resolving = g.Or(
-            *[g.And(g.reflexive_from(r) == c, m.resolving_ability(g, t, a)) for c, a in m.printed_abilities(g)]
-        )
+        # (its creator is its card's first printed ability, which has the card's number: ``reflexive_from``)
+        creator_resolving = g.Or(*[g.And(g.reflexive_from(r) == c, m.resolving_ability(g, t, c)) for c in m.cards(g)])
         n = m.actions_taken(g, t)
         expected = g.If(g.And(creator_resolving, n >= 1), g.If(g.pay_any(r), 1, n), 0)
         # ... and never when the creator did nothing (e.g. its "may" was declined).

@@ -73,7 +73,7 @@ def test_verify_markdown(capsys):
         (["bench", "--rule", "no/such.toml"], "--rule no/such.toml: no such file"),
         (["bench", "--check", "5", "--rule"], "--check and --rule: one benchmark at a time"),
         (["bench", "--rule", "--reports"], "--rule and --reports: one benchmark at a time"),
-        (["bench", "--check", "5", "--players", "3"], "--players, --cards, --slots: for the catalogue's benchmark"),
+        (["bench", "--check", "5", "--players", "3"], "--players, --cards, --slots, --abilities: for the catalogue"),
         (["diff", "2004", "2008", "--timeout", "0"], "--timeout 0: must be a positive number"),
         (["rule", "scenarios/603.10-humility-enters.toml", "--timeout", "inf"], "--timeout inf: must be a positive"),
     ],
@@ -294,6 +294,17 @@ def test_bench_times_the_catalogue_in_the_universe_asked_for(capsys, tmp_path):
     [timed] = figures["runs"]
     assert code == ExitCode.OK and (timed["universe"]["player"], timed["universe"]["card"]) == (3, 2)
     assert timed["verdicts"] == {"dies-once-per-creature": "holds"}
+
+
+def test_bench_gives_each_card_the_printed_abilities_asked_for(capsys, tmp_path):
+    out = tmp_path / "bench.json"
+    argv = ["bench", "--bounds", "2", "--cards", "2", "--abilities", "2", "--property", "dies-once-per-creature"]
+    code, _, _ = run(capsys, *argv, "--jobs", "1", "--output", str(out))
+    [timed] = json.loads(out.read_text(encoding="utf-8"))["runs"]
+    assert code == ExitCode.OK and (timed["universe"]["printed"], timed["universe"]["ability"]) == (4, 6)
+    assert timed["verdicts"] == {"dies-once-per-creature": "holds"}
+    code, _, err = run(capsys, "verify", "--abilities", "4")
+    assert code == 2 and "--abilities" in err and err.count("\n") == 1
 
 
 def test_bench_reports_regenerates_into_a_scratch_copy_and_times_each_report(capsys, tmp_path, monkeypatch):

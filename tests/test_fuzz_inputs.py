@@ -490,7 +490,7 @@ OPTIONS = {
     "verify": (
         ["verify", "--property", "delayed-fires-once", "--bound", "1"],
         ["--property", "--edition", "--bound", "--format", "--timeout", "--rlimit", "--seed"]
-        + ["--players", "--cards", "--slots", "--claim-timeout"],
+        + ["--players", "--cards", "--slots", "--abilities", "--claim-timeout"],
     ),
     "audit": (
         ["audit", "--bound", "1"],

@@ -18,7 +18,15 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from rule603 import InvalidArgument, Trace, load_edition
 from rule603.engines.reference import ReferenceGame, run
-from rule603.engines.scenario import Action, BeyondModelBounds, Card, DelayedAbility, ReflexiveAbility, Scenario
+from rule603.engines.scenario import (
+    Action,
+    BeyondModelBounds,
+    Card,
+    DelayedAbility,
+    PrintedAbility,
+    ReflexiveAbility,
+    Scenario,
+)
 from rule603.engines.strategies import LAND_CONDITIONS, SUBTYPES, each_scenario, scenarios
 from rule603.models import game
 from rule603.testing import check
@@ -584,3 +592,42 @@ def test_an_engine_that_mixes_up_a_cards_abilities_is_caught_where_the_bears_ent
 
     found = _violations_of(Swapped, "603.10a-elas-il-kor-two-abilities.toml")
     assert {(1, "603.6c"), (3, "603.6a")} <= found, found  # a "dies" ability triggered by entering, and back
+
+
+def test_only_a_cards_first_ability_waits_for_its_second_resolution_so_a_second_may_have_more_instances():
+    # A delayed ability created on the second resolution of card 0's ability (603.7h) is its first ability's: the
+    # model's bound of one instance for such an ability leaves the card's second ability free (review finding).
+
+    watcher = Card(
+        owner=0,
+        trigger="creature_enters",
+        flags=("creature_card",),
+        zone="battlefield",
+        more=(PrintedAbility("creature_enters"),),
+    )
+    bears = Card(owner=0, flags=("creature_card",), zone="hand")
+    nth = DelayedAbility(trigger="end_step", cause="ability", source=0, nth=True)
+    more = Scenario(cards=(watcher, bears), delayed=(nth,), actions=(Action(instances=((2, 2),)), Action(cast=1)))
+    assert check(run(more)).conforms
+    with pytest.raises(BeyondModelBounds):
+        run(replace(more, actions=(Action(instances=((0, 2),)),)))
+
+
+def test_what_waiting_instances_remember_is_the_second_abilitys_own_object():
+    # A card's second ability waiting for priority remembers its own card's object and zone (model.pending), as the
+    # reference engine records it: recomputed from the triggers alone, the bookkeeping is the same.
+
+    solemn = Card(
+        owner=0,
+        trigger="enters_self",
+        flags=("creature_card",),
+        zone="hand",
+        more=(PrintedAbility("creature_dies", subject_relation="this"),),
+    )
+    script = (Action(cast=0), Action(resolve=True), Action(resolve=True), Action(destroy=(0,), priority=False))
+    played = run(Scenario(cards=(solemn,), actions=(*script, Action())))
+    states = [dict(s) for s in played.states]
+    game.waiting_bookkeeping(states, 1, n_printed=2)
+    names = ("waiting_since", "waiting_controller", "waiting_zone", "waiting_object")
+    assert [[s[n] for n in names] for s in states] == [[s[n] for n in names] for s in played.states]
+    assert played.states[4]["pending"][1] == 1 and played.states[4]["waiting_zone"][1] == game.GRAVEYARD

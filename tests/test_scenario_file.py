@@ -554,3 +554,25 @@ def test_a_copy_of_a_legendary_permanent_has_its_name_for_the_legend_rule(tmp_pa
     legendary = COPIES.replace('name = "Blood Artist"\n', 'name = "Blood Artist"\nsupertypes = ["legendary"]\n', 1)
     artist, bears, clone, token = load(_write(tmp_path, legendary)).scenario.cards
     assert artist.legend_name == clone.legend_name == token.legend_name != 0 and bears.legend_name == 0
+
+
+def test_a_second_abilitys_name_taken_by_something_else_is_one_line(tmp_path: Path):
+    two = '["When this creature enters, draw a card.", "When this creature dies, draw a card."]'
+    text = _with_oracle(tmp_path, two).read_text(encoding="utf-8")
+    name = load(_with_oracle(tmp_path, two)).objects[0]
+    clash = text.replace('"Bob"', f'"{name} #2"')
+    assert clash != text
+    with pytest.raises(ScenarioFileError) as caught:
+        load(_write(tmp_path, clash))
+    assert f"objects[0].name: its ability 2 is '{name} #2', the name of something else" in str(caught.value)
+
+
+def test_a_copy_of_a_card_whose_second_ability_works_from_the_stack_is_refused(tmp_path: Path):
+    two = '["When this creature enters, draw a card.", "When you cast this spell, draw a card."]'
+    name = load(_with_oracle(tmp_path, two)).objects[0]
+    copy = f'\n[[objects]]\nname = "Clone"\ncopy_of = "{name}"\nzone = "hand"\nowner = "Alice"\n'
+    text = _with_oracle(tmp_path, two).read_text(encoding="utf-8")
+    actions = text.index("[[actions]]") if "[[actions]]" in text else len(text)
+    with pytest.raises(ScenarioFileError) as caught:
+        load(_write(tmp_path, text[:actions] + copy + "\n" + text[actions:]))
+    assert "copy_of: a copy here has the copied text in every zone" in str(caught.value)

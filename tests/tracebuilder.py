@@ -167,7 +167,8 @@ class TraceBuilder:
         said = {name for _, _, name, _, _ in self._ops}
         if not said & {"waiting_since", "waiting_controller", "waiting_zone", "waiting_object"}:
             auras = [k == game.ENCHANTED_LEAVES for k in params["kind"]]
-            game.waiting_bookkeeping(states, self.universe.size("card"), enchanted_leaves=auras)
+            cards, printed = self.universe.size("card"), self.universe.size("printed")
+            game.waiting_bookkeeping(states, cards, enchanted_leaves=auras, n_printed=printed)
         return Trace("current", self.universe, params, tuple(states), {})
 
     # --- internals -----------------------------------------------------------------

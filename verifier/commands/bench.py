@@ -69,7 +69,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     sizes = universe_sizes(args)
     if chosen and sizes != DEFAULT_SIZES:
         raise UsageError(
-            "--players, --cards, --slots: for the catalogue's benchmark only (a trace or a scenario states its own)"
+            "--players, --cards, --slots, --abilities: for the catalogue's benchmark only (a trace or a scenario states"
+            " its own)"
         )
     if args.check is not None:
         return ExitCode(run_check_bench(args.check, args.output))

@@ -47,6 +47,12 @@ def add_universe_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--cards", type=whole("--cards", 1, 6), default=cards, help=f"number of cards (default {cards})")
     p.add_argument("--slots", type=whole("--slots", 1, 6), default=slots, help=f"stack slots (default {slots})")
+    p.add_argument(
+        "--abilities",
+        type=whole("--abilities", 1, 3),
+        default=1,
+        help="printed triggered abilities each card may have (default 1; each more adds as many abilities as cards)",
+    )
 
 
 #: ``--sat``'s choices: what proves a property that holds (``Options.sat``).
@@ -68,8 +74,11 @@ def universe(edition: Edition, args: argparse.Namespace):
 
 
 def universe_sizes(args: argparse.Namespace) -> dict[str, int]:
-    """``--players``, ``--cards`` and ``--slots``, as the model's ``universe`` takes them."""
-    return {"player": args.players, "card": args.cards, "slot": args.slots}
+    """``--players``, ``--cards``, ``--slots`` and ``--abilities``, as the model's ``universe`` takes them."""
+    sizes = {"player": args.players, "card": args.cards, "slot": args.slots}
+    if args.abilities != 1:
+        sizes["printed"] = args.cards * args.abilities
+    return sizes
 
 
 def solver_options(args: argparse.Namespace, probe_rlimit: int = 0, conflicts: int = 0) -> Options:

@@ -149,6 +149,12 @@ def _ask(verifier: Verifier | Workers, todo, props, checked, adequacy: bool, pro
     return answer, verifier.cut_off() if probe else None
 
 
+def _abilities(sizes) -> str:
+    """ ", 2 printed triggered abilities per card" where a card may have more than one (``--abilities``)."""
+    per_card = sizes.sizes.get("printed", sizes.size("card")) // max(sizes.size("card"), 1)
+    return f", {per_card} printed triggered abilities per card" if per_card > 1 else ""
+
+
 def _catalogue_loader(args: argparse.Namespace) -> functools.partial:
     """What a worker calls to load the same properties as this process, in this edition: picklable."""
     wanted = ("no_builtin", "property_file", "property", "claim_timeout")
@@ -206,7 +212,8 @@ def _print_verify(args, edition, options, sizes, results, adequacy, elapsed, sav
     ]
     print(
         f"rule603 verify: edition {edition.name}, bound {options.bound}, "
-        f"{sizes.size('player')} players, {sizes.size('card')} cards, z3 {smt.z3_version()}{_prover(options)}\n"
+        f"{sizes.size('player')} players, {sizes.size('card')} cards{_abilities(sizes)}, z3 {smt.z3_version()}"
+        f"{_prover(options)}\n"
     )
     print(tabulate(rows, headers=["property", "verdict", "clauses", "seconds"], tablefmt=fmt))
     counts = {v: sum(r.verdict == v for r in results) for v in (HOLDS, VIOLATED, UNKNOWN, NOT_APPLICABLE)}
