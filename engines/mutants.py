@@ -256,6 +256,11 @@ class SubtypeIgnored(ReferenceGame):
         return True  # 'another Elf', 'an Island': any creature or land, whatever its subtypes
 
 
+class SecondAbilityIgnored(ReferenceGame):
+    def has_ability(self, m: Moment, a: int) -> bool:
+        return a < self.n_cards and super().has_ability(m, a)  # one triggered ability per card: its first
+
+
 class CardTypeIgnored(ReferenceGame):
     def card_type_matches(self, a: int, c: int) -> bool:
         return True  # 'whenever you cast a noncreature spell': any spell, whatever its card type
@@ -433,6 +438,14 @@ MUTANTS: tuple[Mutant, ...] = (
         "'whenever you cast a noncreature spell' (a creature spell, an artifact spell) counts every spell",
         ("113.3",),  # what 'a player casts a spell' means
         CardTypeIgnored,
+    ),
+    Mutant(
+        "second-ability-ignored",
+        "only a card's first printed triggered ability triggers (an engine that keeps one per card)",
+        # the clause or game rule that defines the ability's trigger event: enters (603.6a), leaves (603.6c), a
+        # state (603.8), the beginning of a step (603.2b), becoming tapped (603.2f), the others (113.3)
+        ("603.2", "603.2b", "603.2f", "603.6a", "603.6c", "603.8", "113.3"),
+        SecondAbilityIgnored,
     ),
     Mutant(
         "once-each-instance",

@@ -724,7 +724,7 @@ class ReferenceGame:
             return False
         cls, i = self.ability_class(a)
         if cls == "printed":
-            exists, controller = self.has_ability(m, i), m.cards[i].controller
+            exists, controller = self.has_ability(m, i), m.cards[self.card_of(i)].controller
         elif cls == "delayed":
             exists, controller = m.delayed[i].registered, m.delayed[i].controller
         else:

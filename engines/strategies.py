@@ -47,6 +47,7 @@ from .scenario import (
     Action,
     Card,
     DelayedAbility,
+    PrintedAbility,
     ReflexiveAbility,
     Scenario,
 )
@@ -171,7 +172,7 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
     permanent = token or creature_or_land or draw(st.booleans()) or permanent_card or on_battlefield
     if not permanent:
         flags.append("instant_card" if draw(st.booleans()) else "sorcery_card")
-    return Card(
+    card = Card(
         owner=draw(st.integers(0, players - 1)),
         trigger=trigger,
         flags=tuple(f for f in game.CARD_FLAGS if f in flags),
@@ -194,6 +195,34 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
         # Now and then legendary, with one of two names: two of a name meet often (704.5j).
         legend_name=draw(st.integers(1, 2)) if _one_in(draw, 4) else 0,
         subtypes=printed,
+        subject_subtypes=named,
+        **subject,
+    )
+    # Now and then a second printed triggered ability (Elas il-Kor's "enters" and "dies"), drawn as the first is.
+    return replace(card, more=(draw(second_abilities(focus)),)) if _one_in(draw, 5) else card
+
+
+#: Flags a generated second ability may have (a mana ability, a granted one and one that works from a hand are
+#: drawn on first abilities only).
+SECOND_ABILITY_FLAGS = ("has_if", "optional", "modal", "targeted", "once_each_turn", "uncounterable", "other_effect")
+
+
+@st.composite
+def second_abilities(draw, focus: str | None = None) -> PrintedAbility:
+    """A card's second printed triggered ability: any condition but a Saga's chapters, its filters and flags."""
+    trigger = draw(st.sampled_from(tuple(k for k in KINDS_FIRST if k != "chapter")))
+    if focus is not None and focus != "chapter" and draw(st.booleans()):
+        trigger = focus
+    flags = [flag for flag in SECOND_ABILITY_FLAGS if _one_in(draw, 6)]
+    subject, one_or_more = _subject_filters(draw, trigger)
+    named: tuple[str, ...] = ()
+    if subject.get("subject_relation", "any") != "this" and game.KINDS.index(trigger) in game.FILTERED_KINDS:
+        if _one_in(draw, 3):
+            named = (draw(st.sampled_from(SUBTYPES["land" if trigger in LAND_CONDITIONS else "creature"])),)
+    return PrintedAbility(
+        trigger,
+        tuple(f for f in game.ABILITY_FLAGS if f in flags or (f == "one_or_more" and one_or_more)),
+        condition=not _one_in(draw, 4),
         subject_subtypes=named,
         **subject,
     )
@@ -303,7 +332,7 @@ def _starting_game(scenario: Scenario) -> tuple[Scenario, ReferenceGame]:
     except InvalidArgument:
         fixed = [
             _set_aside(card, "library")
-            if card.trigger == "no_cards_in_hand" and card.zone in ("battlefield", "hand")
+            if any(x.trigger == "no_cards_in_hand" for x in (card, *card.more)) and card.zone in ("battlefield", "hand")
             else card
             for card in scenario.cards
         ]
@@ -454,7 +483,7 @@ def _next_action(draw, played: ReferenceGame) -> Action:
     if m.unfinished:
         return _next_instruction(draw, played)
     idle = not m.stack and not m.waiting
-    top_is_delayed = m.stack and played.n_cards < m.stack[-1].code <= played.n_cards + played.n_delayed
+    top_is_delayed = m.stack and played.n_printed < m.stack[-1].code <= played.n_printed + played.n_delayed
     if top_is_delayed and m.priority and _one_in(draw, 3):
         return _meddle(draw, played)  # 603.7c: move the object it will look for
     action = Action()
@@ -472,7 +501,7 @@ def _next_action(draw, played: ReferenceGame) -> Action:
         if action != Action() or kind == "pass":
             break
     # Circumstances that ride along with anything: no legal target now, or no priority afterwards.
-    choosy = [c for c in range(played.n_cards) if played.flag(c, "modal") or played.flag(c, "targeted")]
+    choosy = [a for a in range(played.n_printed) if played.said(a, "modal") or played.said(a, "targeted")]
     if choosy and not action.next_turn and _one_in(draw, 10):
         action = replace(action, no_legal_choice=_some(draw, choosy))
     quiet = not (action.cast is not None or action.next_turn or action.gain_control)
@@ -547,11 +576,12 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
         return Action(step="declare_blockers", block=_some(draw, creatures, 2))  # as blockers are declared (509.1h)
     if kind == "instances":
         many = [
-            c
-            for c in permanents
-            if played.kind[c] not in (game.NONE, game.NO_CARDS_IN_HAND)
-            and not played.remembers_resolutions(c)
-            and not played.flag(c, "triggers_once_each_turn")  # one instance, which remembers its triggering
+            a
+            for a in range(played.n_printed)
+            if played.card_of(a) in permanents
+            and played.kind[a] not in (game.NONE, game.NO_CARDS_IN_HAND)
+            and not played.remembers_resolutions(a)
+            and not played.said(a, "triggers_once_each_turn")  # one instance, which remembers its triggering
         ]
         return Action(instances=((draw(st.sampled_from(many)), draw(st.integers(1, 3))),)) if many else Action()
     if kind == "tap":
@@ -604,8 +634,8 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
         c = draw(st.integers(0, played.n_cards - 1))
         return Action(allow=(c,)) if m.cards[c].prohibited else Action(prohibit=(c,))
     if kind == "condition":
-        c = draw(st.integers(0, played.n_cards - 1))
-        return Action(condition_false=(c,)) if m.printed[c].cond else Action(condition_true=(c,))
+        a = draw(st.integers(0, played.n_printed - 1))  # (a printed ability: a card's first has its number)
+        return Action(condition_false=(a,)) if m.printed[a].cond else Action(condition_true=(a,))
     if kind == "reveal":
         hidden = in_zone(HAND, LIBRARY)
         if not hidden:
@@ -690,16 +720,16 @@ def _resolution(draw, played: ReferenceGame) -> Action:
     creators = []
     if spell is not None:
         creators = [d for d, ab in enumerate(played.scenario.delayed) if ab.cause == "spell" and ab.source == spell]
-    elif top.code - 1 < played.n_cards:
-        c = top.code - 1
+    elif top.code - 1 < played.n_printed:
+        a = top.code - 1  # (a delayed ability an ability creates is its card's first's, which has the card's number)
         for d, ab in enumerate(played.scenario.delayed):
-            if ab.cause == "ability" and ab.source == c:
-                second = m.printed[c].resolutions + 1 == 2
+            if ab.cause == "ability" and ab.source == a:
+                second = m.printed[a].resolutions + 1 == 2
                 if not ab.nth or second:
                     creators.append(d)
-        if played.flag(c, "optional") and _one_in(draw, 3):
+        if played.said(a, "optional") and _one_in(draw, 3):
             extra["decline"] = True
-        if played.flag(c, "targeted") and _one_in(draw, 3):
+        if played.said(a, "targeted") and _one_in(draw, 3):
             extra["targets_illegal"] = True  # its target left or changed in response (608.2b)
         extra["actions_by_effect"] = draw(st.integers(0, 3))
         extra["actions_other"] = draw(st.integers(0, 1))
@@ -747,12 +777,12 @@ def _permanent_cards(played: ReferenceGame, cards: list[int]) -> list[int]:
 def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger condition
     """An action aimed at some ability's trigger condition (or at creating a delayed ability)."""
     m = played.now
-    if m.stack and m.stack[-1].code <= played.n_cards + played.n_delayed and _one_in(draw, 3):
+    if m.stack and m.stack[-1].code <= played.n_printed + played.n_delayed and _one_in(draw, 3):
         return _meddle(draw, played)
-    targets = [a for a in range(played.n_cards) if played.kind[a] != game.NONE]
-    targets += [played.n_cards + d for d in range(played.n_delayed)]
+    targets = [a for a in range(played.n_printed) if played.kind[a] != game.NONE]
+    targets += [played.n_printed + d for d in range(played.n_delayed)]
     # A delayed ability that exists is rare and short-lived: aim at it more often while it lasts.
-    targets += [played.n_cards + d for d in range(played.n_delayed) if m.delayed[d].registered] * 6
+    targets += [played.n_printed + d for d in range(played.n_delayed) if m.delayed[d].registered] * 6
     if not targets:
         return Action()
     a = draw(st.sampled_from(targets))
@@ -779,7 +809,7 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
     # (each instance of the batch, but only the first to resolve takes the action, 603.2i) and to "one or more"
     # (one trigger for the batch, 603.2c).
     several = cls == "delayed" or (
-        cls == "printed" and (played.flag(x, "once_each_turn") or played.flag(x, "one_or_more"))
+        cls == "printed" and (played.said(a, "once_each_turn") or played.said(a, "one_or_more"))
     )
     if kind == game.CREATURE_ENTERS:
         tokens = [c for c in _creatable(played) if played.flag(c, "creature_card")]
@@ -842,14 +872,15 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
             return Action(put_onto_battlefield=(x,))  # where its ability works
         spells = [c for c in off_bf if m.cards[c].zone == HAND and not played.flag(c, "land_card")]
         # Half of the time a spell of a card type the condition doesn't name ("a noncreature spell": a creature one).
-        unnamed = [c for c in spells if not played.card_type_matches(x, c)] if cls == "printed" else []
+        unnamed = [c for c in spells if not played.card_type_matches(a, c)] if cls == "printed" else []
         chosen = unnamed if unnamed and draw(st.booleans()) else spells
         return Action(cast=draw(st.sampled_from(chosen))) if chosen else Action()
     if kind == game.COMBAT_DAMAGE_TO_PLAYER and idle:
         if cls == "printed" and not on_bf and x in enterable:
             return Action(put_onto_battlefield=(x,))  # where its ability works
         creatures = [c for c in permanents if m.cards[c].eff_creature]
-        spoken_of = [c for c in creatures if played._speaks_of(a, c, m) and played.subtype_matches(x, c)]
+        named = (lambda c: played.subtype_matches(a, c)) if cls == "printed" else (lambda c: True)
+        spoken_of = [c for c in creatures if played._speaks_of(a, c, m) and named(c)]
         hit = _combat_damage(draw, played, spoken_of or creatures)
         if hit != Action():
             return hit
@@ -919,9 +950,9 @@ def _meddle(draw, played: ReferenceGame) -> Action:
             return Action()
         x = draw(st.sampled_from(refers))
     elif played.kind[i] == game.ENCHANTED_LEAVES:  # 603.6e: the enchanted permanent's card, or the Aura card
-        x = m.stack[-1].object if draw(st.booleans()) else i
+        x = m.stack[-1].object if draw(st.booleans()) else played.card_of(i)
     else:
-        x = i
+        x = played.card_of(i)
     zone = m.cards[x].zone
     if zone == BATTLEFIELD and not m.cards[x].phased_out:
         verb = draw(st.sampled_from(("destroy", "exile", "bounce", "flicker")))

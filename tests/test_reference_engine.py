@@ -440,6 +440,25 @@ def test_the_generators_deal_combat_damage_that_triggers_a_combat_damage_ability
     assert met
 
 
+def test_the_generators_make_a_cards_second_printed_ability_trigger_and_the_game_conforms():
+    """Generated cards print a second triggered ability now and then (one in five), and the stream reaches one
+    triggering within its first 300 scenarios; the reference engine's game then obeys every clause."""
+    met = []
+
+    def visit(scenario: Scenario) -> bool:
+        if not any(card.more for card in scenario.cards):
+            return False
+        trace = run(scenario)
+        cards, printed = trace.universe.size("card"), trace.universe.size("printed")
+        if any(n for state in trace.states for n in state["triggers"][cards:printed]):  # a second ability's
+            assert check(trace).conforms
+            met.append(scenario)
+        return bool(met)
+
+    each_scenario(300, visit)
+    assert met
+
+
 @st.composite
 def scenarios_with_subtypes(draw, **sizes) -> Scenario:
     """A generated scenario whose creatures and lands have subtypes, and whose conditions about any creature or land
