@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -534,12 +534,13 @@ def _card(
     for t in types:
         r.one_of("objects", i, "types", t, TYPES)
     flags = [flag for word, flag in CARD_TYPE_FLAGS.items() if word in types]
-    ability = r.kind("objects", i, "ability", o.get("ability", {}), dict)
-    r.only("objects.ability", i, ability, tuple(ABILITY_FLAGS))
-    # "may" and "unless" are one flag in the model (603.5 treats them alike): list it once.
-    flags += dict.fromkeys(
-        flag for key, flag in ABILITY_FLAGS.items() if r.kind("objects.ability", i, key, ability.get(key, False), bool)
-    )
+    # Per printed ability, in the order printed (a list where the card has several): its flags, its intervening
+    # 'if' condition at the start, its instances.
+    ability_tables = _each_ability(r, i, o, "ability", {}, dict)
+    conditions_ = _each_ability(r, i, o, "condition", True, bool)
+    instances = [_instances(r, "objects", i, "instances", n) for n in _each_ability(r, i, o, "instance", 1, int)]
+    ability = ability_tables[0]
+    flags += _ability_flags(r, i, ability)
     trigger = r.one_of("objects", i, "trigger", o.get("trigger", "none"), game.KINDS)
     if "oracle" in o and ("trigger" in o or "subject" in o):
         r.fail("objects", i, "oracle", "give the triggered ability as 'trigger' or as its printed text, not both")
@@ -554,13 +555,30 @@ def _card(
             if key in ability:
                 r.fail("objects.ability", i, key, "the printed text ('oracle') says whether it has this: leave it out")
         points = [_printed_trigger(r, i, text, named) for text in texts]
+        for key, given in (("ability", ability_tables), ("condition", conditions_), ("instances", instances)):
+            if len(given) > len(texts):
+                r.fail("objects", i, key, f"{len(given)} entries for {len(texts)} printed triggered abilities")
+        for n, table in enumerate(ability_tables[1:], start=1):
+            for key in PRINTED_ABILITY_KEYS:
+                if key in table:
+                    why = "the printed text ('oracle') says whether it has this: leave it out"
+                    r.fail("objects", i, f"ability[{n}].{key}", why)
         for point, _ in points:
             if point.relation == "this" and "creature" not in types:
                 r.fail("objects", i, "oracle", "the game model plays 'when this ... dies' of a creature only (700.4)")
         (point, printed_flags), *others = points
         trigger = point.kind
         flags += printed_flags
-        more = [_printed_ability(p, f) for p, f in others]
+        more = [
+            replace(
+                _printed_ability(p, f + _ability_flags(r, i, ability_tables[n] if n < len(ability_tables) else {})),
+                condition=conditions_[n] if n < len(conditions_) else True,
+                instances=instances[n] if n < len(instances) else 1,
+            )
+            for n, (p, f) in enumerate(others, start=1)
+        ]
+    elif max(len(ability_tables), len(conditions_), len(instances)) > 1:
+        r.fail("objects", i, "ability", "a list (one per ability) goes with a list of printed texts, 'oracle'")
     flags += ["one_or_more"] * point.one_or_more
     static = r.kind("objects", i, "static", o.get("static", {}), dict)
     r.only("objects.static", i, static, tuple(STATIC_FLAGS))
@@ -585,9 +603,9 @@ def _card(
         tapped=r.kind("objects", i, "tapped", o.get("tapped", False), bool),
         attached_to=None if attached is None else _ref(r, "objects", i, "attached_to", attached, names, "object"),
         permanent=r.kind("objects", i, "permanent", o.get("permanent", permanent_default), bool),
-        condition=r.kind("objects", i, "condition", o.get("condition", True), bool),
+        condition=conditions_[0],
         revealed=r.kind("objects", i, "revealed", o.get("revealed", False), bool),
-        instances=_instances(r, "objects", i, "instances", o.get("instances", 1)),
+        instances=instances[0],
         final_chapter=r.kind("objects", i, "chapters", o.get("chapters", 0), int),
         lore=r.kind("objects", i, "lore", o.get("lore", 0), int),
         subject_relation=point.relation,
@@ -598,6 +616,24 @@ def _card(
         subtypes=_subtypes(r, i, "subtypes", o.get("subtypes", [])),
         more=tuple(more),
     )
+
+
+def _each_ability(r: _Reader, i: int, o: dict[str, Any], key: str, default: Any, kind: type) -> list[Any]:
+    """An object's ``key`` for each of its printed triggered abilities: a value (the first's), or a list of them in
+    the order printed."""
+    key = "instances" if key == "instance" else key
+    value = o.get(key, default)
+    listed = value if isinstance(value, list) else [value]
+    if not listed:
+        r.fail("objects", i, key, "an empty list: give one entry per printed triggered ability")
+    return [r.kind("objects", i, key, x, kind) for x in listed]
+
+
+def _ability_flags(r: _Reader, i: int, table: dict[str, Any]) -> list[str]:
+    """The flags an ``[objects.ability]`` table sets ("may" and "unless" are one flag, 603.5: listed once)."""
+    r.only("objects.ability", i, table, tuple(ABILITY_FLAGS))
+    keys = [key for key in ABILITY_FLAGS if r.kind("objects.ability", i, key, table.get(key, False), bool)]
+    return list(dict.fromkeys(ABILITY_FLAGS[key] for key in keys))
 
 
 def _printed_ability(point: conditions.ModelPoint, flags: list[str]) -> PrintedAbility:

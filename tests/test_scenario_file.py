@@ -576,3 +576,51 @@ def test_a_copy_of_a_card_whose_second_ability_works_from_the_stack_is_refused(t
     with pytest.raises(ScenarioFileError) as caught:
         load(_write(tmp_path, text[:actions] + copy + "\n" + text[actions:]))
     assert "copy_of: a copy here has the copied text in every zone" in str(caught.value)
+
+
+def test_each_printed_ability_takes_its_own_ability_keys_condition_and_instances(tmp_path: Path):
+    # Solemn Simulacrum's "When this creature dies, you may draw a card." does something else than to the creature
+    # (other_effect, 603.6) -- a key its text doesn't say, given for the second ability in a list of tables.
+    two = '["When this creature enters, draw a card.", "When this creature dies, you may draw a card."]'
+    text = _with_oracle(tmp_path, two).read_text(encoding="utf-8")
+    lists = text.replace(
+        "oracle = " + two,
+        "oracle = " + two + "\ncondition = [true, false]\n"
+        "ability = [{ cant_be_countered = true }, { other_effect = true }]",
+        1,
+    )
+    assert lists != text
+    card = load(_write(tmp_path, lists)).scenario.cards[0]
+    assert card.has("uncounterable") and not card.ability(1).has("uncounterable")
+    assert card.ability(1).flags == ("optional", "other_effect") and not card.has("other_effect")
+    assert (card.condition, card.ability(1).condition) == (True, False)
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("condition = [true, false, true]", "objects[0].condition: 3 entries for 2 printed triggered abilities"),
+        ("ability = [{}, { may = true }]", "objects[0].ability[1].may: the printed text ('oracle') says whether"),
+        ("instances = []", "objects[0].instances: an empty list"),
+    ],
+)
+def test_per_ability_lists_that_do_not_fit_the_texts_are_one_line(tmp_path: Path, given: str, expected: str):
+    two = '["When this creature enters, draw a card.", "When this creature dies, draw a card."]'
+    text = (
+        _with_oracle(tmp_path, two).read_text(encoding="utf-8").replace("oracle = " + two, f"oracle = {two}\n{given}")
+    )
+    with pytest.raises(ScenarioFileError) as caught:
+        load(_write(tmp_path, text))
+    assert expected in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
+
+
+def test_a_list_of_ability_tables_needs_a_list_of_printed_texts(tmp_path: Path):
+    text = ORACLE.replace(
+        'oracle = "Whenever Blood Artist or another creature dies, target player loses 1 life and you gain 1 life."',
+        'trigger = "creature_dies"\nability = [{ may = true }, { may = true }]',
+    )
+    with pytest.raises(ScenarioFileError) as caught:
+        load(_write(tmp_path, text))
+    assert "objects[0].ability: a list (one per ability) goes with a list of printed texts, 'oracle'" in str(
+        caught.value
+    )
