@@ -194,6 +194,30 @@ def test_each_scenario_gets_the_answers_its_file_expects(path: Path):
     assert not unexplained, f"{path.name}: a forced answer cites the clauses that force it: {unexplained}"
 
 
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
+def test_a_clause_a_ruling_marks_needed_changes_the_answer_when_it_is_dropped(path: Path):
+    """Issue 42: every clause an answer marks *needed* is needed -- the scenario ruled again without it no longer
+    forces that answer (the solver finds a game with another).  A fresh ruling, not the check that made the mark."""
+    from rule603 import load_edition
+    from rule603._internal import smt
+    from rule603._internal.ruling import rule
+    from rule603.engines import scenario_file
+
+    loaded, ruling = _ruled(path)
+    played = scenario_file.play(loaded)
+    asks = scenario_file.asks(loaded, played)
+    edition = load_edition(loaded.edition)
+    limits = smt.SolverLimits(timeout_ms=TEST_TIMEOUT_MS)
+    kept = []
+    for number in sorted({n for answer in ruling.answers for n in answer.needed}):
+        again = rule(edition, played, asks, limits, without=(number,), also_fixed=scenario_file.FIXED_BY_SCRIPT)
+        for answer, without in zip(ruling.answers, again.answers, strict=True):
+            if number in answer.needed and (without.answer == "unknown" or without.summary() == answer.summary()):
+                kept.append(f"{answer.id}: {answer.summary()!r} without {number}: {without.summary()!r}")
+    assert not kept, f"{path.name}: " + "; ".join(kept)
+
+
 #: Scenarios whose rulings are also made with the script only pinned by equalities, not folded (the rest in CI's
 #: exhaustive run): one with choices left to the players and a delayed ability.
 UNFOLDED = {"603.3b-apnap", "603.7c-valkyrie-returns-that-card"}
