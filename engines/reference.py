@@ -46,6 +46,7 @@ from rule603.models.game import (
     COMBAT_DAMAGE,
     COMBAT_DAMAGE_TO_PLAYER,
     COMMAND,
+    CONTROL_GAINED,
     COUNTER,
     COUNTERED_SELF,
     CREATURE_DIES,
@@ -102,6 +103,7 @@ LOOK_BACK_KINDS = frozenset(
         PHASES_OUT,  # 603.10b
         UNATTACHED,  # 603.10c
         LOSE_CONTROL,  # 603.10d
+        CONTROL_GAINED,  # 603.10d
         COUNTERED_SELF,  # 603.10e
         PLAYER_LOSES,  # 603.10f
     }
@@ -627,7 +629,9 @@ class ReferenceGame:
                     f"step {action.step}: the turn is already past it (steps only move forward in a turn, unless an "
                     "effect added it: extra_step = true)"
                 )
-            if action.cast is not None or action.play_land is not None or action.gain_control:
+            # (514.2: as the cleanup step begins, "until end of turn" effects end: control given by one goes back)
+            control_back = action.gain_control and new_step == CLEANUP
+            if action.cast is not None or action.play_land is not None or (action.gain_control and not control_back):
                 _fail(f"step {action.step}: players act only once they receive priority in the new step")
             if before.step != UNTAP:  # 502.4: what triggered in the untap step waits for the upkeep
                 self._check_step_can_end(before)
@@ -1519,6 +1523,15 @@ class ReferenceGame:
             # Scepter's ruling, 2004-10-04).
             lost = (stayed and was.controller != now.controller) or self._left_battlefield(before, after, x)
             n = int(lost and self._controller(a, view, after) == was.controller)  # "you": the ability's controller
+        elif kind == CONTROL_GAINED:  # 603.10d: from "you", the ability's controller just before; to any other player
+            you = self._controller(a, view, after)
+            n = sum(
+                self._stayed(before, after, c)
+                and not before.cards[c].phased_out
+                and before.cards[c].controller == you
+                and after.cards[c].controller != you
+                for c in range(self.n_cards)
+            )
         elif kind == PHASES_OUT:  # 603.10b
             n = int(not was.phased_out and now.phased_out)
         elif kind == UNATTACHED:  # 603.10c: no longer attached to what it was attached to

@@ -901,6 +901,12 @@ def _provoke(draw, played: ReferenceGame) -> Action:  # one branch per trigger c
     if kind == game.LOSE_CONTROL and on_bf and m.priority:
         others = [p for p in range(played.n_players) if m.in_game[p] and p != card.controller]
         return Action(gain_control=((x, draw(st.sampled_from(others))),)) if others else Action()
+    if kind == game.CONTROL_GAINED and on_bf and m.priority:  # another player gains control of one of "yours"
+        yours = [c for c in permanents if m.cards[c].controller == card.controller]
+        others = [p for p in range(played.n_players) if m.in_game[p] and p != card.controller]
+        if yours and others:
+            return Action(gain_control=((draw(st.sampled_from(yours)), draw(st.sampled_from(others))),))
+        return Action()
     if kind == game.PHASES_OUT and on_bf:
         return Action(phase_out=(x,))
     if kind in (game.UNATTACHED, game.ENCHANTED_LEAVES) and on_bf:

@@ -1013,6 +1013,7 @@ PLAIN_KINDS = (
     m.ABILITY_TRIGGERS,
     m.SPELL_CAST,
     m.COMBAT_DAMAGE_TO_PLAYER,
+    m.CONTROL_GAINED,
 )
 
 
@@ -1177,6 +1178,24 @@ def plain_occurrences(g, t: int, a: int, kind: int):
             1,
             0,
         )
+        return n, n
+    if kind == m.CONTROL_GAINED:
+        # "Whenever an opponent gains control of a permanent from you": each permanent that stayed (the same object,
+        # not phased out) and went from the ability's controller, as it was before the event (603.10d looks back),
+        # to another player -- every other player is an opponent (102.2).
+        def gained(v):
+            you = m.source_controller(g, v, a)
+            return g.count(
+                g.And(
+                    m.same_permanent(g, t, x),
+                    g.Not(g.phased_out(t - 1, x)),
+                    g.controller(t - 1, x) == you,
+                    g.controller(t, x) != you,
+                )
+                for x in m.cards(g)
+            )
+
+        n = in_view(g, t, a, lambda v: g.If(exists_in(v), gained(v), 0))
         return n, n
     if kind == m.PHASES_OUT:
         p0, p1 = mine("phased_out")

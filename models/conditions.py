@@ -328,6 +328,8 @@ PRESETS: dict[str, Condition | None] = {
     "combat_damage_to_player": Condition(
         Event("deals_damage", combat=True, to="player"), Subject("any", ("creature",))
     ),
+    # "Whenever an opponent gains control of a permanent from you" (Zidane, Tantalus Thief; 603.10d)
+    "control_gained": Condition(Event("control_gained"), Subject("any", controller="you"), player="opponent"),
 }
 
 #: The modifiers a scenario file's ``[objects.ability]`` table names, as condition fields.

@@ -108,6 +108,10 @@ def look_back_triggers_off(g, t: int) -> Iterator[Rule]:
     yield from _no_kinds(g, t, (m.PHASES_OUT, m.LOSE_CONTROL, m.UNATTACHED))
 
 
+def control_gained_triggers_off(g, t: int) -> Iterator[Rule]:
+    yield from _no_kinds(g, t, (m.CONTROL_GAINED,))
+
+
 def chapter_abilities_off(g, t: int) -> Iterator[Rule]:
     # No card is a Saga; 714.3 then leaves it without chapters or lore counters.
     yield from _no_kinds(g, t, (m.CHAPTER,))
@@ -154,6 +158,12 @@ FEATURES: dict[str, GameFeature] = {
             "becomes unattached",
             "603.10b, 603.10c, 603.10d",
             look_back_triggers_off,
+        ),
+        GameFeature(
+            "control_gained_triggers",
+            "abilities that trigger when an opponent gains control of a permanent from their controller",
+            "603.10d",
+            control_gained_triggers_off,
         ),
         GameFeature("chapter_abilities", "Sagas and their chapter abilities", "714.2b, 714.3", chapter_abilities_off),
     )

@@ -92,6 +92,7 @@ KINDS = (
     "land_tapped",  # Whenever a land (an Island an opponent controls, ...) becomes tapped, ...
     "spell_cast",  # Whenever a player (you, an opponent) casts a spell, ...
     "combat_damage_to_player",  # Whenever a creature (this, one or more you control) deals combat damage to a player
+    "control_gained",  # Whenever an opponent gains control of a permanent from you, ... (looks back: 603.10d)
 )
 (
     NONE,
@@ -123,6 +124,7 @@ KINDS = (
     LAND_TAPPED,
     SPELL_CAST,
     COMBAT_DAMAGE_TO_PLAYER,
+    CONTROL_GAINED,
 ) = range(len(KINDS))
 #: "At the beginning of ..." trigger conditions: the step whose beginning they wait for, and whether only
 #: on their controller's turn ("your upkeep").  A Saga's chapter abilities wait for its controller's

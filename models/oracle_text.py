@@ -442,8 +442,13 @@ def _player_event(verb: str, player: str, subtypes: frozenset[str]) -> Condition
             raise _Unread(f"{verb}: only 'reveal ... this way' (linked to the card's own reveal, 607.2)")
         subject, batch = _subject(what, noun="card", subtypes=subtypes)
         return Condition(Event("reveals"), subject, player, one_or_more=batch)
-    subject, batch = _subject(what, subtypes=subtypes)
     kind = "control_lost" if act.startswith("lose") else "control_gained"
+    # "gains control of a permanent from you" / "a permanent you controlled" (603.10d): one its controller controlled
+    # until then, judged as it was before the event
+    from_you = re.fullmatch(r"(.*?) (?:from you|you controlled)", what) if kind == "control_gained" else None
+    subject, batch = _subject(from_you.group(1) if from_you else what, subtypes=subtypes)
+    if from_you:
+        subject = replace(subject, controller="you")
     return Condition(Event(kind), subject, player, one_or_more=batch)
 
 

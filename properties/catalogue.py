@@ -21,6 +21,7 @@ from rule603.models.game import (
     BECOMES_BLOCKED,
     BECOMES_TAPPED,
     COMBAT_DAMAGE_TO_PLAYER,
+    CONTROL_GAINED,
     COUNTER,
     COUNTERED_SELF,
     CREATURE_DIES,
@@ -49,7 +50,7 @@ from rule603.models.game import (
 # --- helpers ------------------------------------------------------------------------
 
 #: Trigger conditions judged on the game before the event (their controller is the one before it).
-LOOKING_BACK = m.LEAVES_KINDS + (LOSE_CONTROL, PHASES_OUT, UNATTACHED, PLAYER_LOSES, COUNTERED_SELF)
+LOOKING_BACK = m.LEAVES_KINDS + (LOSE_CONTROL, CONTROL_GAINED, PHASES_OUT, UNATTACHED, PLAYER_LOSES, COUNTERED_SELF)
 
 
 def unhindered(g, t: int, a: int):
@@ -852,6 +853,31 @@ def lose_control(g, t):
         claims.append(
             g.Implies(lost, g.And(g.triggers(t, a) >= 1, g.trigger_controller(t, a) == g.controller(t - 1, c)))
         )
+    return g.And(*claims)
+
+
+@prop("control-gained-looks-back", clauses=["603.2", "603.3a", "603.10d"])
+def control_gained(g, t):
+    """'Whenever an opponent gains control of a permanent from you' triggers when another player gains control of its
+    own permanent too (it looks back), once for each permanent taken from its controller, and is controlled by the
+    player they were taken from."""
+    if t == 0:
+        return True
+    claims = []
+    for c, a in m.printed_abilities(g):
+        you = g.controller(t - 1, c)
+        taken = g.count(
+            g.And(
+                m.same_permanent(g, t, x),
+                g.Not(g.phased_out(t - 1, x)),
+                g.controller(t - 1, x) == you,
+                g.controller(t, x) != you,
+            )
+            for x in m.cards(g)
+        )
+        watching = g.And(g.kind(a) == CONTROL_GAINED, present(g, t - 1, a), unhindered(g, t, a))
+        triggered = g.triggers(t, a) == m.per_instance(g, taken, g.instances(t - 1, a))
+        claims.append(g.Implies(watching, g.And(triggered, g.Implies(taken >= 1, g.trigger_controller(t, a) == you))))
     return g.And(*claims)
 
 

@@ -570,6 +570,10 @@ PRESET_TEXTS = {
     "land_tapped": ("x", "Whenever a land becomes tapped, its controller loses 1 life."),
     "spell_cast": ("x", "Whenever a player casts a spell, that player loses 1 life."),
     "combat_damage_to_player": ("x", "Whenever a creature deals combat damage to a player, draw a card."),
+    "control_gained": (
+        "Zidane, Tantalus Thief",
+        "Whenever an opponent gains control of a permanent from you, you create a Treasure token.",
+    ),
 }
 
 
@@ -753,6 +757,7 @@ LOOK_BACK_KINDS = {
     "phases_out",  # 603.10b
     "unattached",  # 603.10c
     "lose_control",  # 603.10d
+    "control_gained",  # 603.10d
     "countered_self",  # 603.10e
     "player_loses",  # 603.10f
 }

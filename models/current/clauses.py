@@ -25,6 +25,7 @@ from ..game import (
     BECOMES_TAPPED,
     BECOMES_UNTAPPED,
     BEGINNING_KINDS,
+    CONTROL_GAINED,
     COUNTERED_SELF,
     CREATURE_ENTERS,
     ENTERS_SELF,
@@ -934,7 +935,7 @@ LOOK_BACK = {
     "603.10a": LEAVES_KINDS,
     "603.10b": (PHASES_OUT,),
     "603.10c": (UNATTACHED,),
-    "603.10d": (LOSE_CONTROL,),
+    "603.10d": (LOSE_CONTROL, CONTROL_GAINED),
     "603.10e": (COUNTERED_SELF,),
     "603.10f": (PLAYER_LOSES,),
 }
@@ -969,7 +970,10 @@ clause_603_10c = _look_back_rule(
     "603.10c", "'becomes unattached' abilities look back in time", (UNATTACHED,), text_hash="c32fc3a206a0"
 )
 clause_603_10d = _look_back_rule(
-    "603.10d", "loss-of-control abilities look back in time", (LOSE_CONTROL,), text_hash="c634792be23b"
+    "603.10d",
+    "abilities that trigger on losing control, or on an opponent gaining control from that player, look back in time",
+    (LOSE_CONTROL, CONTROL_GAINED),
+    text_hash="c634792be23b",
 )
 clause_603_10e = _look_back_rule(
     "603.10e", "'spell is countered' abilities look back in time", (COUNTERED_SELF,), text_hash="6b6b2996ef95"
