@@ -132,7 +132,7 @@ def test_a_scheduler_without_workers_is_one_line_not_a_wait(capsys):
 
 
 #: Mutants killed early, late and not at all within the test's scenarios, so that the shares end at different points.
-MUTANTS = ("delayed-not-removed", "apnap-reversed", "no-look-back", "if-not-rechecked", "state-never-retriggers")
+MUTANTS = ("delayed-not-removed", "apnap-reversed", "no-look-back", "if-not-rechecked", "delayed-each-event")
 
 
 def test_the_mutation_study_in_shares_finds_what_one_study_finds(scheduler, capsys):
