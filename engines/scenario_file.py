@@ -538,7 +538,7 @@ def _card(
     # 'if' condition at the start, its instances.
     ability_tables = _each_ability(r, i, o, "ability", {}, dict)
     conditions_ = _each_ability(r, i, o, "condition", True, bool)
-    instances = [_instances(r, "objects", i, "instances", n) for n in _each_ability(r, i, o, "instance", 1, int)]
+    instances = [_instances(r, "objects", i, "instances", n) for n in _each_ability(r, i, o, "instances", 1, int)]
     ability = ability_tables[0]
     flags += _ability_flags(r, i, ability)
     trigger = r.one_of("objects", i, "trigger", o.get("trigger", "none"), game.KINDS)
@@ -547,22 +547,17 @@ def _card(
     point = _subject(r, i, o.get("subject", {}), trigger)
     more: list[PrintedAbility] = []
     if "oracle" in o:
-        if "trigger" in o or "subject" in o:
-            r.fail("objects", i, "oracle", "give the triggered ability as 'trigger' or as its printed text, not both")
         named = text_name or o.get("card_name", o.get("name", ""))  # what its text calls it
         texts = _oracle_texts(r, i, o["oracle"])
-        for key in PRINTED_ABILITY_KEYS:
-            if key in ability:
-                r.fail("objects.ability", i, key, "the printed text ('oracle') says whether it has this: leave it out")
+        for n, table in enumerate(ability_tables):
+            for key in (k for k in PRINTED_ABILITY_KEYS if k in table):
+                why = "the printed text ('oracle') says whether it has this: leave it out"
+                table_name, where = ("objects.ability", key) if n == 0 else ("objects", f"ability[{n}].{key}")
+                r.fail(table_name, i, where, why)
         points = [_printed_trigger(r, i, text, named) for text in texts]
         for key, given in (("ability", ability_tables), ("condition", conditions_), ("instances", instances)):
             if len(given) > len(texts):
                 r.fail("objects", i, key, f"{len(given)} entries for {len(texts)} printed triggered abilities")
-        for n, table in enumerate(ability_tables[1:], start=1):
-            for key in PRINTED_ABILITY_KEYS:
-                if key in table:
-                    why = "the printed text ('oracle') says whether it has this: leave it out"
-                    r.fail("objects", i, f"ability[{n}].{key}", why)
         for point, _ in points:
             if point.relation == "this" and "creature" not in types:
                 r.fail("objects", i, "oracle", "the game model plays 'when this ... dies' of a creature only (700.4)")
@@ -621,7 +616,6 @@ def _card(
 def _each_ability(r: _Reader, i: int, o: dict[str, Any], key: str, default: Any, kind: type) -> list[Any]:
     """An object's ``key`` for each of its printed triggered abilities: a value (the first's), or a list of them in
     the order printed."""
-    key = "instances" if key == "instance" else key
     value = o.get(key, default)
     listed = value if isinstance(value, list) else [value]
     if not listed:

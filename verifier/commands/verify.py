@@ -151,7 +151,7 @@ def _ask(verifier: Verifier | Workers, todo, props, checked, adequacy: bool, pro
 
 def _abilities(sizes) -> str:
     """ ", 2 printed triggered abilities per card" where a card may have more than one (``--abilities``)."""
-    per_card = sizes.sizes.get("printed", sizes.size("card")) // max(sizes.size("card"), 1)
+    per_card = sizes.size("printed") // max(sizes.size("card"), 1)
     return f", {per_card} printed triggered abilities per card" if per_card > 1 else ""
 
 
