@@ -214,7 +214,8 @@ class DelayedAllOrNothing(ReferenceGame):
         acts, affects = super()._does_what_it_says(before, top, action)
         cls, i = self.ability_class(top.code - 1)
         if cls == "delayed" and affects != frozenset(self.scenario.delayed[i].refers_to):
-            return False, frozenset()  # one of its objects is gone: it does nothing to the others either
+            # One of its objects is gone: it does nothing to the others either (what else it does, it still does).
+            return self.scenario.delayed[i].other_effect, frozenset()
         return acts, affects
 
 
@@ -226,7 +227,21 @@ class DelayedFindsReturned(ReferenceGame):
         # Each object looked for by its card and zone only: one that left and came back is taken for the old one.
         objects = before.delayed[i].objects
         found = frozenset(c for c in objects if before.cards[c].zone == objects[c][1])
-        return bool(found), found
+        return bool(found) or self.scenario.delayed[i].other_effect, found
+
+
+class SourceFoundAnew(ReferenceGame):
+    def _finds_its_source(self, before: Moment, a: int, top) -> bool:
+        return True  # its source looked for by its card, wherever it is now: one that moved is taken for the old one
+
+
+class DelayedRestLost(ReferenceGame):
+    def _does_what_it_says(self, before: Moment, top, action: Action):
+        acts, affects = super()._does_what_it_says(before, top, action)
+        cls, i = self.ability_class(top.code - 1)
+        if cls == "delayed" and self.scenario.delayed[i].refers_to and not affects:
+            return False, frozenset()  # none of its objects is found: "then draw a card" isn't done either
+        return acts, affects
 
 
 class WholeEffectFails(ReferenceGame):
@@ -409,6 +424,19 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant("once-each-turn-ignored", "'do this only once each turn' ignored", ("603.2i",), OnceEachTurnIgnored),
     Mutant(
+        "source-found-anew",
+        "'put a +1/+1 counter on this creature' puts it on the card that has died or left since it triggered",
+        ("400.7",),
+        SourceFoundAnew,
+    ),
+    Mutant(
+        "delayed-rest-lost",
+        "a delayed ability none of whose objects is found doesn't do the rest of its effect either ('then draw a"
+        " card')",
+        ("608.2",),
+        DelayedRestLost,
+    ),
+    Mutant(
         "whole-effect-fails",
         "an enters or leaves ability whose object is gone does nothing at all, also what it does elsewhere"
         " (Mulldrifter evoked draws nothing)",
@@ -450,7 +478,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "once-each-instance",
         "every instance that triggered together takes the 'only once each turn' action",
-        ("608.2c",),
+        ("603.2i",),
         OnceEachInstance,
     ),
     Mutant(

@@ -950,6 +950,8 @@ class _WindowTrace:
             # 603.6: both zone-change abilities in the decks do nothing to the creature that moved ("When this
             # creature leaves the battlefield, you draw two cards ..."; "When this creature enters, you gain 2 life").
             "other_effect": [c.name in ACTS_ELSEWHERE for c in cards],
+            # No ability in the decks does something to its own card but as 603.6 says (gain life, lose life).
+            "acts_on_this": [False] * n,
             "granted": [False] * n,
             "uncounterable": [False] * n,
             "mana_ability": [False] * n,
@@ -970,6 +972,7 @@ class _WindowTrace:
             "d_source": [0],
             "d_refers": [[False] * n],
             "d_nth": [False],
+            "d_other_effect": [False],
         }
 
     def document(self) -> dict[str, Any]:

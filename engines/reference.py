@@ -862,7 +862,7 @@ class ReferenceGame:
                     if (before.cards[c].since, before.cards[c].zone) == state.objects[c]
                     and not before.cards[c].phased_out
                 )
-            return bool(found), found
+            return bool(found) or d.other_effect, found
         if cls == "reflexive":
             return True, frozenset()
         a, c = i, self.card_of(i)
@@ -874,6 +874,9 @@ class ReferenceGame:
             # 603.6: it looks for the object in the zone it moved to; not found, the part of the ability that does
             # something to it does nothing -- all of it, unless it also does something else ("draw two cards").
             return self.said(a, "other_effect"), frozenset()
+        if self.said(a, "acts_on_this") and not self.acts_on_its_own_object(a):
+            found = self._finds_its_source(before, a, top)
+            return found or self.said(a, "other_effect"), frozenset({c} if found else ())
         if self.kind[a] == ENCHANTED_LEAVES:
             # 603.6e: two objects, each found or not: the Aura card in its owner's graveyard; the new object the
             # enchanted permanent's card became in the zone it moved to (the first zone it went to, 603.6c: not the
@@ -888,6 +891,14 @@ class ReferenceGame:
                 found.add(top.object)
             return bool(found), frozenset(found)
         return True, frozenset()
+
+    def _finds_its_source(self, before: Moment, a: int, top: StackObject) -> bool:
+        """400.7: printed ability ``a`` does something to its source as it was when it triggered; a card that has moved
+        since is a new object (a look-back trigger's source moving in that very event is already a new one), and a
+        phased-out permanent is treated as though it doesn't exist (702.26b)."""
+        card = before.cards[self.card_of(a)]
+        same = card.since < top.moment or (card.since == top.moment and not self.looks_back(self.kind[a]))
+        return same and not card.phased_out
 
     def _finds_its_object(self, before: Moment, c: int, top: StackObject) -> bool:
         # ... in the zone its instance recorded as it triggered.
@@ -1750,6 +1761,7 @@ class ReferenceGame:
             "d_source": [d.source for d in s.delayed],
             "d_refers": [[c in d.refers_to for c in range(self.n_cards)] for d in s.delayed],
             "d_nth": [d.nth for d in s.delayed],
+            "d_other_effect": [d.other_effect for d in s.delayed],
             "final_chapter": [card.final_chapter for card in s.cards],
             "token": [card.token for card in s.cards],
             "legend_name": [card.legend_name for card in s.cards],

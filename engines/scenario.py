@@ -119,6 +119,8 @@ class DelayedAbility:
     refers_to: tuple[int, ...] = ()  # the cards it does something to when it resolves (``d_refers``, 603.7c)
     duration: bool = False  # it has a stated duration, "this turn" (``d_duration``, 603.7b)
     nth: bool = False  # created when its creating ability resolves for the second time in a turn (``d_nth``, 603.7h)
+    #: it also does something not done to the objects it refers to, "then draw a card" (``d_other_effect``, 603.7c)
+    other_effect: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.refers_to, int) and not isinstance(self.refers_to, bool):

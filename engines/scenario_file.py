@@ -117,6 +117,7 @@ ABILITY_FLAGS = {
     "granted_by_effect": "granted",
     "mana_ability": "mana_ability",
     "other_effect": "other_effect",
+    "acts_on_this": "acts_on_this",
 }
 #: Static abilities, in the file's words.
 STATIC_FLAGS = {"enters_tapped": "enters_tapped", "triggers_additional_time": "doubler"}
@@ -139,6 +140,8 @@ class Question:
     at: int | None = None  # the moment asked about (None: any moment / the end)
     line: int | None = None
     expect: str | None = None  # what the rule's own text says the answer is, e.g. "always 2" (checked by tests)
+    #: clauses of rule 603 the answer can't do without, as the rule's text says (checked like ``expect``)
+    expect_needed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -661,6 +664,8 @@ PRINTED_ABILITY_KEYS = (
     "targeted",
     "once_each_turn",
     "triggers_once_each_turn",
+    "other_effect",
+    "acts_on_this",
 )
 
 
@@ -723,7 +728,10 @@ def _instances(r: _Reader, table: str, i: int, key: str, value: Any) -> int:
 
 def _delayed(r: _Reader, i: int, d: dict[str, Any], objects: list[str]) -> DelayedAbility:
     r.only(
-        "delayed", i, d, ("name", "trigger", "created_by", "source", "refers_to", "duration", "on_second_resolution")
+        "delayed",
+        i,
+        d,
+        ("name", "trigger", "created_by", "source", "refers_to", "duration", "on_second_resolution", "other_effect"),
     )
     duration = d.get("duration", "none")
     r.one_of("delayed", i, "duration", duration, ("none", "this turn"))
@@ -737,6 +745,7 @@ def _delayed(r: _Reader, i: int, d: dict[str, Any], objects: list[str]) -> Delay
         refers_to=_refers_to(r, i, d.get("refers_to", [objects[source]] if names_one else []), objects, trigger),
         duration=duration == "this turn",
         nth=r.kind("delayed", i, "on_second_resolution", d.get("on_second_resolution", False), bool),
+        other_effect=r.kind("delayed", i, "other_effect", d.get("other_effect", False), bool),
     )
 
 
@@ -852,7 +861,7 @@ def _action(
 def _question(r: _Reader, i: int, q: Any, abilities: tuple[str, ...], objects: list[str], n_printed: int) -> Question:
     if not isinstance(q, dict):
         r.fail("questions", i, "", "expected a table")
-    r.only("questions", i, q, ("id", "ask", "ability", "other", "object", "at", "expect"))
+    r.only("questions", i, q, ("id", "ask", "ability", "other", "object", "at", "expect", "expect_needed"))
     ask = r.one_of("questions", i, "ask", q.get("ask"), tuple(QUESTIONS))
     for needed in QUESTIONS[ask]:
         if needed not in q:
@@ -871,7 +880,15 @@ def _question(r: _Reader, i: int, q: Any, abilities: tuple[str, ...], objects: l
         at=at,
         line=r.lines.get(("questions", i)),
         expect=r.kind("questions", i, "expect", q["expect"], str) if "expect" in q else None,
+        expect_needed=_clause_numbers(r, i, q.get("expect_needed", [])),
     )
+
+
+def _clause_numbers(r: _Reader, i: int, numbers: Any) -> tuple[str, ...]:
+    for n in r.kind("questions", i, "expect_needed", numbers, list):
+        if not isinstance(n, str) or not re.fullmatch(r"603\.\d+[a-z]?", n):
+            r.fail("questions", i, "expect_needed", f'{shown(n)} is not a clause of rule 603 (say "603.2i")')
+    return tuple(numbers)
 
 
 def play(loaded: ScenarioFile):

@@ -204,7 +204,16 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
 
 #: Flags a generated second ability may have (a mana ability, a granted one and one that works from a hand are
 #: drawn on first abilities only).
-SECOND_ABILITY_FLAGS = ("has_if", "optional", "modal", "targeted", "once_each_turn", "uncounterable", "other_effect")
+SECOND_ABILITY_FLAGS = (
+    "has_if",
+    "optional",
+    "modal",
+    "targeted",
+    "once_each_turn",
+    "uncounterable",
+    "other_effect",
+    "acts_on_this",
+)
 
 
 @st.composite
@@ -266,6 +275,8 @@ def delayed_abilities(draw, n_cards: int, focus: str | None = None) -> DelayedAb
         # Without a duration, two times in three where several events can meet the condition at once (603.7b).
         duration=_one_in(draw, 3) if trigger in MANY_AT_ONCE else draw(st.booleans()),
         nth=cause == "ability" and _one_in(draw, 3),
+        # Now and then "... then draw a card" besides what it does to its objects (603.7c).
+        other_effect=bool(refers_to) and _one_in(draw, 3),
     )
 
 

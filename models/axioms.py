@@ -41,7 +41,30 @@ def _axiom(number: str, summary: str, overrides=None):
     return lambda fn: ClauseEncoding(number, summary, "", fn, dict(overrides or {}))
 
 
-@_axiom("400.7", "an object that moves from one zone to another becomes a new object")
+def _source_gone(g, t: int, *key: int):
+    """With ``key`` (a card): the printed ability of that card resolving in batch ``t`` does something to its source
+    (``acts_on_this``), and the object the source was as the ability triggered -- before the event for a look-back
+    trigger, after it otherwise -- is gone: the card has moved since (400.7), or it is phased out (702.26b)."""
+    if t == 0 or not key:
+        return False
+    (c,) = key
+    moment = m.top(g, t - 1, "slot_moment")
+    gone = []
+    for a in m.printed_of(g, c):
+        stamp = g.since(t - 1, c)
+        looked_back = g.earlier(moment, t, "look_back", a, default=False)
+        same = g.Or(stamp < moment, g.And(stamp == moment, g.Not(looked_back)))
+        found = g.And(same, g.Not(g.phased_out(t - 1, c)))
+        gone.append(g.And(m.resolving_ability(g, t, a), m.acts_on_this(g, a), g.Not(found)))
+    return g.Or(*gone)
+
+
+@_axiom(
+    "400.7",
+    "an object that moves from one zone to another becomes a new object: an effect that refers to the old one can't"
+    " find it",
+    overrides={"608.2": _source_gone},
+)
 def object_identity(g, t: int) -> Iterator[Rule]:
     for c in m.cards(g):
         if t == 0:
@@ -54,6 +77,9 @@ def object_identity(g, t: int) -> Iterator[Rule]:
         # the same batch: on the stack at both moments, it is the same object.
         spell = g.And(g.zone(t - 1, c) == STACK, g.zone(t, c) == STACK)
         yield R(spell, g.since(t, c) == g.since(t - 1, c), f"card {c}")
+        # An ability that does something to its source ("put a +1/+1 counter on this creature") does nothing to it
+        # once it has moved: the card is a new object the ability doesn't refer to.
+        yield R(_source_gone(g, t, c), g.Not(g.affects(t, c)), f"card {c}")
 
 
 @_axiom(
@@ -588,34 +614,12 @@ def illegal_targets(g, t: int) -> Iterator[Rule]:
     yield R(_all_targets_illegal(g, t), g.removed_now(t))
 
 
-def _already_done(g, t: int, *_object: int):
-    """The resolving ability says "Do this only once each turn" and its controller took the action earlier
-    this turn (603.2i's record, ``done_this_turn``, as it stood before this resolution)."""
-    if t == 0:
-        return False
-    return g.Or(
-        *[
-            g.And(
-                m.resolving_ability(g, t, a),
-                g.once_each_turn(a),
-                m.select(g, [g.done_this_turn(t - 1, a, p) for p in m.players(g)], m.top(g, t - 1, "slot_controller")),
-                g.turn(t) == g.turn(t - 1),
-            )
-            for _, a in m.printed_abilities(g)
-        ]
-    )
-
-
 @_axiom(
     "608.2c",
-    "the instructions are followed in the order written, as written: 'Do this only once each turn' is not done"
-    " twice; a resolution's later events are later batches, with no priority in between",
-    overrides={"608.2": _already_done},
+    "the instructions are followed in the order written: a resolution's later events are later batches, with no"
+    " priority in between",
 )
 def instructions_followed(g, t: int) -> Iterator[Rule]:
-    # Several instances that triggered together each resolve (603.2i asks only as they trigger), but
-    # only the first to resolve takes the action.
-    yield R(_already_done(g, t), g.Not(g.acts(t)))
     # Each instruction's events happen in order, each a batch in which abilities trigger (603.2), so a
     # resolution whose events are in order spans batches: the one in which the object leaves the stack, then
     # one per later instruction.  A turn-based action (703.4) may span batches the same way.  Nobody receives
@@ -640,8 +644,13 @@ def resolution(g, t: int) -> Iterator[Rule]:
     # An ability whose effect is what it does to its objects acts only if some object it names can be affected:
     # each object may be set aside by a different clause (the enchanted card hidden, 603.6; the Aura card not in
     # the graveyard, 603.6e), so "none can be" is not any one clause's exception.
+    # One that also does something else (``other_effect``) does that part whatever becomes of its objects.
     some_can = g.Or(*[g.And(m.names_object(g, t, c), g.Not(exempt(g, "608.2", t, c))) for c in m.cards(g)])
-    yield R(g.And(resolving_any, g.Not(exempt(g, "608.2", t)), g.Or(g.Not(m.names_objects(g, t)), some_can)), g.acts(t))
+    more = m.also_does_something_else(g, t)
+    yield R(
+        g.And(resolving_any, g.Not(exempt(g, "608.2", t)), g.Or(g.Not(m.names_objects(g, t)), some_can, more)),
+        g.acts(t),
+    )
     # What it does to objects, object by object: each object its effect names is affected, unless a rule says
     # that one can't be (603.6e, 603.7c: ``exempt`` with the card), or the whole ability does nothing (603.4, 603.5,
     # 603.6, 608.2c); nothing else is.  An ability whose effect is what it does to its objects does something only
@@ -650,7 +659,7 @@ def resolution(g, t: int) -> Iterator[Rule]:
         named = m.names_object(g, t, c)
         yield R(g.And(named, g.Not(exempt(g, "608.2", t, c))), g.affects(t, c), f"card {c}")
         yield R(g.affects(t, c), g.And(named, g.acts(t)), f"card {c}")
-    yield R(g.And(m.names_objects(g, t), g.acts(t)), g.Or(*[g.affects(t, c) for c in m.cards(g)]))
+    yield R(g.And(m.names_objects(g, t), g.acts(t), g.Not(more)), g.Or(*[g.affects(t, c) for c in m.cards(g)]))
     # The instructed action (e.g. "you may sacrifice a creature") is part of the effect: an ability that
     # does nothing takes it no times (``m.actions_taken``).  ``actions_by_effect`` is how many times the
     # effect would take it, a choice made whatever the rules then decide ``acts`` to be; tied to ``acts``

@@ -325,6 +325,7 @@ CARD_FLAGS = (
     "other_effect",
     "one_or_more",
     "triggers_once_each_turn",
+    "acts_on_this",
 )
 
 #: Of those, the ones each printed triggered ability has for itself (a card with two has them twice).
@@ -341,6 +342,7 @@ ABILITY_FLAGS = (
     "other_effect",
     "one_or_more",
     "triggers_once_each_turn",
+    "acts_on_this",
 )
 
 MAX_COUNT = 6  # the most instances one ability can put on the stack in one batch
@@ -429,6 +431,14 @@ VARIABLES: tuple[VarSpec, ...] = (
         absent_means=False,
     ),
     _const(
+        "acts_on_this",
+        ("printed",),
+        "the effect of an ability that doesn't trigger on its own object's zone change does something to its source"
+        " ('put a +1/+1 counter on this creature', 'return this card to your hand'): the object it was as the ability"
+        " triggered, which it doesn't find once that object has moved (400.7) or phased out (702.26b)",
+        absent_means=False,
+    ),
+    _const(
         "one_or_more",
         ("printed",),
         "for a filtered trigger condition (FILTERED_KINDS) about several objects: it says 'one or more' ('whenever one"
@@ -507,6 +517,13 @@ VARIABLES: tuple[VarSpec, ...] = (
         ("delayed", "card"),
         "the delayed ability refers to this card's object (603.7c): none ('draw a card'), one ('exile it') or several"
         " ('return the exiled cards'); its trigger condition's 'this', if it names one, is the one card it refers to",
+    ),
+    _const(
+        "d_other_effect",
+        ("delayed",),
+        "the delayed ability that refers to objects also does something not done to them (Ignorant Bliss's 'then draw"
+        " a card'): it does that even when none of them is found (603.7c)",
+        absent_means=False,
     ),
     _const("d_nth", ("delayed",), "created when the creating ability has resolved twice this turn (603.7h)"),
     # --- the turn ------------------------------------------------------------------
@@ -1228,10 +1245,12 @@ def aura_leaves_resolving(g, t: int, x: int):
 def names_object(g, t: int, c: int):
     """The ability resolving in batch ``t`` does something to card ``c``'s object, as its effect says: an object
     a delayed ability refers to (603.7c); the Aura card and the enchanted permanent's card, for an Aura's "when
-    enchanted permanent leaves" ability (603.6e).  The model follows the objects of no other ability."""
+    enchanted permanent leaves" ability (603.6e); its source, for a printed ability that says so (``acts_on_this``).
+    A zone-change ability's own object is 603.6's (``acts_on_its_own_object``)."""
     if t == 0:
         return False
     named = [g.And(resolving_ability(g, t, delayed(g, d)), g.d_refers(d, c)) for d in g.range("delayed")]
+    named += [g.And(resolving_ability(g, t, a), acts_on_this(g, a)) for a in printed_of(g, c)]
     for x in cards(g):
         mine = True if x == c else top(g, t - 1, "slot_object") == c
         named.append(g.And(aura_leaves_resolving(g, t, x), mine))
@@ -1409,6 +1428,19 @@ def batched(g, a: int, n):
     if ability_class(g, a)[0] != "printed":
         return n
     return g.If(g.And(g.one_or_more(a), n >= 1), 1, n)
+
+
+def acts_on_this(g, a: int):
+    """Printed ability ``a`` does something to its source as it triggered, and not as 603.6 looks for it."""
+    return g.And(g.acts_on_this(a), g.Not(acts_on_its_own_object(g, a)))
+
+
+def also_does_something_else(g, t: int):
+    """The ability resolving in batch ``t`` does something besides what it does to the objects it names
+    (``other_effect``, ``d_other_effect``): that part is done even when none of them is found."""
+    printed = [g.And(resolving_ability(g, t, a), g.other_effect(a)) for a in range(printed_count(g))]
+    later = [g.And(resolving_ability(g, t, delayed(g, d)), g.d_other_effect(d)) for d in g.range("delayed")]
+    return g.Or(*printed, *later)
 
 
 def acts_on_its_own_object(g, a: int):

@@ -163,6 +163,40 @@ def _modifiers(c: Condition, effect: str) -> tuple[Condition, str]:
     )
 
 
+#: This object in an effect's words: the card's name (written "~") or "this creature" and the like.
+_THIS_OBJECT = r"(?:~|this (?:creature|permanent|card|artifact|enchantment|land|vehicle|saga))"
+#: Instructions that do something to an object, up to the object's words ("put a +1/+1 counter on").
+_ACTING = (
+    r"(?:put (?:a|an|one|two|three|x|that many) [^.,]*?counters? on|return|exile|tap|untap|sacrifice|destroy"
+    r"|transform|regenerate|attach [^.,]*? to|gain control of)\s+"
+)
+#: Effects that change an object, after its words ("this creature gets +1/+1 until end of turn").
+_CHANGED = r"\s+(?:gets|gains|loses|becomes|phases out|can't be blocked)\b"
+#: Instructions of an effect, to tell what else it does once the parts acting on this object are set aside.
+_INSTRUCTION = re.compile(
+    r"\b(?:draws?|discards?|creates?|gains?|loses?|deals?|exiles?|returns?|puts?|search(?:es)?|scry|surveil|mills?"
+    r"|adds?|destroys?|sacrifices?|taps?|untaps?|counters?|cast|looks?|reveals?|shuffles?|attach(?:es)?|fights?"
+    r"|gets?|pays?|chooses?|investigates?|proliferates?)\b"
+)
+
+
+def _what_it_acts_on(c: Condition, effect: str) -> list[str]:
+    """Does the effect do something to this object (``acts_on_this``), and, if it does something to an object,
+    something else as well (``other_effect``)?  "It" is this object where the condition's subject is; otherwise it
+    is the object the event happened to.
+    Words that only read this object ("~ deals 2 damage", "equal to ~'s power": 608.2h's last known information)
+    don't act on it."""
+    this = rf"(?:{_THIS_OBJECT}|it)" if c.subject == THIS else _THIS_OBJECT
+    acting = re.compile(rf"{_ACTING}{this}(?!\w)|(?<!\w){this}{_CHANGED}")
+    effect = effect.lower()
+    acts = bool(acting.search(effect))
+    # Said only of an ability that does something to an object: this one, or the one whose zone change it
+    # triggers on (603.6); the others do what they say whatever becomes of their source.
+    own = c.event.kind == "zone_change" and c.subject == THIS
+    more = (acts or own) and bool(_INSTRUCTION.search(acting.sub(" ", effect)))
+    return ["acts_on_this"] * acts + ["other_effect"] * more
+
+
 # --- "at the beginning of ..." -----------------------------------------------------------------------------------
 
 _STEP_WORDS = {
@@ -547,7 +581,7 @@ def printed_ability(text: str, name: str = "") -> PrintedAbility:
     flags = [flag for field_, flag in MODIFIER_FLAGS.items() if getattr(c, field_) and field_ != "intervening_if"]
     if c.intervening_if and c.intervening_if != own_if:
         flags.append("has_if")
-    return PrintedAbility(point, tuple(flags))
+    return PrintedAbility(point, tuple(flags + _what_it_acts_on(c, reading.effect)))
 
 
 def _nearest(c: Condition) -> str:

@@ -177,7 +177,8 @@ def found_where_it_moved(g, t, c):
 def delayed_object_gone(g, t, *key):
     """In batch ``t`` a delayed ability resolves that can't affect an object it refers to: with ``key`` (a card),
     that card's object is no longer where it was expected to be; without, none of the objects it refers to is
-    (so it does nothing), and it refers to at least one (one that refers to none does its effect, 608.2)."""
+    (so it does nothing), it refers to at least one (one that refers to none does its effect, 608.2), and it does
+    nothing else (``d_other_effect``: "then draw a card" is still done)."""
     if t == 0:
         return False
     out = []
@@ -189,5 +190,5 @@ def delayed_object_gone(g, t, *key):
             continue
         refs = [g.d_refers(d, c) for c in m.cards(g)]
         found = [g.And(g.d_refers(d, c), delayed_object_found(g, t, d, c)) for c in m.cards(g)]
-        out.append(g.And(res, g.Or(*refs), g.Not(g.Or(*found))))
+        out.append(g.And(res, g.Or(*refs), g.Not(g.Or(*found)), g.Not(g.d_other_effect(d))))
     return g.Or(*out)

@@ -102,7 +102,7 @@ def test_only_the_first_of_two_instances_takes_the_once_each_turn_action():
     trace = played("603.2i-simultaneous-instances.toml")
     assert broken(trace) == set()
     assert trace.states[3]["leave"] == game.RESOLVE and not trace.states[3]["acts"]
-    assert (3, "608.2c") in broken(changed(trace, 3, "acts", True))
+    assert (3, "603.2i") in broken(changed(trace, 3, "acts", True))
 
 
 def test_the_action_counts_from_the_moment_it_is_taken():
@@ -730,6 +730,52 @@ def test_an_enters_ability_that_draws_still_draws_after_its_creature_is_gone():
     # the object, which is gone (603.6).
     plain = dataclasses.replace(trace, params={**trace.params, "other_effect": [False]})
     assert (last, "603.6") in broken(plain)
+
+
+# --- an ability that does something to its source finds it or does nothing to it (400.7) ------------------------
+
+
+def test_an_ability_puts_no_counter_on_its_source_once_it_has_died_and_still_does_the_rest():
+    trace = played("400.7-redcap-gutter-dweller-gone.toml")  # Redcap Gutter-Dweller 0
+    assert broken(trace) == set()
+    first, last = 4, trace.length - 2  # its two resolutions: on the battlefield, then after it died
+    assert trace.states[first]["acts"] and trace.states[first]["affects"][0]
+    assert trace.states[last - 1]["zone"][0] == game.GRAVEYARD
+    assert trace.states[last]["acts"] and not trace.states[last]["affects"][0]
+    # An engine that puts the counter on the card in the graveyard, a new object: 400.7.
+    assert (last, "400.7") in broken(changed(trace, last, "affects", True, 0))
+    # One that forgets the counter while the creature is still there, or drops the rest once it is gone: 608.2.
+    assert (first, "608.2") in broken(changed(trace, first, "affects", False, 0))
+    assert (last, "608.2") in broken(changed(trace, last, "acts", False))
+    # Without other_effect its effect is all about the creature, which is gone: it does nothing (400.7, 608.2).
+    plain = dataclasses.replace(trace, params={**trace.params, "other_effect": [False] * 3})
+    assert {clause for moment, clause in broken(plain) if moment == last} & {"400.7", "608.2"}
+
+
+def test_a_look_back_ability_doesnt_find_its_source_that_left_in_the_same_event():
+    # "Whenever another creature dies, put a +1/+1 counter on this creature": it and another creature die at once.
+    # It triggers (603.10a looks back), but the creature it would put the counter on left in that event (400.7).
+    hunter = Card(zone="battlefield", trigger="creature_dies", flags=(*CREATURE, "acts_on_this"))
+    hunter = dataclasses.replace(hunter, subject_relation="another")
+    bear = Card(zone="battlefield", flags=CREATURE)
+    trace = run(Scenario(cards=(hunter, bear), actions=(Action(destroy=(0, 1)), Action(resolve=True))))
+    assert broken(trace) == set() and trace.states[1]["triggers"][0] == 1
+    assert not trace.states[2]["acts"] and not trace.states[2]["affects"][0]
+    assert (2, "400.7") in broken(changed(changed(trace, 2, "affects", True, 0), 2, "acts", True))
+
+
+def test_a_delayed_ability_whose_object_is_gone_still_does_the_rest():
+    trace = played("603.7c-brood-of-cockroaches-exiled.toml")  # Brood of Cockroaches 0, its delayed ability 0
+    assert broken(trace) == set()
+    last = trace.length - 1  # "you lose 1 life and return Brood of Cockroaches to your hand"; the card is in exile
+    assert trace.states[last - 1]["zone"][0] == game.EXILE
+    assert trace.states[last]["acts"] and not trace.states[last]["affects"][0]
+    assert (last, "608.2") in broken(changed(trace, last, "acts", False))
+    assert (last, "603.7c") in broken(changed(trace, last, "affects", True, 0))
+    # Without "you lose 1 life", what it does is what it does to the card: nothing (603.7c sets 608.2 aside for the
+    # card; 608.2 holds an ability that affects none of its objects to doing nothing).
+    bare = dataclasses.replace(trace, params={**trace.params, "d_other_effect": [False]})
+    assert (last, "608.2") in broken(bare)
 
 
 def test_panharmonicon_doubles_an_artifacts_enters_ability():

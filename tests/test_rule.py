@@ -104,6 +104,11 @@ def test_markdown_cites_clause_text_and_shows_the_game(capsys):
             "[[players]]\nname = 'A'\n[[objects]]\nname = 'B'\n[[actions]]\ndestroy = 'B'\n",
             ":5: actions[0]: destroy card 0",
         ),
+        (
+            "[[players]]\nname = 'A'\n[[objects]]\nname = 'B'\ntrigger = 'enters_self'\n[[questions]]\n"
+            "ask = 'does_trigger'\nability = 'B'\nexpect_needed = ['608.2']\n",
+            ":9: questions[0].expect_needed: '608.2' is not a clause of rule 603",
+        ),
     ],
 )
 def test_bad_scenario_is_one_line_and_exit_2(capsys, tmp_path: Path, content: str, expected: str):
@@ -188,6 +193,13 @@ def test_each_scenario_gets_the_answers_its_file_expects(path: Path):
         f"{answer.summary()!r}"
         for question, answer in zip(loaded.questions, ruling.answers, strict=True)
         if question.expect is not None and question.expect.lower() != answer.summary().lower()
+    ]
+    wrong += [
+        f"{path.name}: question {question.id!r}: the file expects {number} to decide it, the model needs "
+        f"{', '.join(answer.needed) or 'no clause'}"
+        for question, answer in zip(loaded.questions, ruling.answers, strict=True)
+        for number in question.expect_needed
+        if number not in answer.needed
     ]
     assert not wrong, "\n".join(wrong)
     unexplained = [a.id for a in ruling.answers if a.answer not in ("depends", "unknown") and not (a.clauses or a.note)]

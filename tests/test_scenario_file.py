@@ -318,7 +318,9 @@ def test_a_card_with_two_printed_abilities_has_both_and_each_is_named(tmp_path: 
         "creature_dies",
         "this",
     )
-    assert card.ability(1).flags == ("optional",) and not card.has("optional")
+    # Both draw, which does nothing to the creature: 603.6 fails only the part that acts on it (other_effect).
+    assert card.ability(1).flags == ("optional", "other_effect") and not card.has("optional")
+    assert card.has("other_effect")
     cards = len(loaded.objects)
     assert loaded.abilities[:cards] == loaded.objects and loaded.abilities[cards] == f"{loaded.objects[0]} #2"
     assert loaded.scenario.universe_sizes()["printed"] == 2 * cards
@@ -362,12 +364,14 @@ def test_a_scenario_in_printed_text_answers_as_the_same_scenario_in_trigger_kind
     felidar = "condition = false         # Alice has 39 life\n"
     for name, kind, after, table in [
         ("603.4-felidar-sovereign", "your_upkeep", felidar, "\n[objects.ability]\nintervening_if = true\n"),
-        ("603.6-mulldrifter-evoke", "enters_self", "", ""),
+        # (its text says it does something else than to Mulldrifter, 603.6: a kind needs the key)
+        ("603.6-mulldrifter-evoke", "enters_self", "", "\n[objects.ability]\nother_effect = true"),
         ("603.2b-end-step", "end_step", "", ""),
     ]:
         printed = (SCENARIOS / f"{name}.toml").read_text(encoding="utf-8")
         assert "oracle = " in printed and (not after or after in printed)
-        lines = [f'trigger = "{kind}"' if x.startswith("oracle = ") else x for x in printed.split("\n")]
+        given = f'trigger = "{kind}"' + ("" if after else table)
+        lines = [given if x.startswith("oracle = ") else x for x in printed.split("\n")]
         kinds = "\n".join(lines).replace(after, after + table) if after else "\n".join(lines)
         a, b = load(_write(tmp_path, printed)), load(_write(tmp_path, kinds))
         assert a.scenario == b.scenario, name
@@ -579,20 +583,20 @@ def test_a_copy_of_a_card_whose_second_ability_works_from_the_stack_is_refused(t
 
 
 def test_each_printed_ability_takes_its_own_ability_keys_condition_and_instances(tmp_path: Path):
-    # Solemn Simulacrum's "When this creature dies, you may draw a card." does something else than to the creature
-    # (other_effect, 603.6) -- a key its text doesn't say, given for the second ability in a list of tables.
+    # Keys the text doesn't say ("granted by an effect", "can't be countered"), given for each ability in a list of
+    # tables.
     two = '["When this creature enters, draw a card.", "When this creature dies, you may draw a card."]'
     text = _with_oracle(tmp_path, two).read_text(encoding="utf-8")
     lists = text.replace(
         "oracle = " + two,
         "oracle = " + two + "\ncondition = [true, false]\n"
-        "ability = [{ cant_be_countered = true }, { other_effect = true }]",
+        "ability = [{ cant_be_countered = true }, { granted_by_effect = true }]",
         1,
     )
     assert lists != text
     card = load(_write(tmp_path, lists)).scenario.cards[0]
     assert card.has("uncounterable") and not card.ability(1).has("uncounterable")
-    assert card.ability(1).flags == ("optional", "other_effect") and not card.has("other_effect")
+    assert set(card.ability(1).flags) == {"optional", "granted", "other_effect"} and not card.has("granted")
     assert (card.condition, card.ability(1).condition) == (True, False)
 
 

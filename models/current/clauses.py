@@ -297,16 +297,37 @@ def _done_by_controller(g, t: int, a: int, c: int):
     return m.select(g, [g.done_this_turn(t, a, p) for p in m.players(g)], controller)
 
 
+def _already_done(g, t: int, *_object: int):
+    """The resolving ability says "Do this only once each turn" and its controller took the action earlier
+    this turn (``done_this_turn`` as it stood before this resolution)."""
+    if t == 0:
+        return False
+    return g.Or(
+        *[
+            g.And(
+                m.resolving_ability(g, t, a),
+                g.once_each_turn(a),
+                m.select(g, [g.done_this_turn(t - 1, a, p) for p in m.players(g)], top_before(g, t, "slot_controller")),
+                g.turn(t) == g.turn(t - 1),
+            )
+            for _, a in m.printed_abilities(g)
+        ]
+    )
+
+
 @clause(
     "603.2i",
-    "'Do this only once each turn': triggers only if the action wasn't taken yet this turn",
+    "'Do this only once each turn': triggers only if the action wasn't taken yet this turn, and isn't taken twice",
     text_hash="5c29582c6bc0",
-    overrides={"603.2": _done_already},
+    overrides={"603.2": _done_already, "608.2": _already_done},
 )
 def once_each_turn(g, t: int) -> Iterator[Rule]:
     for _, a in m.printed_abilities(g):
         done = _done_already(g, t, a)
         yield R(done, g.base_triggers(t, a) == 0, m.printed_about(g, a), witness=g.And(done, g.matches(t, a) >= 1))
+    # The instruction limits the action itself: instances that triggered together each resolve (the trigger
+    # condition is asked only as they trigger), but only the first to resolve takes the action.
+    yield R(_already_done(g, t), g.Not(g.acts(t)), "resolving ability")
 
 
 # --- 603.3 -------------------------------------------------------------------------

@@ -156,15 +156,21 @@ def _rule_one(
 
 
 def _as_expected(scenario_path: str, loaded: Any, ruling: Ruling) -> bool:
-    """Say on stderr where a ruling differs from the answer its file expects (``expect``)."""
-    ok = True
+    """Say on stderr where a ruling differs from the answer its file expects (``expect``, ``expect_needed``)."""
+    wrong = []
     for i, (question, answer) in enumerate(zip(loaded.questions, ruling.answers, strict=True)):
+        where = f"{scenario_path}:{question.line}" if question.line else scenario_path
         if question.expect is not None and question.expect.lower() != answer.summary().lower():
-            where = f"{scenario_path}:{question.line}" if question.line else scenario_path
-            print(
+            wrong.append(
                 f"{where}: questions[{i}].expect: the file expects {question.expect!r}, "
-                f"the ruling is {answer.summary()!r}",
-                file=sys.stderr,
+                f"the ruling is {answer.summary()!r}"
             )
-            ok = False
-    return ok
+        missing = [n for n in question.expect_needed if n not in answer.needed]
+        if missing:
+            wrong.append(
+                f"{where}: questions[{i}].expect_needed: the file expects {', '.join(missing)} to decide the answer, "
+                f"the ruling needs {', '.join(answer.needed) or 'no clause'}"
+            )
+    for line in wrong:
+        print(line, file=sys.stderr)
+    return not wrong
