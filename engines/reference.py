@@ -874,7 +874,7 @@ class ReferenceGame:
             # 603.6: it looks for the object in the zone it moved to; not found, the part of the ability that does
             # something to it does nothing -- all of it, unless it also does something else ("draw two cards").
             return self.said(a, "other_effect"), frozenset()
-        if self.said(a, "acts_on_this") and not self.acts_on_its_own_object(a):
+        if self.said(a, "acts_on_this") and not self.acts_on_its_own_object(a) and self.kind[a] != ENCHANTED_LEAVES:
             found = self._finds_its_source(before, a, top)
             return found or self.said(a, "other_effect"), frozenset({c} if found else ())
         if self.kind[a] == ENCHANTED_LEAVES:
@@ -889,7 +889,7 @@ class ReferenceGame:
                 found.add(c)
             if top.zone != BATTLEFIELD and self._finds_its_object(before, top.object, top):
                 found.add(top.object)
-            return bool(found), frozenset(found)
+            return bool(found) or self.said(a, "other_effect"), frozenset(found)
         return True, frozenset()
 
     def _finds_its_source(self, before: Moment, a: int, top: StackObject) -> bool:

@@ -1431,8 +1431,9 @@ def batched(g, a: int, n):
 
 
 def acts_on_this(g, a: int):
-    """Printed ability ``a`` does something to its source as it triggered, and not as 603.6 looks for it."""
-    return g.And(g.acts_on_this(a), g.Not(acts_on_its_own_object(g, a)))
+    """Printed ability ``a`` does something to its source as it triggered, and not as 603.6 looks for it (its own
+    zone change) nor as 603.6e does (an Aura's card, which its "enchanted permanent leaves" ability looks for)."""
+    return g.And(g.acts_on_this(a), g.Not(acts_on_its_own_object(g, a)), g.kind(a) != ENCHANTED_LEAVES)
 
 
 def also_does_something_else(g, t: int):

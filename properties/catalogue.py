@@ -176,10 +176,11 @@ def delayed_waits(g, t):
 def delayed_object_changed_zones(g, t):
     """A delayed ability affects each object it refers to that hasn't changed zones since it was created and isn't
     phased out (treated as though it doesn't exist, 702.26b), and none that has changed zones, even if it came back;
-    once every one of them has, it does nothing.  One whose trigger is that object's own zone change ("when that
+    once every one of them has, it does nothing to them.  One whose trigger is that object's own zone change ("when that
     creature dies this turn, return that card") looks instead for the object it became by the change its instance
     triggered on (the moment it is labelled with, 405.1): affected unless it changed zones again or is in a zone
-    hidden from the ability's controller."""
+    hidden from the ability's controller.  One that also does something else (``d_other_effect``) does that
+    whatever becomes of its objects."""
     if t == 0:
         return True
     claims = []
@@ -208,7 +209,8 @@ def delayed_object_changed_zones(g, t):
             claims.append(g.Implies(g.And(resolves, g.d_refers(d, c)), g.affects(t, c) == there[c]))
         refers = g.Or(*[g.d_refers(d, c) for c in m.cards(g)])
         none_there = g.And(*[g.Implies(g.d_refers(d, c), g.Not(there[c])) for c in m.cards(g)])
-        claims.append(g.Implies(g.And(resolves, refers, none_there), g.Not(g.acts(t))))
+        # With none of them there it does nothing, but what it does besides ("then draw a card"), which it does.
+        claims.append(g.Implies(g.And(resolves, refers, none_there), g.acts(t) == g.d_other_effect(d)))
     return g.And(*claims)
 
 

@@ -648,7 +648,7 @@ def _aura_card_found(g, t, x):
 
 def _aura_not_found(g, t, *key):
     """An Aura's "enchanted permanent leaves" ability resolves and can't find, with ``key`` (a card), that card's
-    object; without, either of its two objects (so it does nothing)."""
+    object; without, either of its two objects, and it does nothing else (so it does nothing)."""
     if t == 0:
         return False
     out = []
@@ -660,7 +660,9 @@ def _aura_not_found(g, t, *key):
             card_lost = g.And(top_before(g, t, "slot_object") == c, g.Not(_enchanted_card_found(g, t)))
             out.append(g.And(res, g.Or(aura_lost, card_lost)))
         else:
-            out.append(g.And(res, g.Not(_aura_card_found(g, t, x)), g.Not(_enchanted_card_found(g, t))))
+            # (one that also does something else, "and you gain 2 life", still does that: ``other_effect``)
+            plain = g.Or(*[g.And(m.resolving_ability(g, t, a), g.Not(g.other_effect(a))) for a in m.printed_of(g, x)])
+            out.append(g.And(res, plain, g.Not(_aura_card_found(g, t, x)), g.Not(_enchanted_card_found(g, t))))
     return g.Or(*out)
 
 
