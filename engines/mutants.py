@@ -244,6 +244,12 @@ class DelayedRestLost(ReferenceGame):
         return acts, affects
 
 
+class ChoicesOfPrintedOnly(ReferenceGame):
+    def _no_legal_choice(self, a: int, after: Moment) -> bool:
+        # Only an object's printed ability is checked for a legal target: a delayed or reflexive one goes on the stack.
+        return self.ability_class(a)[0] == "printed" and super()._no_legal_choice(a, after)
+
+
 class WholeEffectFails(ReferenceGame):
     def _does_what_it_says(self, before: Moment, top, action: Action):
         acts, affects = super()._does_what_it_says(before, top, action)
@@ -435,6 +441,12 @@ MUTANTS: tuple[Mutant, ...] = (
         " card')",
         ("608.2",),
         DelayedRestLost,
+    ),
+    Mutant(
+        "delayed-target-unchecked",
+        "a delayed or reflexive ability that targets goes on the stack with no legal target",
+        ("603.3d",),
+        ChoicesOfPrintedOnly,
     ),
     Mutant(
         "whole-effect-fails",

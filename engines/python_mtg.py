@@ -966,6 +966,7 @@ class _WindowTrace:
             "triggers_once_each_turn": [False] * n,  # nor "This ability triggers only once each turn"
             "reflexive_from": [0],
             "pay_any": [False],
+            "r_targeted": [False],
             "d_kind": ["none"],
             "d_duration": [False],
             "d_cause": ["spell"],
@@ -973,6 +974,7 @@ class _WindowTrace:
             "d_refers": [[False] * n],
             "d_nth": [False],
             "d_other_effect": [False],
+            "d_targeted": [False],
         }
 
     def document(self) -> dict[str, Any]:

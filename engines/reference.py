@@ -811,9 +811,8 @@ class ReferenceGame:
         after.leave = RESOLVE
         after.stack.pop()
         if action.targets_illegal:
-            cls, a = self.ability_class(top.code - 1) if spell is None else ("spell", spell)
-            if cls != "printed" or not self.said(a, "targeted"):
-                _fail("targets_illegal: only an object's triggered ability that targets has targets to become illegal")
+            if spell is not None or not self.targets(top.code - 1):
+                _fail("targets_illegal: only a triggered ability that targets has targets to become illegal")
             after.targets_illegal = True
         if spell is None and self._removed_instead(before, top, action):
             # It leaves the stack without resolving and does nothing: no effect, no action, no delayed
@@ -1292,7 +1291,7 @@ class ReferenceGame:
         kind = self.ability_kind(a)
         cls, i = self.ability_class(a)
         tr = Triggering(look_back=self.looks_back(kind))  # 603.10
-        tr.no_legal_choice = cls == "printed" and i in action.no_legal_choice
+        tr.no_legal_choice = a in action.no_legal_choice
         # 603.10: judged on the game right after the event, or just before it for a look-back trigger.
         view = before if (tr.look_back and before is not None) else after
         tr.controller = self._controller(a, view, after)
@@ -1730,9 +1729,15 @@ class ReferenceGame:
         return (player - m.active) % self.n_players
 
     def _no_legal_choice(self, a: int, after: Moment) -> bool:
-        cls, i = self.ability_class(a)
-        needs_choice = cls == "printed" and (self.said(i, "modal") or self.said(i, "targeted"))
+        needs_choice = self.targets(a) or (self.ability_class(a)[0] == "printed" and self.said(a, "modal"))
         return needs_choice and after.abilities[a].no_legal_choice
+
+    def targets(self, a: int) -> bool:
+        """Ability ``a`` (by ability number) targets: a printed one as its text says, a delayed or reflexive one."""
+        cls, i = self.ability_class(a)
+        if cls == "printed":
+            return self.said(i, "targeted")
+        return (self.scenario.delayed if cls == "delayed" else self.scenario.reflexive)[i].targeted
 
     def _check_counts(self, after: Moment) -> None:
         if len(after.stack) > min(self.scenario.slots, MAX_STACK):
@@ -1755,6 +1760,7 @@ class ReferenceGame:
             **{flag: [text.has(flag) for text in self.texts] for flag in game.ABILITY_FLAGS},
             "reflexive_from": [r.created_by for r in s.reflexive],
             "pay_any": [r.pay_any for r in s.reflexive],
+            "r_targeted": [r.targeted for r in s.reflexive],
             "d_kind": list(self.d_kind),
             "d_duration": [d.duration for d in s.delayed],
             "d_cause": list(self.d_cause),
@@ -1762,6 +1768,7 @@ class ReferenceGame:
             "d_refers": [[c in d.refers_to for c in range(self.n_cards)] for d in s.delayed],
             "d_nth": [d.nth for d in s.delayed],
             "d_other_effect": [d.other_effect for d in s.delayed],
+            "d_targeted": [d.targeted for d in s.delayed],
             "final_chapter": [card.final_chapter for card in s.cards],
             "token": [card.token for card in s.cards],
             "legend_name": [card.legend_name for card in s.cards],

@@ -121,6 +121,7 @@ class DelayedAbility:
     nth: bool = False  # created when its creating ability resolves for the second time in a turn (``d_nth``, 603.7h)
     #: it also does something not done to the objects it refers to, "then draw a card" (``d_other_effect``, 603.7c)
     other_effect: bool = False
+    targeted: bool = False  # "target land deals 3 damage to that creature": 603.3d, 608.2b (``d_targeted``)
 
     def __post_init__(self) -> None:
         if isinstance(self.refers_to, int) and not isinstance(self.refers_to, bool):
@@ -135,6 +136,7 @@ class ReflexiveAbility:
 
     created_by: int  # the card whose resolving triggered ability creates it (``reflexive_from``)
     pay_any: bool = False  # "when you pay this cost one or more times": triggers once (``pay_any``, 603.12a)
+    targeted: bool = False  # "When you do, ... target creature": 603.3d, 608.2b (``r_targeted``)
 
 
 @dataclass(frozen=True)
@@ -469,8 +471,9 @@ CARD_LIST_FIELDS = (
     "conceal",
 )
 _CARD_LISTS = ("create_delayed", *CARD_LIST_FIELDS, "cease_to_exist")  # create_delayed lists delayed abilities
-#: Action fields about a printed triggered ability rather than a card: by printed ability number (a card's first
-#: ability has the card's number, its second the number of cards more, and so on).
+#: Action fields about a triggered ability rather than a card: by ability number (a card's first printed ability has
+#: the card's number, its second the number of cards more, and so on; then the delayed and reflexive abilities, for
+#: ``no_legal_choice``).
 ABILITY_LIST_FIELDS = ("no_legal_choice", "condition_true", "condition_false")
 
 
@@ -487,6 +490,8 @@ def check_action_names(where: str, a: Action, s: Scenario) -> None:
         size, what = (len(s.delayed), "delayed ability") if name == "create_delayed" else (n, "card")
         if name in ABILITY_LIST_FIELDS:
             size, what = n * s.abilities_per_card, "printed ability"
+        if name == "no_legal_choice":  # a delayed or reflexive ability's choices too
+            size, what = n * s.abilities_per_card + len(s.delayed) + len(s.reflexive), "ability"
         for c in values:
             _index(f"{where}: {name}", c, size, what)
         if len(set(values)) != len(values):

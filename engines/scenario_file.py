@@ -311,7 +311,7 @@ def _build(r: _Reader, data: dict[str, Any]) -> ScenarioFile:
     )
     step = r.one_of("", -1, "step", data.get("step", "precombat_main"), tuple(s for s in game.STEPS if s != "untap"))
     actions = tuple(
-        _action(r, i, a, players, (object_names, printed), delayed_names)
+        _action(r, i, a, players, (object_names, printed, abilities), delayed_names)
         for i, a in enumerate(r.kind("", -1, "actions", data.get("actions", []), list))
     )
     prohibited = tuple(c for c, o in enumerate(objects) if o.get("prohibited", False))
@@ -731,7 +731,17 @@ def _delayed(r: _Reader, i: int, d: dict[str, Any], objects: list[str]) -> Delay
         "delayed",
         i,
         d,
-        ("name", "trigger", "created_by", "source", "refers_to", "duration", "on_second_resolution", "other_effect"),
+        (
+            "name",
+            "trigger",
+            "created_by",
+            "source",
+            "refers_to",
+            "duration",
+            "on_second_resolution",
+            "other_effect",
+            "targeted",
+        ),
     )
     duration = d.get("duration", "none")
     r.one_of("delayed", i, "duration", duration, ("none", "this turn"))
@@ -746,6 +756,7 @@ def _delayed(r: _Reader, i: int, d: dict[str, Any], objects: list[str]) -> Delay
         duration=duration == "this turn",
         nth=r.kind("delayed", i, "on_second_resolution", d.get("on_second_resolution", False), bool),
         other_effect=r.kind("delayed", i, "other_effect", d.get("other_effect", False), bool),
+        targeted=r.kind("delayed", i, "targeted", d.get("targeted", False), bool),
     )
 
 
@@ -766,21 +777,27 @@ def _refers_to(r: _Reader, i: int, value: Any, objects: list[str], trigger: str)
 
 
 def _reflexive(r: _Reader, i: int, x: dict[str, Any], objects: list[str]) -> ReflexiveAbility:
-    r.only("reflexive", i, x, ("name", "created_by", "when_paid_one_or_more_times"))
+    r.only("reflexive", i, x, ("name", "created_by", "when_paid_one_or_more_times", "targeted"))
     return ReflexiveAbility(
         created_by=_ref(r, "reflexive", i, "created_by", x.get("created_by"), objects, "object"),
         pay_any=r.kind(
             "reflexive", i, "when_paid_one_or_more_times", x.get("when_paid_one_or_more_times", False), bool
         ),
+        targeted=r.kind("reflexive", i, "targeted", x.get("targeted", False), bool),
     )
 
 
 def _action(
-    r: _Reader, i: int, a: Any, players: tuple[str, ...], named: tuple[list[str], tuple[str, ...]], delayed: list[str]
+    r: _Reader,
+    i: int,
+    a: Any,
+    players: tuple[str, ...],
+    named: tuple[list[str], tuple[str, ...], tuple[str, ...]],
+    delayed: list[str],
 ) -> Action:
-    """One ``[[actions]]`` table; ``named``: the objects' names, and the printed abilities' (for the fields about an
-    ability: its condition, its choices, its instances)."""
-    objects, printed = named
+    """One ``[[actions]]`` table; ``named``: the objects' names, the printed abilities' (for the fields about an
+    ability: its condition, its instances) and every ability's (for its choices: delayed and reflexive ones too)."""
+    objects, printed, every = named
     if not isinstance(a, dict):
         r.fail("actions", i, "", "expected a table")
     allowed = (
@@ -810,6 +827,7 @@ def _action(
         if key in a:
             items = a[key] if isinstance(a[key], list) else [a[key]]
             names, what = (printed, "ability") if key in ABILITY_LIST_FIELDS else (objects, "object")
+            names = every if key == "no_legal_choice" else names
             values[key] = tuple(_ref(r, "actions", i, key, x, names, what) for x in items)
     for key in ONE_OBJECT:
         if key in a:

@@ -277,12 +277,15 @@ def delayed_abilities(draw, n_cards: int, focus: str | None = None) -> DelayedAb
         nth=cause == "ability" and _one_in(draw, 3),
         # Now and then "... then draw a card" besides what it does to its objects (603.7c).
         other_effect=bool(refers_to) and _one_in(draw, 3),
+        targeted=_one_in(draw, 4),  # "target land deals 3 damage to that creature" (603.3d, 608.2b)
     )
 
 
 @st.composite
 def reflexive_abilities(draw, n_cards: int) -> ReflexiveAbility:
-    return ReflexiveAbility(created_by=draw(st.integers(0, n_cards - 1)), pay_any=draw(st.booleans()))
+    return ReflexiveAbility(
+        created_by=draw(st.integers(0, n_cards - 1)), pay_any=draw(st.booleans()), targeted=_one_in(draw, 4)
+    )
 
 
 def _attachments(draw, chosen: list[Card]) -> list[Card]:
@@ -512,7 +515,8 @@ def _next_action(draw, played: ReferenceGame) -> Action:
         if action != Action() or kind == "pass":
             break
     # Circumstances that ride along with anything: no legal target now, or no priority afterwards.
-    choosy = [a for a in range(played.n_printed) if played.said(a, "modal") or played.said(a, "targeted")]
+    printed_modal = [a for a in range(played.n_printed) if played.said(a, "modal")]
+    choosy = sorted({*printed_modal, *[a for a in range(played.n_abilities) if played.targets(a)]})
     if choosy and not action.next_turn and _one_in(draw, 10):
         action = replace(action, no_legal_choice=_some(draw, choosy))
     quiet = not (action.cast is not None or action.next_turn or action.gain_control)
@@ -740,8 +744,9 @@ def _resolution(draw, played: ReferenceGame) -> Action:
                     creators.append(d)
         if played.said(a, "optional") and _one_in(draw, 3):
             extra["decline"] = True
-        if played.said(a, "targeted") and _one_in(draw, 3):
-            extra["targets_illegal"] = True  # its target left or changed in response (608.2b)
+    if spell is None and played.targets(top.code - 1) and _one_in(draw, 3):
+        extra["targets_illegal"] = True  # its target left or changed in response (608.2b): any triggered ability
+    if spell is None and top.code - 1 < played.n_printed:
         extra["actions_by_effect"] = draw(st.integers(0, 3))
         extra["actions_other"] = draw(st.integers(0, 1))
     creators = [d for d in creators if not m.delayed[d].registered]

@@ -608,8 +608,8 @@ def _all_targets_illegal(g, t: int):
 def illegal_targets(g, t: int) -> Iterator[Rule]:
     if t == 0:
         return
-    # Only an ability that targets has targets to lose (the model's spells have none).
-    targeted_top = g.Or(*[g.And(m.tries_to_resolve_ability(g, t, a), g.targeted(a)) for _, a in m.printed_abilities(g)])
+    # Only an ability that targets has targets to lose (the model's spells have none): printed, delayed, reflexive.
+    targeted_top = g.Or(*[g.And(m.tries_to_resolve_ability(g, t, a), m.targets(g, a)) for a in m.abilities(g)])
     yield R(g.targets_illegal(t), targeted_top)
     yield R(_all_targets_illegal(g, t), g.removed_now(t))
 

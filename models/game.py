@@ -502,6 +502,12 @@ VARIABLES: tuple[VarSpec, ...] = (
         max_dim="card",
     ),
     _const("pay_any", ("reflexive",), "'when you pay this cost one or more times' (603.12a)"),
+    _const(
+        "r_targeted",
+        ("reflexive",),
+        "the reflexive ability targets ('When you do, put a +1/+1 counter on target creature'): 603.3d and 608.2b",
+        absent_means=False,
+    ),
     _const("d_kind", ("delayed",), "trigger condition of the delayed triggered ability", kind="enum", values=KINDS),
     _const("d_duration", ("delayed",), "the delayed ability has a stated duration ('this turn', 603.7b)"),
     _const("d_cause", ("delayed",), "what creates the delayed ability (603.7a, 603.7d-g)", kind="enum", values=CAUSES),
@@ -523,6 +529,13 @@ VARIABLES: tuple[VarSpec, ...] = (
         ("delayed",),
         "the delayed ability that refers to objects also does something not done to them (Ignorant Bliss's 'then draw"
         " a card'): it does that even when none of them is found (603.7c)",
+        absent_means=False,
+    ),
+    _const(
+        "d_targeted",
+        ("delayed",),
+        "the delayed ability targets ('at the beginning of the next end step, target land deals 3 damage to that"
+        " creature'): 603.3d and 608.2b",
         absent_means=False,
     ),
     _const("d_nth", ("delayed",), "created when the creating ability has resolved twice this turn (603.7h)"),
@@ -969,6 +982,19 @@ def ability_class(g, a: int) -> tuple[str, int]:
     if a < n + nd:
         return "delayed", a - n
     return "reflexive", a - n - nd
+
+
+def targets(g, a: int):
+    """Ability ``a`` targets (603.3d, 608.2b): a printed one as its text says, a delayed or reflexive one too."""
+    cls, i = ability_class(g, a)
+    return {"printed": g.targeted, "delayed": g.d_targeted, "reflexive": g.r_targeted}[cls](i)
+
+
+def needs_choice(g, a: int):
+    """Putting ability ``a`` on the stack needs a choice there may be no legal one for: a mode (603.3c, printed
+    abilities) or targets (603.3d)."""
+    modal = g.modal(a) if ability_class(g, a)[0] == "printed" else False
+    return g.Or(modal, targets(g, a))
 
 
 def ability_kind(g, a: int):

@@ -149,7 +149,9 @@ def _modifiers(c: Condition, effect: str) -> tuple[Condition, str]:
     limit = re.search(r"\s*this ability triggers only once each turn\.?", effect.lower())
     if limit:
         effect = (effect[: limit.start()] + effect[limit.end() :]).strip()
-    lower = effect.lower()
+    # A reflexive "When you do, ..." or a delayed "at the beginning of the next end step, ..." the effect creates is
+    # an ability of its own, with its own targets and choices (603.12, 603.7): not this one's.
+    lower = _CREATED_ABILITY.split(effect.lower(), maxsplit=1)[0]
     return (
         replace(
             c,
@@ -163,6 +165,8 @@ def _modifiers(c: Condition, effect: str) -> tuple[Condition, str]:
     )
 
 
+#: Where the words of an ability the effect creates begin: reflexive (603.12) or delayed (603.7).
+_CREATED_ABILITY = re.compile(r"(?:^|[.,]\s+)(?:when you do\b|at the beginning of (?:the|your) next\b)")
 #: This object in an effect's words: the card's name (written "~") or "this creature" and the like.
 _THIS_OBJECT = r"(?:~|this (?:creature|permanent|card|artifact|enchantment|land|vehicle|saga))"
 #: Instructions that do something to an object, up to the object's words ("put a +1/+1 counter on").

@@ -778,6 +778,32 @@ def test_a_delayed_ability_whose_object_is_gone_still_does_the_rest():
     assert (last, "608.2") in broken(bare)
 
 
+# --- targets of any triggered ability: printed, delayed, reflexive (603.3d, 608.2b) --------------------------------
+
+
+def test_a_reflexive_ability_whose_target_is_gone_doesnt_resolve():
+    trace = played("608.2b-selfcraft-mechan-reflexive-target-gone.toml")
+    assert broken(trace) == set()
+    last = trace.length - 1
+    assert trace.states[last]["targets_illegal"] and trace.states[last]["removed_now"]
+    assert not trace.states[last]["acts"]
+    # An engine that lets it resolve (draws the card): 608.2b.
+    resolved = changed(changed(trace, last, "removed_now", False), last, "acts", True)
+    assert (last, "608.2b") in broken(resolved)
+
+
+def test_a_delayed_ability_with_no_legal_target_is_removed_as_it_would_go_on_the_stack():
+    trace = played("603.3d-feral-encounter-delayed-no-target.toml")
+    assert broken(trace) == set()
+    a = trace.universe.size("printed")  # the delayed ability's number: after the printed ones
+    assert trace.states[3]["triggers"][a] == 1 and trace.states[3]["removed"][a] == 1
+    assert trace.states[3]["stack_size"] == 0
+    # Removed without a choice to make -- untargeted, or with a legal target -- is not a way off the stack (603.3).
+    untargeted = dataclasses.replace(trace, params={**trace.params, "d_targeted": [False]})
+    assert (3, "603.3") in broken(untargeted)
+    assert (3, "603.3") in broken(changed(trace, 3, "no_legal_choice", False, a))
+
+
 def test_panharmonicon_doubles_an_artifacts_enters_ability():
     trace = played("603.2d-panharmonicon-artifact.toml")  # Panharmonicon 0, Ichor Wellspring 1
     assert broken(trace) == set()

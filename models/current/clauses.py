@@ -347,9 +347,7 @@ def put_on_stack(g, t: int) -> Iterator[Rule]:
             f"ability {a}",
             witness=g.And(g.Not(g.priority(t)), g.pending(t, a) >= 1),
         )
-        cls, _ = m.ability_class(g, a)
-        removable = g.And(g.no_legal_choice(t, a), g.Or(g.modal(a), g.targeted(a))) if cls == "printed" else False
-        yield R(g.removed(t, a) >= 1, removable, f"ability {a}")
+        yield R(g.removed(t, a) >= 1, g.And(g.no_legal_choice(t, a), m.needs_choice(g, a)), f"ability {a}")
 
 
 @clause(
@@ -398,22 +396,12 @@ def apnap_order(g, t: int) -> Iterator[Rule]:
             )
 
 
-def _no_choice(kind_name):
-    def where(g, t, a):
-        cls, _ = m.ability_class(g, a)
-        if cls != "printed":
-            return False
-        return g.And(getattr(g, kind_name)(a), g.no_legal_choice(t, a), g.priority(t))
-
-    return where
-
-
 @clause(
     "603.3c", "a modal triggered ability with no legal mode chosen is removed from the stack", text_hash="9917d1ab7bcd"
 )
 def modal_removed(g, t: int) -> Iterator[Rule]:
     for _, a in m.printed_abilities(g):
-        none = _no_choice("modal")(g, t, a)
+        none = g.And(g.modal(a), g.no_legal_choice(t, a), g.priority(t))
         yield R(none, g.placed(t, a) == 0, m.printed_about(g, a), witness=g.And(none, g.removed(t, a) >= 1))
 
 
@@ -424,9 +412,11 @@ def modal_removed(g, t: int) -> Iterator[Rule]:
     scope="the choice modelled is the choice of targets",
 )
 def no_legal_target_removed(g, t: int) -> Iterator[Rule]:
-    for _, a in m.printed_abilities(g):
-        none = _no_choice("targeted")(g, t, a)
-        yield R(none, g.placed(t, a) == 0, m.printed_about(g, a), witness=g.And(none, g.removed(t, a) >= 1))
+    # Any triggered ability that targets: an object's, a delayed one, a reflexive one.
+    for a in m.abilities(g):
+        none = g.And(m.targets(g, a), g.no_legal_choice(t, a), g.priority(t))
+        about = m.printed_about(g, a) if m.ability_class(g, a)[0] == "printed" else f"ability {a}"
+        yield R(none, g.placed(t, a) == 0, about, witness=g.And(none, g.removed(t, a) >= 1))
 
 
 # --- 603.4 -------------------------------------------------------------------------

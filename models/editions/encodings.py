@@ -80,8 +80,7 @@ def _put_on_stack(g, t: int, *, removable) -> Iterator[Rule]:
 
 
 def _no_legal_choice(g, t, a):
-    cls, _ = m.ability_class(g, a)
-    return g.And(g.no_legal_choice(t, a), g.Or(g.modal(a), g.targeted(a))) if cls == "printed" else False
+    return g.And(g.no_legal_choice(t, a), m.needs_choice(g, a))
 
 
 @clause(
@@ -217,9 +216,10 @@ def active_player_first(g, t: int) -> Iterator[Rule]:
 )
 def no_legal_choice_removed(g, t: int) -> Iterator[Rule]:
     # Choices "as for an activated ability" include the mode: one rule for what 603.3c and 603.3d split.
-    for _, a in m.printed_abilities(g):
-        none = g.And(g.Or(g.modal(a), g.targeted(a)), g.no_legal_choice(t, a), g.priority(t))
-        yield R(none, g.placed(t, a) == 0, m.printed_about(g, a), witness=g.And(none, g.removed(t, a) >= 1))
+    for a in m.abilities(g):
+        none = g.And(m.needs_choice(g, a), g.no_legal_choice(t, a), g.priority(t))
+        about = m.printed_about(g, a) if m.ability_class(g, a)[0] == "printed" else f"ability {a}"
+        yield R(none, g.placed(t, a) == 0, about, witness=g.And(none, g.removed(t, a) >= 1))
 
 
 # --- leaving play and looking back ----------------------------------------------------------
