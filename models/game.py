@@ -425,9 +425,10 @@ VARIABLES: tuple[VarSpec, ...] = (
     _const(
         "other_effect",
         ("printed",),
-        "the zone-change ability's effect does something that is not done to the object that changed zones"
-        " (Mulldrifter's 'draw two cards'): where that object can't be found, only the part acting on it fails"
-        " (603.6). False: its effect is what it does to that object ('return it to its owner's hand')",
+        "the effect of an ability that does something to an object -- a zone-change ability to its own (603.6), an"
+        " Aura's leaves ability to its two (603.6e), one with acts_on_this to its source (400.7) -- also does something"
+        " not done to it (Mulldrifter's 'draw two cards'): where that object can't be found, only the part acting on"
+        " it fails. False: its effect is what it does to that object ('return it to its owner's hand')",
         absent_means=False,
     ),
     _const(

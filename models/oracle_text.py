@@ -157,12 +157,20 @@ def _modifiers(c: Condition, effect: str) -> tuple[Condition, str]:
             c,
             once_each_turn=bool(once),
             triggers_once_each_turn=bool(limit),
-            optional=bool(re.search(r"\b(may|unless)\b", lower)),  # 603.5: "may" or "unless"
+            optional=_optional(lower),
             targets=bool(re.search(r"\btargets?\b", lower)),
             modal=bool(re.search(r"\bchoose (one|two|three|one or more|any number)\b", lower)),
         ),
         effect,
     )
+
+
+def _optional(effect: str) -> bool:
+    """603.5: the effect says "may" or "unless" -- but not in a sentence of its own that begins with "If" ("If there
+    are four or more chorus counters on ~, you may cast the discarded card"): a choice within the effect, not of
+    whether to do it."""
+    sentences = re.split(r"(?<=\.)\s+", effect)
+    return any(re.search(r"\b(may|unless)\b", x) and not x.startswith("if ") for x in sentences)
 
 
 #: Where the words of an ability the effect creates begin: reflexive (603.12) or delayed (603.7).
@@ -174,31 +182,50 @@ _ACTING = (
     r"(?:put (?:a|an|one|two|three|x|that many) [^.,]*?counters? on|return|exile|tap|untap|sacrifice|destroy"
     r"|transform|regenerate|attach [^.,]*? to|gain control of)\s+"
 )
-#: Effects that change an object, after its words ("this creature gets +1/+1 until end of turn").
-_CHANGED = r"\s+(?:gets|gains|loses|becomes|phases out|can't be blocked)\b"
-#: Instructions of an effect, to tell what else it does once the parts acting on this object are set aside.
+#: Effects that change an object, after its words, to the end of what they say of it ("this creature gets +1/+0 and
+#: gains flying until end of turn"; not "... and you draw a card").
+_CHANGED = (
+    r"\s+(?:gets|gains|loses|becomes|phases out|can't be blocked)\b"
+    r"(?:[^.,]|,(?! then))*?(?=\.|, then| and (?:you|each|target|that|its|draw|create)\b|$)"
+)
+#: Instructions of an effect, to tell what else it does once the parts acting on this object are set aside ("gain"
+#: of life; "counter" of a spell, not the noun).
 _INSTRUCTION = re.compile(
     r"\b(?:draws?|discards?|creates?|gains?|loses?|deals?|exiles?|returns?|puts?|search(?:es)?|scry|surveil|mills?"
-    r"|adds?|destroys?|sacrifices?|taps?|untaps?|counters?|cast|looks?|reveals?|shuffles?|attach(?:es)?|fights?"
-    r"|gets?|pays?|chooses?|investigates?|proliferates?)\b"
+    r"|adds?|destroys?|sacrifices?|taps?|untaps?|counter (?:target|that|it|each|all)|cast|looks?|reveals?"
+    r"|shuffles?|attach(?:es)?|fights?|chooses?|investigates?|proliferates?)\b"
 )
+#: Objects an effect may name before an "it" that then means one of them, not this object.
+_OTHER_OBJECT = re.compile(r"\b(?:target|that|those|another|card|cards|token|tokens|copy|each)\b")
 
 
 def _what_it_acts_on(c: Condition, effect: str) -> list[str]:
     """Does the effect do something to this object (``acts_on_this``), and, if it does something to an object,
-    something else as well (``other_effect``)?  "It" is this object where the condition's subject is; otherwise it
-    is the object the event happened to.
+    something else as well (``other_effect``)?  "It" is this object where the condition's subject is or the effect
+    named it, until the effect names another; otherwise it is the object the event happened to.
     Words that only read this object ("~ deals 2 damage", "equal to ~'s power": 608.2h's last known information)
     don't act on it."""
-    this = rf"(?:{_THIS_OBJECT}|it)" if c.subject == THIS else _THIS_OBJECT
-    acting = re.compile(rf"{_ACTING}{this}(?!\w)|(?<!\w){this}{_CHANGED}")
-    effect = effect.lower()
-    acts = bool(acting.search(effect))
+    # Its own words only: not those of a reflexive or delayed ability it creates (603.12, 603.7); nor what it
+    # offers to pay ("unless you pay {2}").
+    effect = _CREATED_ABILITY.split(effect.lower(), maxsplit=1)[0]
+    effect = re.sub(r"\bunless [^.]*", " ", effect)
+    acting = re.compile(rf"{_ACTING}{_THIS_OBJECT}(?!\w)|(?<!\w){_THIS_OBJECT}{_CHANGED}")
+    spans = [m.span() for m in acting.finditer(effect)]
+    # "It" after this object's words, or in an ability about this object, before any other object is named.
+    it = re.compile(rf"{_ACTING}it(?!\w)|(?<!\w)it{_CHANGED}")
+    for m in it.finditer(effect):
+        before = effect[: m.start()]
+        named = c.subject == THIS or re.search(rf"(?<!\w){_THIS_OBJECT}(?!\w)", before)
+        if named and not _OTHER_OBJECT.search(before):
+            spans.append(m.span())
+    rest = effect
+    for begin, end in sorted(spans, reverse=True):
+        rest = rest[:begin] + " " + rest[end:]
     # Said only of an ability that does something to an object: this one, or the one whose zone change it
     # triggers on (603.6); the others do what they say whatever becomes of their source.
     own = c.event.kind == "zone_change" and c.subject == THIS
-    more = (acts or own) and bool(_INSTRUCTION.search(acting.sub(" ", effect)))
-    return ["acts_on_this"] * acts + ["other_effect"] * more
+    more = (bool(spans) or own) and bool(_INSTRUCTION.search(rest))
+    return ["acts_on_this"] * bool(spans) + ["other_effect"] * more
 
 
 # --- "at the beginning of ..." -----------------------------------------------------------------------------------

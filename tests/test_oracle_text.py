@@ -24,7 +24,7 @@ from rule603.models.conditions import (
     model_point,
     preset_kind,
 )
-from rule603.models.oracle_text import read_trigger
+from rule603.models.oracle_text import printed_ability, read_trigger
 
 
 def enters(subject: Subject = THIS, **kw) -> Condition:
@@ -931,3 +931,63 @@ def test_a_long_text_of_commas_costs_the_reader_no_more_than_a_short_one(unit, r
     with mock.patch.object(oracle_text, "_condition", counting):
         reading = read_trigger(text)
     assert reading.condition is not None or reading.not_understood  # an answer, not a hang or a silent nothing
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "flags"),
+    [
+        # Gatherer 2023-11-10: no chorus counter once it has left, "but you'll still draw a card and discard a card";
+        # the "you may" of an "If ..." sentence is a choice within the effect, not whether to do it (603.5).
+        (
+            "Malcolm, Alluring Scoundrel",
+            "Whenever Malcolm deals combat damage to a player, put a chorus counter on it. Draw a card, then discard a"
+            " card. If there are four or more chorus counters on Malcolm, you may cast the discarded card without"
+            " paying its mana cost.",
+            {"acts_on_this", "other_effect"},
+        ),
+        (
+            "Redcap Gutter-Dweller",
+            "At the beginning of your upkeep, you may sacrifice another creature. If you do, put a +1/+1 counter on"
+            " this creature and exile the top card of your library. You may play that card this turn.",
+            {"optional", "acts_on_this", "other_effect"},
+        ),
+        # The reflexive "When you do" has the target, and draws: not the enters ability (Gatherer 2025-07-25).
+        (
+            "Selfcraft Mechan",
+            "When this creature enters, you may sacrifice an artifact. When you do, put a +1/+1 counter on target"
+            " creature and draw a card.",
+            {"optional", "other_effect"},
+        ),
+        ("Mulldrifter", "When this creature enters, draw two cards.", {"other_effect"}),
+        # Dealing damage reads the source (its last known information, 608.2h): nothing done to it.
+        (
+            "Guttersnipe",
+            "Whenever you cast an instant or sorcery spell, Guttersnipe deals 2 damage to each opponent.",
+            set(),
+        ),
+        (
+            "Pump",
+            "Whenever a creature enters, this creature gets +1/+0 and gains flying until end of turn.",
+            {"acts_on_this"},
+        ),
+        (
+            "Upkeep",
+            "At the beginning of your upkeep, sacrifice this creature unless you pay {2}.",
+            {"optional", "acts_on_this"},
+        ),
+        (
+            "Grower",
+            "At the beginning of your upkeep, put a +1/+1 counter on this creature. Then if it has three or more +1/+1"
+            " counters on it, sacrifice it.",
+            {"acts_on_this"},
+        ),
+        (
+            "Peeker",
+            "Whenever this creature deals combat damage to a player, look at the top card of that player's library."
+            " You may exile it.",
+            {"optional"},
+        ),
+    ],
+)
+def test_the_reader_says_what_an_effect_does_to_this_object_and_what_else(name: str, text: str, flags: set[str]):
+    assert set(printed_ability(text, name).flags) == flags
