@@ -973,6 +973,7 @@ class _WindowTrace:
             "d_source": [0],
             "d_refers": [[False] * n],
             "d_nth": [False],
+            "d_n": [2],
             "d_other_effect": [False],
             "d_targeted": [False],
         }
@@ -1014,6 +1015,8 @@ class _WindowTrace:
             self.since = [t if zone[j] != prev["zone"][j] else self.since[j] for j in range(self.n)]  # 400.7
             if turn != prev["turn"]:
                 self.resolutions, self.done = [0] * self.n, [[False, False] for _ in range(self.n)]
+            # A new object's ability has resolved no times (603.7h counts for the object).
+            self.resolutions = [0 if self.since[j] == t else r for j, r in enumerate(self.resolutions)]
         controller = [
             self.player[frame.controller[c]]
             if zone[j] in ("battlefield", "stack")
@@ -1124,7 +1127,8 @@ class _WindowTrace:
         if step.resolution is not None:  # the synthetic resolution of the top instance (normalised)
             top = self.on_stack.pop()
             leave, acts = "resolve", True
-            self.resolutions[top.src - 1] += 1
+            if self.since[top.src - 1] <= top.moment < t:  # the current object's ability (400.7)
+                self.resolutions[top.src - 1] += 1
             self.done[top.src - 1][top.controller] = True
         elif prev is not None and prev["stack_size"]:
             before = list(zip(prev["slot_src"], prev["slot_controller"], strict=True))[: prev["stack_size"]]

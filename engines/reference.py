@@ -1213,10 +1213,14 @@ class ReferenceGame:
         same_turn = after.turn == before.turn
         resolving = after.resolving
         for a, ability in enumerate(after.printed):
+            was, now = before.cards[self.card_of(a)].since, after.cards[self.card_of(a)].since
             if not same_turn:
                 ability.resolutions, ability.done_by = 0, frozenset()
+            if now != was:
+                ability.resolutions = 0  # a new object: its ability's resolutions start over (400.7, 603.7h)
             if resolving is not None and resolving.code == self.ability_code(a):
-                ability.resolutions += 1
+                if now == was and was <= resolving.moment:  # the current object's ability, not an earlier one's
+                    ability.resolutions += 1
                 if after.acts:  # the action is taken by the ability's controller
                     ability.done_by = ability.done_by | {resolving.controller}
         if any(ability.resolutions > 7 for ability in after.printed):
@@ -1244,8 +1248,9 @@ class ReferenceGame:
         elif cause == ABILITY_CAUSE:
             if resolving is None or resolving.code != self.ability_code(source):
                 _fail(f"create_delayed {d}: card {source}'s triggered ability isn't resolving in this batch")
-            if ability.nth and after.printed[source].resolutions != 2:
-                _fail(f"create_delayed {d}: it is created at the ability's second resolution this turn (603.7h)")
+            if ability.nth and after.printed[source].resolutions != ability.n:
+                why = f"it is created at the ability's resolution number {ability.n} this turn (603.7h)"
+                _fail(f"create_delayed {d}: {why}")
             if not after.acts:
                 return  # the ability did nothing, so it created nothing
             controller = resolving.controller  # 603.7e: who controlled the ability as it resolved
@@ -1767,6 +1772,7 @@ class ReferenceGame:
             "d_source": [d.source for d in s.delayed],
             "d_refers": [[c in d.refers_to for c in range(self.n_cards)] for d in s.delayed],
             "d_nth": [d.nth for d in s.delayed],
+            "d_n": [d.n for d in s.delayed],
             "d_other_effect": [d.other_effect for d in s.delayed],
             "d_targeted": [d.targeted for d in s.delayed],
             "final_chapter": [card.final_chapter for card in s.cards],

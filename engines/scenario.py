@@ -118,7 +118,8 @@ class DelayedAbility:
     source: int = 0  # the card whose spell, ability or static ability creates it (``d_source``)
     refers_to: tuple[int, ...] = ()  # the cards it does something to when it resolves (``d_refers``, 603.7c)
     duration: bool = False  # it has a stated duration, "this turn" (``d_duration``, 603.7b)
-    nth: bool = False  # created when its creating ability resolves for the second time in a turn (``d_nth``, 603.7h)
+    nth: bool = False  # created when its creating ability resolves for the Nth time in a turn (``d_nth``, 603.7h)
+    n: int = 2  # that N (``d_n``), counted for the creating ability's object
     #: it also does something not done to the objects it refers to, "then draw a card" (``d_other_effect``, 603.7c)
     other_effect: bool = False
     targeted: bool = False  # "target land deals 3 damage to that creature": 603.3d, 608.2b (``d_targeted``)

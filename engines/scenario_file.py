@@ -739,6 +739,7 @@ def _delayed(r: _Reader, i: int, d: dict[str, Any], objects: list[str]) -> Delay
             "refers_to",
             "duration",
             "on_second_resolution",
+            "on_resolution",
             "other_effect",
             "targeted",
         ),
@@ -748,16 +749,32 @@ def _delayed(r: _Reader, i: int, d: dict[str, Any], objects: list[str]) -> Delay
     source = _ref(r, "delayed", i, "source", d.get("source"), objects, "object")
     trigger = r.one_of("delayed", i, "trigger", d.get("trigger"), game.KINDS[1:])
     names_one = game.KINDS.index(trigger) in game.NAMES_AN_OBJECT
+    nth = _nth_resolution(r, i, d)
     return DelayedAbility(
         trigger=trigger,
         cause=r.one_of("delayed", i, "created_by", d.get("created_by", "spell"), game.CAUSES),
         source=source,
         refers_to=_refers_to(r, i, d.get("refers_to", [objects[source]] if names_one else []), objects, trigger),
         duration=duration == "this turn",
-        nth=r.kind("delayed", i, "on_second_resolution", d.get("on_second_resolution", False), bool),
+        nth=nth > 0,
+        n=nth or 2,
         other_effect=r.kind("delayed", i, "other_effect", d.get("other_effect", False), bool),
         targeted=r.kind("delayed", i, "targeted", d.get("targeted", False), bool),
     )
+
+
+def _nth_resolution(r: _Reader, i: int, d: dict[str, Any]) -> int:
+    """603.7h: ``on_resolution = N`` (created on its creator's Nth resolution this turn, 1 to 7), or the older
+    ``on_second_resolution = true`` (N = 2); 0 for neither."""
+    second = r.kind("delayed", i, "on_second_resolution", d.get("on_second_resolution", False), bool)
+    if "on_resolution" not in d:
+        return 2 if second else 0
+    n = r.kind("delayed", i, "on_resolution", d["on_resolution"], int)
+    if not 1 <= n <= 7:
+        r.fail("delayed", i, "on_resolution", f"{shown(n)}: the model counts 1 to 7 resolutions of one ability a turn")
+    if "on_second_resolution" in d:
+        r.fail("delayed", i, "on_resolution", "give on_resolution or on_second_resolution, not both")
+    return n
 
 
 def _refers_to(r: _Reader, i: int, value: Any, objects: list[str], trigger: str) -> tuple[int, ...]:

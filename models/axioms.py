@@ -727,14 +727,18 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
         optional = g.optional(a) if m.ability_class(g, a)[0] == "printed" else False
         yield R(g.Not(optional), g.skipped(t, a) == 0, f"ability {a}")
         yield R(g.Not(g.counts_additional(t, a)), g.triggers(t, a) == g.base_triggers(t, a), f"ability {a}")
-    for _, a in m.printed_abilities(g):
+    for c, a in m.printed_abilities(g):
         res = m.resolving_ability(g, t, a)
         if t == 0:
             yield R(True, g.And(g.resolutions(t, a) == 0, *[g.Not(g.done_this_turn(t, a, p)) for p in m.players(g)]))
             continue
         same_turn = g.turn(t) == g.turn(t - 1)
-        before = g.If(same_turn, g.resolutions(t - 1, a), 0)
-        yield R(True, g.resolutions(t, a) == before + g.If(res, 1, 0), m.printed_about(g, a))
+        # Counted for the object (400.7): a card that becomes a new object starts over, and an instance whose
+        # source had already moved on before it resolved counts for that earlier object, not the card's current one.
+        same_object = g.since(t, c) == g.since(t - 1, c)
+        current = g.And(same_object, g.since(t - 1, c) <= m.top(g, t - 1, "slot_moment"))
+        before = g.If(g.And(same_turn, same_object), g.resolutions(t - 1, a), 0)
+        yield R(True, g.resolutions(t, a) == before + g.If(g.And(res, current), 1, 0), m.printed_about(g, a))
         # The action is taken by whoever controls the ability as it resolves (603.2i asks about that player).
         for p in m.players(g):
             took = g.And(res, g.acts(t), m.top(g, t - 1, "slot_controller") == p)

@@ -539,7 +539,16 @@ VARIABLES: tuple[VarSpec, ...] = (
         " creature'): 603.3d and 608.2b",
         absent_means=False,
     ),
-    _const("d_nth", ("delayed",), "created when the creating ability has resolved twice this turn (603.7h)"),
+    _const("d_nth", ("delayed",), "created when the creating ability has resolved N times this turn (603.7h)"),
+    _const(
+        "d_n",
+        ("delayed",),
+        "for a delayed ability created on its creator's Nth resolution this turn (d_nth): N, counted for the object"
+        " (400.7: a permanent that left and came back is a new one, whose count starts over)",
+        kind="int",
+        max=7,
+        absent_means=2,
+    ),
     # --- the turn ------------------------------------------------------------------
     _env("turn", (), "turn number", kind="int", max=31),
     _env("active", (), "the active player", kind="int", max_dim="player"),
@@ -731,7 +740,13 @@ VARIABLES: tuple[VarSpec, ...] = (
         kind="enum",
         values=ZONES,
     ),
-    _rule("resolutions", ("printed",), "resolutions of the ability this turn", kind="int", max=7),
+    _rule(
+        "resolutions",
+        ("printed",),
+        "resolutions of the ability of its card's current object this turn (a new object's start over, 400.7)",
+        kind="int",
+        max=7,
+    ),
     _rule(
         "once_triggered_object",
         ("printed",),

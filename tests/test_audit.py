@@ -178,9 +178,10 @@ def test_an_unknown_edition_is_one_line(capsys):
 
 
 def test_too_small_a_bound_shows_as_vacuity_not_as_silence():
-    # 603.7h needs an ability to resolve twice in a turn: three moments are too few for that.
+    # 603.7c needs a delayed ability created, then triggered, then resolving: three moments are too few for that.
+    # (603.7h, once N was 2 alone, was the example; with N = 1 it is reachable in three.)
     report = _audit(ED, ("vacuity",), 3)
-    assert ("vacuity", ("603.7h",)) in {(f.kind, f.clauses) for f in report.findings}
+    assert ("vacuity", ("603.7c",)) in {(f.kind, f.clauses) for f in report.findings}
 
 
 #: A situation the contradiction search met at moment 2 of the current edition (round 209 of 400, 2026-11-26): a batch

@@ -454,7 +454,7 @@ def case_603_7h(bad: bool) -> TraceBuilder:
     b.at(1, "leave", "resolve").at(2, "leave", "resolve").from_(1, "acts", True)
     b.at(1, "resolutions", 1, 0).at(2, "resolutions", 2, 0)
     b.const("d_cause", "ability", 0).const("d_source", 0, 0).const("d_nth", True, 0).const("d_kind", "end_step", 0)
-    return b.from_(1 if bad else 2, "registered", True, 0)
+    return b.const("d_n", 2, 0).from_(1 if bad else 2, "registered", True, 0)
 
 
 # --- 603.8 - 603.9 -------------------------------------------------------------------

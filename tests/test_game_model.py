@@ -20,7 +20,7 @@ from rule603._internal.schema import Schema
 from rule603._internal.trace import from_json
 from rule603.engines.mutants import MUTANTS
 from rule603.engines.reference import run
-from rule603.engines.scenario import Action, Card, Scenario
+from rule603.engines.scenario import Action, Card, DelayedAbility, Scenario
 from rule603.engines.scenario_file import load, play
 from rule603.models import game
 from rule603.models.current import edition
@@ -802,6 +802,54 @@ def test_a_delayed_ability_with_no_legal_target_is_removed_as_it_would_go_on_the
     untargeted = dataclasses.replace(trace, params={**trace.params, "d_targeted": [False]})
     assert (3, "603.3") in broken(untargeted)
     assert (3, "603.3") in broken(changed(trace, 3, "no_legal_choice", False, a))
+
+
+# --- 603.7h: a delayed ability created on its creator's Nth resolution, counted for the object ----------------------
+
+
+def _nth_game(n: int, flicker_after: int | None = None, create_at: int = 3):
+    """A "whenever another creature enters" card whose ability creates, on its Nth resolution this turn, a delayed
+    ability; three creatures enter one at a time, each ability resolving before the next (a flicker of the card
+    after the ``flicker_after``-th makes it a new object)."""
+    watcher = dataclasses.replace(
+        Card(zone="battlefield", trigger="creature_enters", flags=CREATURE), subject_relation="another"
+    )
+    bears = tuple(Card(zone="hand", flags=CREATURE) for _ in range(3))
+    delayed = DelayedAbility(trigger="end_step", cause="ability", source=0, nth=True, n=n)
+    actions = []
+    for k in range(3):
+        actions.append(Action(put_onto_battlefield=(1 + k,)))
+        actions.append(Action(resolve=True, create_delayed=(0,) if k + 1 == create_at else ()))
+        if flicker_after == k + 1:
+            actions.append(Action(flicker=(0,)))
+    return run(Scenario(cards=(watcher, *bears), delayed=(delayed,), actions=tuple(actions)))
+
+
+def test_a_delayed_ability_waits_for_any_nth_resolution():
+    trace = _nth_game(3)
+    assert broken(trace) == set() and trace.params["d_n"] == [3]
+    created = next(t for t, s in enumerate(trace.states) if s["registered"][0])
+    assert trace.states[created]["resolutions"][0] == 3
+    # Created one resolution early: 603.7h.
+    with pytest.raises(InvalidArgument, match="resolution number 3"):
+        _nth_game(3, create_at=2)
+    early = dataclasses.replace(trace, params={**trace.params, "d_n": [2]})
+    assert (created, "603.7h") in broken(early)
+
+
+def test_the_nth_resolution_is_counted_for_the_object_a_flickered_one_starts_over():
+    # Flickered after its second resolution, it is a new object (400.7): the third creature's is its first.
+    with pytest.raises(InvalidArgument, match="resolution number 3"):
+        _nth_game(3, flicker_after=2)
+    trace = _nth_game(1, flicker_after=2)
+    assert broken(trace) == set()
+    last = trace.length - 1
+    assert trace.states[last]["resolutions"][0] == 1 and trace.states[last]["registered"][0]
+    assert [s["resolutions"][0] for s in trace.states] == [0, 0, 1, 1, 2, 0, 0, 1]  # the flicker: moment 5
+    # An engine that keeps counting across the flicker: the count is the new object's (the game model's record), and
+    # the delayed ability was created at its first resolution, not its third (603.7h).
+    kept = changed(trace, last, "resolutions", 3, 0)
+    assert {(last, "model.pending"), (last, "603.7h")} <= broken(kept)
 
 
 def test_panharmonicon_doubles_an_artifacts_enters_ability():

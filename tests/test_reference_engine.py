@@ -307,14 +307,18 @@ def test_delayed_ability_controllers_follow_their_cause():
 
 def test_a_delayed_ability_waiting_for_the_second_resolution_is_created_then():
     """603.7h: "when this ability has resolved twice this turn, ..." is created during the second resolution."""
-    cards = (Card(trigger="enters_self", flags=CREATURE, zone="battlefield"),)
+    # "Whenever another creature enters": two creatures enter one after the other; the watcher stays the same object.
+    watcher = replace(Card(trigger="creature_enters", flags=CREATURE, zone="battlefield"), subject_relation="another")
+    cards = (watcher, Card(flags=CREATURE, zone="hand"), Card(flags=CREATURE, zone="hand"))
     delayed = (DelayedAbility(trigger="end_step", cause="ability", source=0, refers_to=0, nth=True, duration=True),)
-    with pytest.raises(InvalidArgument, match="second resolution"):
-        played(Action(flicker=(0,)), Action(resolve=True, create_delayed=(0,)), cards=cards, delayed=delayed)
+    with pytest.raises(InvalidArgument, match="resolution number 2"):
+        played(
+            Action(put_onto_battlefield=(1,)), Action(resolve=True, create_delayed=(0,)), cards=cards, delayed=delayed
+        )
     _, trace = played(
-        Action(flicker=(0,)),
+        Action(put_onto_battlefield=(1,)),
         Action(resolve=True),
-        Action(flicker=(0,)),
+        Action(put_onto_battlefield=(2,)),
         Action(resolve=True, create_delayed=(0,)),
         Action(step="end"),
         cards=cards,
@@ -322,7 +326,7 @@ def test_a_delayed_ability_waiting_for_the_second_resolution_is_created_then():
     )
     assert [s["resolutions"][0] for s in trace.states] == [0, 0, 1, 1, 2, 2]
     assert [s["registered"][0] for s in trace.states] == [False, False, False, False, True, True]
-    assert trace.states[5]["triggers"][1] == 1
+    assert trace.states[5]["triggers"][3] == 1  # the delayed ability, after the three printed ones
     assert conformance_violations(trace) == []
 
 

@@ -859,12 +859,12 @@ clause_603_7g = clause(
     "603.7h",
     "a delayed ability that waits for N resolutions of its creator is created once, at that resolution",
     text_hash="43c5a613bf5c",
-    scope="N = 2",
+    scope="N from 1 to 7, the resolutions of the creating ability's object",
 )
 def created_on_nth(g, t: int) -> Iterator[Rule]:
     for d, _ in delayed_abilities(g):
         new = g.And(m.delayed_created(g, t, d), g.d_nth(d), g.d_cause(d) == ABILITY_CAUSE)
-        yield R(new, m.card_value(g, "resolutions", t, g.d_source(d)) == 2, f"delayed {d}")
+        yield R(new, m.card_value(g, "resolutions", t, g.d_source(d)) == g.d_n(d), f"delayed {d}")
 
 
 # --- 603.8 -------------------------------------------------------------------------
