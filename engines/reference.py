@@ -1248,7 +1248,9 @@ class ReferenceGame:
         elif cause == ABILITY_CAUSE:
             if resolving is None or resolving.code != self.ability_code(source):
                 _fail(f"create_delayed {d}: card {source}'s triggered ability isn't resolving in this batch")
-            if ability.nth and after.printed[source].resolutions != ability.n:
+            was, now = before.cards[source].since, after.cards[source].since
+            counted = was == now and was <= resolving.moment  # the current object's ability (400.7)
+            if ability.nth and (after.printed[source].resolutions != ability.n or not counted):
                 why = f"it is created at the ability's resolution number {ability.n} this turn (603.7h)"
                 _fail(f"create_delayed {d}: {why}")
             if not after.acts:

@@ -216,10 +216,15 @@ def delayed_object_changed_zones(g, t):
 
 @prop("delayed-created-once-on-nth", clauses=["603.7h"])
 def delayed_created_once(g, t):
-    """A delayed ability waiting for an ability's Nth resolution is created at most once each turn."""
+    """A delayed ability waiting for an ability's Nth resolution is created at most once each turn by the ability of
+    one object: a source that left and came back is a new object, whose ability counts its own (400.7)."""
     claims = []
     for d in g.range("delayed"):
-        creations = [g.And(m.delayed_created(g, u, d), g.turn(u) == g.turn(t)) for u in range(t + 1)]
+        same = [
+            m.card_value(g, "since", u, g.d_source(d)) == m.card_value(g, "since", t, g.d_source(d))
+            for u in range(t + 1)
+        ]
+        creations = [g.And(m.delayed_created(g, u, d), g.turn(u) == g.turn(t), same[u]) for u in range(t + 1)]
         claims.append(g.Implies(g.And(g.d_nth(d), g.d_cause(d) == ABILITY_CAUSE), g.count(creations) <= 1))
     return g.And(*claims)
 

@@ -864,7 +864,14 @@ clause_603_7g = clause(
 def created_on_nth(g, t: int) -> Iterator[Rule]:
     for d, _ in delayed_abilities(g):
         new = g.And(m.delayed_created(g, t, d), g.d_nth(d), g.d_cause(d) == ABILITY_CAUSE)
-        yield R(new, m.card_value(g, "resolutions", t, g.d_source(d)) == g.d_n(d), f"delayed {d}")
+        count = m.card_value(g, "resolutions", t, g.d_source(d))
+        yield R(new, count == g.d_n(d), f"delayed {d}")
+        if t > 0:
+            # ... during that resolution: one that counted for the object (not an earlier object's instance).
+            since = [m.card_value(g, "since", u, g.d_source(d)) for u in (t - 1, t)]
+            kept = g.And(g.turn(t) == g.turn(t - 1), since[0] == since[1])
+            before = g.If(kept, m.card_value(g, "resolutions", t - 1, g.d_source(d)), 0)
+            yield R(new, count == before + 1, f"delayed {d}")
 
 
 # --- 603.8 -------------------------------------------------------------------------
