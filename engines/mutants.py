@@ -235,6 +235,17 @@ class SourceFoundAnew(ReferenceGame):
         return True  # its source looked for by its card, wherever it is now: one that moved is taken for the old one
 
 
+class EventObjectFoundAnew(ReferenceGame):
+    def _finds_what_it_happened_to(self, before: Moment, top) -> bool:
+        return True  # "exile it" exiles the card wherever it is now: one that moved again is taken for the old one
+
+
+class OneObjectForAll(ReferenceGame):
+    @staticmethod
+    def _subjects(tr):
+        return [tr.objects[0] if tr.objects else 0] * tr.triggers  # every instance about the first creature
+
+
 class DelayedRestLost(ReferenceGame):
     def _does_what_it_says(self, before: Moment, top, action: Action):
         acts, affects = super()._does_what_it_says(before, top, action)
@@ -434,6 +445,18 @@ MUTANTS: tuple[Mutant, ...] = (
         "'put a +1/+1 counter on this creature' puts it on the card that has died or left since it triggered",
         ("400.7",),
         SourceFoundAnew,
+    ),
+    Mutant(
+        "event-object-found-anew",
+        "'whenever another creature dies, exile it' exiles the card even after it has left the graveyard",
+        ("400.7",),
+        EventObjectFoundAnew,
+    ),
+    Mutant(
+        "one-object-for-all",
+        "'whenever another creature dies, return it' returns the same creature for each creature that died at once",
+        ("405.1",),
+        OneObjectForAll,
     ),
     Mutant(
         "delayed-rest-lost",

@@ -952,6 +952,7 @@ class _WindowTrace:
             "other_effect": [c.name in ACTS_ELSEWHERE for c in cards],
             # No ability in the decks does something to its own card but as 603.6 says (gain life, lose life).
             "acts_on_this": [False] * n,
+            "acts_on_that": [False] * n,
             "granted": [False] * n,
             "uncounterable": [False] * n,
             "mana_ability": [False] * n,

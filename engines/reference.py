@@ -184,6 +184,7 @@ class StackObject:
     moment: int = 0  # for an ability: the moment it triggered
     zone: int = 0  # for a printed ability: the zone its object was in when it triggered (603.6)
     object: int = 0  # for a printed ability: the card whose zone change it looks for (603.6, 603.6e)
+    subject: int = 0  # for one that acts on the object its event happened to: that object's card (acts_on_that)
     put_on_stack: int = 0  # the moment it was put on the stack (not in the trace: the engine's own record)
 
 
@@ -196,6 +197,7 @@ class WaitingAbility:
     moment: int
     zone: int
     object: int = 0
+    subject: int = 0  # the object its event happened to, for one that acts on it (acts_on_that)
 
 
 @dataclass
@@ -212,6 +214,7 @@ class Triggering:
     removed: int = 0
     counts_additional: bool = False
     no_legal_choice: bool = False
+    objects: tuple[int, ...] = ()  # for one that acts on the object its event happened to: those objects' cards
     stopped_by: str = ""  # why it didn't trigger though its event happened (for people reading the engine)
 
 
@@ -873,9 +876,14 @@ class ReferenceGame:
             # 603.6: it looks for the object in the zone it moved to; not found, the part of the ability that does
             # something to it does nothing -- all of it, unless it also does something else ("draw two cards").
             return self.said(a, "other_effect"), frozenset()
-        if self.said(a, "acts_on_this") and not self.acts_on_its_own_object(a) and self.kind[a] != ENCHANTED_LEAVES:
-            found = self._finds_its_source(before, a, top)
-            return found or self.said(a, "other_effect"), frozenset({c} if found else ())
+        this = self.said(a, "acts_on_this") and not self.acts_on_its_own_object(a) and self.kind[a] != ENCHANTED_LEAVES
+        if this or self.acts_on_that(a):
+            # 400.7: its source as it was when it triggered; the object its event happened to, the one that card
+            # became in the zone it moved to (603.6).  Each found or not; the rest of the effect is done anyway.
+            found = {c} if this and self._finds_its_source(before, a, top) else set()
+            if self.acts_on_that(a) and self._finds_what_it_happened_to(before, top):
+                found.add(top.subject)
+            return bool(found) or self.said(a, "other_effect"), frozenset(found)
         if self.kind[a] == ENCHANTED_LEAVES:
             # 603.6e: two objects, each found or not: the Aura card in its owner's graveyard; the new object the
             # enchanted permanent's card became in the zone it moved to (the first zone it went to, 603.6c: not the
@@ -898,6 +906,11 @@ class ReferenceGame:
         card = before.cards[self.card_of(a)]
         same = card.since < top.moment or (card.since == top.moment and not self.looks_back(self.kind[a]))
         return same and not card.phased_out
+
+    def _finds_what_it_happened_to(self, before: Moment, top: StackObject) -> bool:
+        """400.7, 603.6: the object the event happened to ("whenever another creature dies, exile it") is the one its
+        card became in the zone it moved to; one that moved again since is a new object."""
+        return self._is_where_it_moved(before, top.subject, top)
 
     def _finds_its_object(self, before: Moment, c: int, top: StackObject) -> bool:
         # ... in the zone its instance recorded as it triggered.
@@ -1309,6 +1322,8 @@ class ReferenceGame:
             if cls == "printed":  # 113.2c: each instance of the ability triggers separately
                 tr.matches = self._one_event(i, tr.matches) * view.printed[i].instances
                 tr.attempts = self._one_event(i, tr.attempts) * view.printed[i].instances
+        if cls == "printed" and before is not None and self.acts_on_that(i):
+            tr.objects = tuple(self._event_objects(i, kind, before, after, view))
         tr.stopped_by = self._why_it_does_not_trigger(a, before, after, tr)
         if tr.stopped_by or not tr.matches:
             tr.base_triggers = 0
@@ -1397,6 +1412,42 @@ class ReferenceGame:
         none."""
         return has_named_subtype(self.texts[a], self.scenario.cards[c])
 
+    def acts_on_that(self, a: int) -> bool:
+        """Printed ability ``a`` does something to the object its event happened to ("whenever another creature dies,
+        exile it"): a condition about any object's zone change, one trigger per object (not "one or more")."""
+        about_any = self.kind[a] in game.ZONE_CHANGE_FILTERED_KINDS and self.subject_of(a)[0] != "this"
+        return self.said(a, "acts_on_that") and about_any and not self.said(a, "one_or_more")
+
+    def _event_objects(self, a: int, kind: int, before: Moment, after: Moment, view: Moment) -> list[int]:
+        """The cards whose zone change in the batch ability ``a``'s condition of ``kind`` counts, judged in ``view``:
+        creatures entering (603.6a; 603.6b: as they are now), creatures dying or lands put into a graveyard from the
+        battlefield (603.6c; 603.10a: a creature as it was then, being a land is printed), creature cards put into a
+        graveyard from anywhere (a token is not a card, 108.2b; "your graveyard": the owner's, 404.1)."""
+        if kind == CREATURE_ENTERS:
+            return [
+                c
+                for c in range(self.n_cards)
+                if self._entered_battlefield(after, c) and after.cards[c].eff_creature and self._speaks_of(a, c, after)
+            ]
+        if kind in (CREATURE_DIES, LAND_TO_GRAVEYARD):
+            return [
+                c
+                for c in range(self.n_cards)
+                if self._dies(before, after, c)
+                and (view.cards[c].eff_creature if kind == CREATURE_DIES else self.flag(c, "land_card"))
+                and self._speaks_of(a, c, view)
+            ]
+        assert kind == GRAVEYARD_FROM_ANYWHERE, kind
+        return [
+            c
+            for c, card in enumerate(after.cards)
+            if card.zone == GRAVEYARD
+            and card.since == after.t
+            and self.flag(c, "creature_card")
+            and not self.scenario.cards[c].token
+            and self._speaks_of(a, c, view, by_owner=True)
+        ]
+
     def acts_on_its_own_object(self, a: int) -> bool:
         """Printed ability ``a`` triggers on its own object changing zones: "when this enters", "when this leaves the
         battlefield", "when this creature dies" (603.6: it then looks for that object where it went)."""
@@ -1452,11 +1503,8 @@ class ReferenceGame:
         n = 0
         if kind == ENTERS_SELF:  # 603.6a
             n = int(self._entered_battlefield(after, x))
-        elif kind == CREATURE_ENTERS:  # 603.6a: every permanent, newcomers included; 603.6b: as they are now
-            n = sum(
-                self._entered_battlefield(after, c) and after.cards[c].eff_creature and self._speaks_of(a, c, after)
-                for c in range(self.n_cards)
-            )
+        elif kind in (CREATURE_ENTERS, GRAVEYARD_FROM_ANYWHERE):
+            n = len(self._event_objects(a, kind, before, after, view))
         elif kind in (CREATURE_DIES, LAND_TO_GRAVEYARD):  # 603.6c; 603.10a: as the permanents were before the event
             # A creature as it was then; being a land is printed.
             is_one = [
@@ -1464,7 +1512,7 @@ class ReferenceGame:
                 and self._speaks_of(a, c, view)
                 for c in range(self.n_cards)
             ]
-            died = [self._dies(before, after, c) and one for c, one in enumerate(is_one)]
+            died = [c in self._event_objects(a, kind, before, after, view) for c in range(self.n_cards)]
             would = [after.cards[c].dies_replaced and one for c, one in enumerate(is_one)]
             return sum(died), sum(died) + sum(would)  # 603.2h: a replaced death triggers nothing
         elif kind == LEAVES_SELF:  # 603.6c
@@ -1521,16 +1569,6 @@ class ReferenceGame:
                 for y, card in enumerate(after.cards)
             )
             n = sum(shown) if own_static else 0
-        elif kind == GRAVEYARD_FROM_ANYWHERE:  # creature cards, not judged by look-back (603.6c)
-            # "A creature card": a token is not a card (108.2b); "your graveyard": the owner's (404.1).
-            n = sum(
-                card.zone == GRAVEYARD
-                and card.since == t
-                and self.flag(c, "creature_card")
-                and not self.scenario.cards[c].token
-                and self._speaks_of(a, c, view, by_owner=True)
-                for c, card in enumerate(after.cards)
-            )
         elif kind == PLAYER_LOSES:  # 603.9: losing or leaving, not a draw
             n = sum(left and not draw for left, draw in zip(after.leaves_game, after.by_draw, strict=True))
         elif kind == COUNTERED_SELF:  # 603.10e
@@ -1656,6 +1694,17 @@ class ReferenceGame:
         left_now = top is not None and top in on_stack and (after.countered_now or after.leave == RESOLVE)
         return waiting + len(on_stack) - int(left_now) >= 1
 
+    @staticmethod
+    def _subjects(tr: Triggering) -> list[int]:
+        """The object each of the batch's instances carries (603.2c: one trigger per object; 113.2c's instances and
+        603.2d's additional times repeat each object's): 0 for one that doesn't act on the object its event
+        happened to."""
+        if not tr.objects:
+            return [0] * tr.triggers
+        each = max(1, tr.triggers // len(tr.objects))
+        carried = [c for c in tr.objects for _ in range(each)][: tr.triggers]
+        return carried + [tr.objects[0]] * (tr.triggers - len(carried))
+
     def _counts_additional(self, a: int, after: Moment) -> bool:
         """Does "an artifact or creature entering makes an ability of a permanent you control trigger an additional
         time" refer to this ability?  Only where such an effect applies to it, and only to abilities a permanent
@@ -1701,7 +1750,7 @@ class ReferenceGame:
                     )
             if cls == "printed" and self.said(i, "mana_ability"):
                 continue  # 605.4a: a triggered mana ability resolves at once, without the stack
-            waiting += [WaitingAbility(a, tr.controller, after.t, zone, obj)] * tr.triggers
+            waiting += [WaitingAbility(a, tr.controller, after.t, zone, obj, c) for c in self._subjects(tr)]
         if not after.priority:
             after.waiting = waiting  # 603.3: they wait for the next time a player would receive priority
             self._check_counts(after)
@@ -1713,7 +1762,7 @@ class ReferenceGame:
                 after.abilities[w.ability].removed += 1  # 603.3c-d: simply removed from the stack
                 continue
             after.stack.append(
-                StackObject(self.ability_code(w.ability), w.controller, w.moment, w.zone, w.object, after.t)
+                StackObject(self.ability_code(w.ability), w.controller, w.moment, w.zone, w.object, w.subject, after.t)
             )
             after.abilities[w.ability].placed += 1
         self._check_counts(after)
@@ -1841,6 +1890,10 @@ class ReferenceGame:
             "waiting_controller": [m.last_triggered.get(a, (0, 0, 0, 0))[1] for a in range(self.n_abilities)],
             "waiting_zone": [m.last_triggered.get(a, (0, 0, 0, 0))[2] for a in range(self.n_abilities)],
             "waiting_object": [m.last_triggered.get(a, (0, 0, 0, 0))[3] for a in range(self.n_abilities)],
+            "triggered_by": [
+                [bool(abilities) and c in abilities[a].objects for c in range(self.n_cards)]
+                for a in range(self.n_printed)
+            ],
             "placed": [tr.placed for tr in abilities],
             "removed": [tr.removed for tr in abilities],
             "skipped": [0] * self.n_abilities,  # 603.5: optional abilities go on the stack regardless
@@ -1860,6 +1913,7 @@ class ReferenceGame:
             "slot_moment": [obj.moment for obj in slots],
             "slot_zone": [obj.zone for obj in slots],
             "slot_object": [obj.object for obj in slots],
+            "slot_subject": [obj.subject for obj in slots],
             "extra_turn": m.extra_turn,
             "extra_step": m.extra_step,
             "lethal": [c.lethal for c in cards],

@@ -118,6 +118,7 @@ ABILITY_FLAGS = {
     "mana_ability": "mana_ability",
     "other_effect": "other_effect",
     "acts_on_this": "acts_on_this",
+    "acts_on_that": "acts_on_that",
 }
 #: Static abilities, in the file's words.
 STATIC_FLAGS = {"enters_tapped": "enters_tapped", "triggers_additional_time": "doubler"}
@@ -578,6 +579,10 @@ def _card(
     elif max(len(ability_tables), len(conditions_), len(instances)) > 1:
         r.fail("objects", i, "ability", "a list (one per ability) goes with a list of printed texts, 'oracle'")
     flags += ["one_or_more"] * point.one_or_more
+    for n, (kind, relation, abilities_flags) in enumerate(
+        [(trigger, point.relation, flags), *[(p.trigger, p.subject_relation, p.flags) for p in more]]
+    ):
+        _acts_on_that_applies(r, i, n, kind, relation, abilities_flags)
     static = r.kind("objects", i, "static", o.get("static", {}), dict)
     r.only("objects.static", i, static, tuple(STATIC_FLAGS))
     flags += [
@@ -626,6 +631,21 @@ def _each_ability(r: _Reader, i: int, o: dict[str, Any], key: str, default: Any,
     return [r.kind("objects", i, key, x, kind) for x in listed]
 
 
+def _acts_on_that_applies(r: _Reader, i: int, n: int, kind: str, relation: str, flags: list[str]) -> None:
+    """``acts_on_that`` ("exile it") names the object a condition about any object's zone change happened to: one
+    trigger per object, so not with "one or more" (one trigger for them all), nor of "this" object (603.6's own)."""
+    if "acts_on_that" not in flags:
+        return
+    where = ("objects", "ability.acts_on_that" if n == 0 else f"ability[{n}].acts_on_that")
+    zone_changes = [game.KINDS[k] for k in game.ZONE_CHANGE_FILTERED_KINDS]
+    if kind not in zone_changes:
+        r.fail(where[0], i, where[1], f"for a condition about any object's zone change ({', '.join(zone_changes)})")
+    if relation == "this":
+        r.fail(where[0], i, where[1], "'when this ... dies' acts on its own object as 603.6 says: leave it out")
+    if "one_or_more" in flags:
+        r.fail(where[0], i, where[1], "'one or more' triggers once for them all: no one object is 'it'")
+
+
 def _ability_flags(r: _Reader, i: int, table: dict[str, Any]) -> list[str]:
     """The flags an ``[objects.ability]`` table sets ("may" and "unless" are one flag, 603.5: listed once)."""
     r.only("objects.ability", i, table, tuple(ABILITY_FLAGS))
@@ -666,6 +686,7 @@ PRINTED_ABILITY_KEYS = (
     "triggers_once_each_turn",
     "other_effect",
     "acts_on_this",
+    "acts_on_that",
 )
 
 

@@ -213,6 +213,7 @@ SECOND_ABILITY_FLAGS = (
     "uncounterable",
     "other_effect",
     "acts_on_this",
+    "acts_on_that",
 )
 
 

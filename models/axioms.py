@@ -42,20 +42,24 @@ def _axiom(number: str, summary: str, overrides=None):
 
 
 def _source_gone(g, t: int, *key: int):
-    """With ``key`` (a card): the printed ability of that card resolving in batch ``t`` does something to its source
-    (``acts_on_this``), and the object the source was as the ability triggered -- before the event for a look-back
-    trigger, after it otherwise -- is gone: the card has moved since (400.7), or it is phased out (702.26b)."""
+    """With ``key`` (a card): the printed ability resolving in batch ``t`` does something to that card's object, and
+    the object is gone: the card has moved since (400.7), or it is phased out (702.26b).  Its source
+    (``acts_on_this``) is the object it was as the ability triggered -- before the event for a look-back trigger,
+    after it otherwise; the object its event happened to (``acts_on_that``) is the one that card became in the zone
+    it moved to (603.6)."""
     if t == 0 or not key:
         return False
     (c,) = key
     moment = m.top(g, t - 1, "slot_moment")
+    stamp = g.since(t - 1, c)
     gone = []
     for a in m.printed_of(g, c):
-        stamp = g.since(t - 1, c)
         looked_back = g.earlier(moment, t, "look_back", a, default=False)
         same = g.Or(stamp < moment, g.And(stamp == moment, g.Not(looked_back)))
         found = g.And(same, g.Not(g.phased_out(t - 1, c)))
         gone.append(g.And(m.resolving_ability(g, t, a), m.acts_on_this(g, a), g.Not(found)))
+    that = g.And(m.top(g, t - 1, "slot_subject") == c, g.Not(m.found_where_it_moved(g, t, c)))
+    gone += [g.And(m.resolving_ability(g, t, a), m.acts_on_that(g, a), that) for a in range(m.printed_count(g))]
     return g.Or(*gone)
 
 
@@ -470,7 +474,11 @@ def stack(g, t: int) -> Iterator[Rule]:
     for s in m.slots(g):
         yield R(True, g.And((g.slot_src(t, s) == 0) == (size <= s), g.slot_src(t, s) <= last_code), f"slot {s}")
         empty = g.And(
-            g.slot_controller(t, s) == 0, g.slot_moment(t, s) == 0, g.slot_zone(t, s) == 0, g.slot_object(t, s) == 0
+            g.slot_controller(t, s) == 0,
+            g.slot_moment(t, s) == 0,
+            g.slot_zone(t, s) == 0,
+            g.slot_object(t, s) == 0,
+            g.slot_subject(t, s) == 0,
         )
         yield R(g.slot_src(t, s) == 0, empty, f"slot {s}")
     for c in m.cards(g):
@@ -496,7 +504,7 @@ def stack(g, t: int) -> Iterator[Rule]:
         same = g.And(
             *[
                 g.var(name, t, s) == g.var(name, t - 1, s)
-                for name in ("slot_src", "slot_controller", "slot_moment", "slot_zone", "slot_object")
+                for name in ("slot_src", "slot_controller", "slot_moment", "slot_zone", "slot_object", "slot_subject")
             ]
         )
         yield R(s < kept, same, f"slot {s}")
@@ -536,6 +544,7 @@ def stack(g, t: int) -> Iterator[Rule]:
                 g.slot_object(t, s) == g.waiting_object(t - 1, a),
             )
             yield R(g.And(new, src == m.ability_code(a)), g.Or(now, waited), f"slot {s}, ability {a}")
+            yield R(g.And(new, src == m.ability_code(a)), _carries_its_object(g, t, s, a), f"slot {s}, ability {a}")
     # A spell cast in this batch was cast before the abilities that go on the stack as a player
     # next receives priority (117.3), so it is below them.
     n_codes = g.size("ability")
@@ -547,6 +556,7 @@ def stack(g, t: int) -> Iterator[Rule]:
                     g.slot_src(t, s2) <= n_codes,
                     f"slots {s1}<{s2}",
                 )
+    yield from _one_instance_per_object(g, t)
     for a in m.abilities(g):
         mine = m.new_instance_slots(g, t, a)
         yield R(True, g.placed(t, a) == g.count(mine), f"ability {a}", room=SLOTS)  # (no more than the slots)
@@ -728,6 +738,8 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
         yield R(g.Not(optional), g.skipped(t, a) == 0, f"ability {a}")
         yield R(g.Not(g.counts_additional(t, a)), g.triggers(t, a) == g.base_triggers(t, a), f"ability {a}")
     for c, a in m.printed_abilities(g):
+        for x in m.cards(g):  # the objects its event happened to, for one that acts on them
+            yield R(True, g.triggered_by(t, a, x) == m.triggered_by_value(g, t, a, x), f"ability {a}, card {x}")
         res = m.resolving_ability(g, t, a)
         if t == 0:
             yield R(True, g.And(g.resolutions(t, a) == 0, *[g.Not(g.done_this_turn(t, a, p)) for p in m.players(g)]))
@@ -797,6 +809,50 @@ def delayed_subject(g, t: int) -> Iterator[Rule]:
     for d in g.range("delayed"):
         names_one = m.is_kind(g, m.delayed(g, d), m.NAMES_AN_OBJECT)
         yield R(names_one, g.count(g.d_refers(d, c) for c in m.cards(g)) == 1, f"delayed {d}")
+
+
+def _carries_its_object(g, t: int, s: int, a: int):
+    """A new instance of ``a`` in slot ``s`` carries the object its event happened to, if it acts on that
+    (``acts_on_that``): one whose zone change its condition counted in the batch it triggered in (``triggered_by``).
+    Any other carries none."""
+    if m.ability_class(g, a)[0] != "printed":
+        return g.slot_subject(t, s) == 0
+    origin = g.slot_moment(t, s)
+
+    def counted(c):
+        then = g.earlier(origin, t, "triggered_by", a, c, default=False)
+        return g.If(origin == t, g.triggered_by(t, a, c), then)
+
+    carries = g.Or(*[g.And(g.slot_subject(t, s) == c, counted(c)) for c in m.cards(g)])
+    return g.If(m.acts_on_that(g, a), carries, g.slot_subject(t, s) == 0)
+
+
+def _one_instance_per_object(g, t: int) -> Iterator[Rule]:
+    """603.2c: an ability that acts on the object its event happened to triggers once for each such object, so two
+    of its instances from one batch, put on the stack together, carry different objects -- unless it triggered more
+    times than there were objects then (113.2c's instances, 603.2d's "additional time").  Instances of one batch put
+    on the stack at different times are not compared (a model bound: docs/model.md)."""
+
+    def then(origin, name, *index, default=0):
+        return g.If(origin == t, g.var(name, t, *index), g.earlier(origin, t, name, *index, default=default))
+
+    for a in range(m.printed_count(g)):
+        code = m.ability_code(a)
+        for s1 in m.slots(g):
+            for s2 in m.slots(g):
+                if s1 >= s2:
+                    continue
+                origin = g.slot_moment(t, s1)
+                objects = g.count(then(origin, "triggered_by", a, c, default=False) for c in m.cards(g))
+                together = g.And(
+                    *[g.And(m.new_slot(g, t, s), g.slot_src(t, s) == code) for s in (s1, s2)],
+                    g.slot_moment(t, s2) == origin,
+                )
+                yield R(
+                    g.And(m.acts_on_that(g, a), together, then(origin, "triggers", a) == objects),
+                    g.slot_subject(t, s1) != g.slot_subject(t, s2),
+                    f"ability {a}, slots {s1}<{s2}",
+                )
 
 
 def _joins_the_waiting(g, t: int, a: int):
@@ -1132,16 +1188,7 @@ def plain_occurrences(g, t: int, a: int, kind: int):
         def count(v):
             return g.If(
                 exists_in(v),
-                g.count(
-                    g.And(
-                        g.zone(t, c) == GRAVEYARD,
-                        m.entered(g, t, c),
-                        g.creature_card(c),
-                        g.Not(g.token(c)),  # "a creature card": tokens aren't cards (108.2b)
-                        m.subject_matches(g, a, v, c, by_owner=True),
-                    )
-                    for c in m.cards(g)
-                ),
+                g.count(m.event_object_of(g, kind, t, v, a, c) for c in m.cards(g)),
                 0,
             )
 

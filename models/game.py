@@ -326,6 +326,7 @@ CARD_FLAGS = (
     "one_or_more",
     "triggers_once_each_turn",
     "acts_on_this",
+    "acts_on_that",
 )
 
 #: Of those, the ones each printed triggered ability has for itself (a card with two has them twice).
@@ -343,6 +344,7 @@ ABILITY_FLAGS = (
     "one_or_more",
     "triggers_once_each_turn",
     "acts_on_this",
+    "acts_on_that",
 )
 
 MAX_COUNT = 6  # the most instances one ability can put on the stack in one batch
@@ -437,6 +439,15 @@ VARIABLES: tuple[VarSpec, ...] = (
         "the effect of an ability that doesn't trigger on its own object's zone change does something to its source"
         " ('put a +1/+1 counter on this creature', 'return this card to your hand'): the object it was as the ability"
         " triggered, which it doesn't find once that object has moved (400.7) or phased out (702.26b)",
+        absent_means=False,
+    ),
+    _const(
+        "acts_on_that",
+        ("printed",),
+        "the effect of an ability whose condition is about any object's zone change (ZONE_CHANGE_FILTERED_KINDS, not"
+        " 'one or more') does something to the object the event happened to ('whenever another creature dies, exile"
+        " it', 'put a +1/+1 counter on that creature'): the object it became in the zone it moved to (603.6), which"
+        " the ability doesn't find once it has moved again (400.7) or phased out (702.26b)",
         absent_means=False,
     ),
     _const(
@@ -708,6 +719,13 @@ VARIABLES: tuple[VarSpec, ...] = (
         kind="int",
         max_dim="card",
     ),
+    _rule(
+        "triggered_by",
+        ("printed", "card"),
+        "for an ability that acts on the object its event happened to (acts_on_that): the card's zone change in this"
+        " batch is one its condition counts, judged as the condition is (603.10)",
+        completed_by=lambda g, t, a, c: triggered_by_value(g, t, a, c),  # (defined below)
+    ),
     _rule("placed", ("ability",), "instances put on the stack at this moment", kind="int", max=MAX_COUNT),
     _rule(
         "removed", ("ability",), "instances removed as they were put on the stack (603.3c-d)", kind="int", max=MAX_COUNT
@@ -787,6 +805,15 @@ VARIABLES: tuple[VarSpec, ...] = (
         " enchanted (603.6e); 0 for a spell or another ability",
         kind="int",
         max_dim="card",
+    ),
+    _rule(
+        "slot_subject",
+        ("slot",),
+        "for an ability that acts on the object its event happened to (acts_on_that): that object's card, one its"
+        " condition counted in the batch it triggered in (triggered_by); 0 otherwise",
+        kind="int",
+        max_dim="card",
+        completed_by=lambda g, t, s: 0,
     ),
     _rule("countered_now", (), "the top object was countered in this batch"),
     _rule(
@@ -1284,15 +1311,34 @@ def aura_leaves_resolving(g, t: int, x: int):
     return g.Or(*[g.And(g.kind(a) == ENCHANTED_LEAVES, resolving_ability(g, t, a)) for a in printed_of(g, x)])
 
 
+def hidden_from(g, t: int, c: int, player):
+    """Card ``c`` is, before batch ``t``, in a zone hidden from ``player``: a library, or another player's hand."""
+    return g.Or(g.zone(t - 1, c) == LIBRARY, g.And(g.zone(t - 1, c) == HAND, g.owner(c) != player))
+
+
+def found_where_it_moved(g, t: int, c: int):
+    """As the zone-change ability on top of the stack resolves in batch ``t``, card ``c`` is the object it became
+    as the ability triggered (603.6: the ability looks for it in the zone it moved to), not hidden from the
+    ability's controller, and not phased out (treated as though it doesn't exist, 702.26b)."""
+    return g.And(
+        g.since(t - 1, c) == top(g, t - 1, "slot_moment"),
+        g.Not(hidden_from(g, t, c, top(g, t - 1, "slot_controller"))),
+        g.Not(g.phased_out(t - 1, c)),
+    )
+
+
 def names_object(g, t: int, c: int):
     """The ability resolving in batch ``t`` does something to card ``c``'s object, as its effect says: an object
     a delayed ability refers to (603.7c); the Aura card and the enchanted permanent's card, for an Aura's "when
-    enchanted permanent leaves" ability (603.6e); its source, for a printed ability that says so (``acts_on_this``).
-    A zone-change ability's own object is 603.6's (``acts_on_its_own_object``)."""
+    enchanted permanent leaves" ability (603.6e); its source, for a printed ability that says so (``acts_on_this``); the
+    object its event happened to, for one that acts on that (``acts_on_that``: the card its instance carries,
+    ``slot_subject``).  A zone-change ability's own object is 603.6's (``acts_on_its_own_object``)."""
     if t == 0:
         return False
     named = [g.And(resolving_ability(g, t, delayed(g, d)), g.d_refers(d, c)) for d in g.range("delayed")]
     named += [g.And(resolving_ability(g, t, a), acts_on_this(g, a)) for a in printed_of(g, c)]
+    that = top(g, t - 1, "slot_subject") == c
+    named += [g.And(resolving_ability(g, t, a), acts_on_that(g, a), that) for a in range(printed_count(g))]
     for x in cards(g):
         mine = True if x == c else top(g, t - 1, "slot_object") == c
         named.append(g.And(aura_leaves_resolving(g, t, x), mine))
@@ -1422,10 +1468,61 @@ def begins(g, t: int):
 def creature_enters_count(g, t: int, view_t: int, a: int | None = None):
     """Creatures that entered the battlefield in batch ``t``, as they are in view ``view_t``; with ``a``, only those
     ability ``a``'s condition speaks of (``subject_matches``)."""
-    return g.count(
-        g.And(entered_battlefield(g, t, c), g.eff_creature(view_t, c), subject_matches(g, a, view_t, c))
-        for c in cards(g)
+    return g.count(event_object_of(g, CREATURE_ENTERS, t, view_t, a, c) for c in cards(g))
+
+
+def event_object_of(g, kind: int, t: int, v: int, a: int | None, c: int):
+    """Card ``c``'s object is one a zone-change condition of ``kind`` (``ZONE_CHANGE_FILTERED_KINDS``) counts in batch
+    ``t``, as it is in view ``v``, of those ability ``a``'s condition speaks of: a creature entering the battlefield
+    (603.6a), a creature dying or a land put into a graveyard from the battlefield (603.6c; a creature as it was in
+    the view, 603.10a; being a land is printed), a creature card put into a graveyard from anywhere (a token is not a
+    card, 108.2b; "your graveyard" is its owner's, 404.1)."""
+    if kind == CREATURE_ENTERS:
+        return g.And(entered_battlefield(g, t, c), g.eff_creature(v, c), subject_matches(g, a, v, c))
+    if kind in (CREATURE_DIES, LAND_TO_GRAVEYARD):
+        return g.And(dies(g, t, c), leaving_object_of(g, kind, a, v, c))
+    assert kind == GRAVEYARD_FROM_ANYWHERE, kind
+    return g.And(
+        g.zone(t, c) == GRAVEYARD,
+        entered(g, t, c),
+        g.creature_card(c),
+        g.Not(g.token(c)),
+        subject_matches(g, a, v, c, by_owner=True),
     )
+
+
+def leaving_object_of(g, kind: int, a: int | None, v: int, c: int):
+    """Card ``c``'s object, as it was in view ``v``, is one "whenever a creature dies" (a creature then) or "a land is
+    put into a graveyard from the battlefield" (being a land is printed) of ability ``a`` speaks of."""
+    kind_of = g.eff_creature(v, c) if kind == CREATURE_DIES else g.land_card(c)
+    return g.And(kind_of, subject_matches(g, a, v, c))
+
+
+def event_object(g, t: int, a: int, v: int, c: int):
+    """Card ``c``'s zone change in batch ``t`` is one printed ability ``a``'s zone-change condition counts, judged in
+    view ``v``."""
+    if t == 0:
+        return False
+    return g.Or(*[g.And(g.kind(a) == k, event_object_of(g, k, t, v, a, c)) for k in ZONE_CHANGE_FILTERED_KINDS])
+
+
+def acts_on_that(g, a: int):
+    """Printed ability ``a`` does something to the object its event happened to ("whenever another creature dies,
+    exile it"): one instance for each such object (not "one or more"), about an object other than its own."""
+    return g.And(
+        g.acts_on_that(a),
+        is_kind(g, a, ZONE_CHANGE_FILTERED_KINDS),
+        g.subject_relation(a) != THIS_SUBJECT,
+        g.Not(g.one_or_more(a)),
+    )
+
+
+def triggered_by_value(g, t: int, a: int, c: int):
+    """``triggered_by(t, a, c)`` as the game fixes it: for an ability with ``acts_on_that``, card ``c``'s zone change
+    in batch ``t`` is one its condition counts, judged as its trigger is (603.10)."""
+    if t == 0:
+        return False
+    return g.And(acts_on_that(g, a), in_view(g, t, a, lambda v: event_object(g, t, a, v, c)))
 
 
 def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False, on_stack: bool = False):
@@ -1694,7 +1791,13 @@ def object_name(g, code: int) -> str:
 
 
 def stack_entry(g, t: int, s: int) -> str:
-    return f"{object_name(g, g.slot_src(t, s))} [{g.names.player(g.slot_controller(t, s))}]"
+    """The object in slot ``s``, its controller, and the object its event happened to where it acts on that."""
+    src = g.slot_src(t, s)
+    entry = f"{object_name(g, src)} [{g.names.player(g.slot_controller(t, s))}]"
+    a = src - 1
+    if 0 <= a < printed_count(g) and acts_on_that(g, a):
+        entry += f" (for {card_name(g, g.slot_subject(t, s))})"
+    return entry
 
 
 def describe(g, t: int) -> dict[str, str]:

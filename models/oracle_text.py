@@ -185,7 +185,7 @@ _ACTING = (
 #: Effects that change an object, after its words, to the end of what they say of it ("this creature gets +1/+0 and
 #: gains flying until end of turn"; not "... and you draw a card").
 _CHANGED = (
-    r"\s+(?:gets|gains|loses|becomes|phases out|can't be blocked)\b"
+    r"\s+(?:gets|gains|loses|becomes|phases out|can't be blocked|endures)\b"
     r"(?:[^.,]|,(?! then))*?(?=\.|, then| and (?:you|each|target|that|its|draw|create)\b|$)"
 )
 #: Instructions of an effect, to tell what else it does once the parts acting on this object are set aside ("gain"
@@ -199,18 +199,19 @@ _INSTRUCTION = re.compile(
 _OTHER_OBJECT = re.compile(r"\b(?:target|that|those|another|card|cards|token|tokens|copy|each)\b")
 
 
-def _what_it_acts_on(c: Condition, effect: str) -> list[str]:
-    """Does the effect do something to this object (``acts_on_this``), and, if it does something to an object,
-    something else as well (``other_effect``)?  "It" is this object where the condition's subject is or the effect
-    named it, until the effect names another; otherwise it is the object the event happened to.
-    Words that only read this object ("~ deals 2 damage", "equal to ~'s power": 608.2h's last known information)
-    don't act on it."""
+def _what_it_acts_on(c: Condition, effect: str, point: ModelPoint) -> list[str]:
+    """Does the effect do something to this object (``acts_on_this``), to the object the event happened to
+    (``acts_on_that``: "whenever another creature dies, exile it"), and, if it does something to an object, something
+    else as well (``other_effect``)?  "It" is this object where the condition's subject is or the effect named it,
+    until the effect names another; otherwise it is the object the event happened to.  Words that only read an object
+    ("~ deals 2 damage", "equal to ~'s power": 608.2h's last known information) don't act on it."""
     # Its own words only: not those of a reflexive or delayed ability it creates (603.12, 603.7); nor what it
     # offers to pay ("unless you pay {2}").
     effect = _CREATED_ABILITY.split(effect.lower(), maxsplit=1)[0]
     effect = re.sub(r"\bunless [^.]*", " ", effect)
     acting = re.compile(rf"{_ACTING}{_THIS_OBJECT}(?!\w)|(?<!\w){_THIS_OBJECT}{_CHANGED}")
     spans = [m.span() for m in acting.finditer(effect)]
+    that: list[tuple[int, int]] = []
     # "It" after this object's words, or in an ability about this object, before any other object is named.
     it = re.compile(rf"{_ACTING}it(?!\w)|(?<!\w)it{_CHANGED}")
     for m in it.finditer(effect):
@@ -218,14 +219,35 @@ def _what_it_acts_on(c: Condition, effect: str) -> list[str]:
         named = c.subject == THIS or re.search(rf"(?<!\w){_THIS_OBJECT}(?!\w)", before)
         if named and not _OTHER_OBJECT.search(before):
             spans.append(m.span())
+        elif not named and not _OTHER_OBJECT.search(before):
+            that.append(m.span())
+    if _names_the_event_object(point):
+        that += [m.span() for m in _ACTING_ON_THAT.finditer(effect)]
+    else:
+        that = []
     rest = effect
-    for begin, end in sorted(spans, reverse=True):
+    for begin, end in sorted(spans + that, reverse=True):
         rest = rest[:begin] + " " + rest[end:]
-    # Said only of an ability that does something to an object: this one, or the one whose zone change it
-    # triggers on (603.6); the others do what they say whatever becomes of their source.
+    # Said only of an ability that does something to an object: this one, the one its event happened to, or the one
+    # whose zone change it triggers on (603.6); the others do what they say whatever becomes of their source.
     own = c.event.kind == "zone_change" and c.subject == THIS
-    more = (bool(spans) or own) and bool(_INSTRUCTION.search(rest))
-    return ["acts_on_this"] * bool(spans) + ["other_effect"] * more
+    # An object that can't get endure's counters gets a Spirit token instead (701.63a): that part is done anyway.
+    endures = bool(re.search(r"\bendures?\b", effect))
+    more = (bool(spans or that) or own) and (bool(_INSTRUCTION.search(rest)) or endures)
+    return ["acts_on_this"] * bool(spans) + ["acts_on_that"] * bool(that) + ["other_effect"] * more
+
+
+#: The object the event happened to, named in an effect's words ("that creature", "that card").
+_THAT_OBJECT = r"(?:that (?:creature|card|permanent|land|token))"
+_ACTING_ON_THAT = re.compile(rf"{_ACTING}{_THAT_OBJECT}(?!\w)|(?<!\w){_THAT_OBJECT}{_CHANGED}")
+#: The model's conditions about any object's zone change, each object triggering once: "it" is that object.
+_EVENT_OBJECT_KINDS = ("creature_enters", "creature_dies", "land_to_graveyard", "graveyard_from_anywhere")
+
+
+def _names_the_event_object(point: ModelPoint) -> bool:
+    """The condition, as the model plays it, is about any object's zone change, one trigger per object: its effect's
+    "it" or "that creature" is the object the event happened to (``acts_on_that``)."""
+    return point.kind in _EVENT_OBJECT_KINDS and point.relation != "this" and not point.one_or_more
 
 
 # --- "at the beginning of ..." -----------------------------------------------------------------------------------
@@ -612,7 +634,7 @@ def printed_ability(text: str, name: str = "") -> PrintedAbility:
     flags = [flag for field_, flag in MODIFIER_FLAGS.items() if getattr(c, field_) and field_ != "intervening_if"]
     if c.intervening_if and c.intervening_if != own_if:
         flags.append("has_if")
-    return PrintedAbility(point, tuple(flags + _what_it_acts_on(c, reading.effect)))
+    return PrintedAbility(point, tuple(flags + _what_it_acts_on(c, reading.effect, point)))
 
 
 def _nearest(c: Condition) -> str:

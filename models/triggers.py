@@ -16,15 +16,15 @@ from .axioms import in_view
 from .game import (
     CREATURE_DIES,
     GRAVEYARD_FROM_ANYWHERE,
-    HAND,
     LAND_TO_GRAVEYARD,
     LEAVES_KINDS,
     LEAVES_SELF,
-    LIBRARY,
     ZONE_CHANGE_SELF_KINDS,
 )
 
 R = Rule
+found_where_it_moved = m.found_where_it_moved
+hidden_from = m.hidden_from
 
 
 def delayed_abilities(g):
@@ -67,8 +67,7 @@ def leaves_counts(g, t, a, kind):
         # a creature as it was in the view (603.10a looks back); being a land is printed.  "Another", "you
         # control", "nontoken" narrow it down, judged in the same view (the controller as it last existed).
         def counted(v, c):
-            kind_of = g.eff_creature(v, c) if kind == CREATURE_DIES else g.land_card(c)
-            return g.And(kind_of, m.subject_matches(g, a, v, c))
+            return m.leaving_object_of(g, kind, a, v, c)
 
         def n(v):
             return g.If(
@@ -142,11 +141,6 @@ def just_created(g, t, a):
     return g.Not(g.registered(t - 1, d))
 
 
-def hidden_from(g, t, c, player):
-    """Card ``c`` is, before batch ``t``, in a zone hidden from ``player``: a library, or another player's hand."""
-    return g.Or(g.zone(t - 1, c) == LIBRARY, g.And(g.zone(t - 1, c) == HAND, g.owner(c) != player))
-
-
 def delayed_object_found(g, t, d, c):
     """As delayed ability ``d`` resolves in batch ``t``, card ``c``'s object it refers to is where it is expected to
     be (603.7c).  For most, that is the object it was created for, in the zone it was in then (400.7).  For one
@@ -161,17 +155,6 @@ def delayed_object_found(g, t, d, c):
     )
     zone_change = g.Or(*[g.d_kind(d) == k for k in ZONE_CHANGE_SELF_KINDS])
     return g.If(zone_change, found_where_it_moved(g, t, c), created_for)
-
-
-def found_where_it_moved(g, t, c):
-    """As the zone-change ability on top of the stack resolves in batch ``t``, card ``c`` is the object it became
-    as the ability triggered (603.6: the ability looks for it in the zone it moved to), not hidden from the
-    ability's controller, and not phased out (treated as though it doesn't exist, 702.26b)."""
-    return g.And(
-        g.since(t - 1, c) == top_before(g, t, "slot_moment"),
-        g.Not(hidden_from(g, t, c, top_before(g, t, "slot_controller"))),
-        g.Not(g.phased_out(t - 1, c)),
-    )
 
 
 def delayed_object_gone(g, t, *key):

@@ -764,6 +764,47 @@ def test_a_look_back_ability_doesnt_find_its_source_that_left_in_the_same_event(
     assert (2, "400.7") in broken(changed(changed(trace, 2, "affects", True, 0), 2, "acts", True))
 
 
+def test_an_ability_doesnt_find_the_card_its_event_happened_to_once_that_card_has_left_the_graveyard():
+    trace = played("400.7-yarus-card-left-the-graveyard.toml")  # Yarus 0, Spy 1, Informant 2
+    assert broken(trace) == set()
+    assert trace.states[1]["slot_subject"][0] == 1 and trace.states[4]["slot_subject"][0] == 2
+    assert not trace.states[3]["acts"] and not any(trace.states[3]["affects"])
+    assert trace.states[5]["acts"] and trace.states[5]["affects"] == [False, False, True]
+    # An engine that returns the exiled card anyway (a new object, 400.7), or forgets the one still there (608.2).
+    assert (3, "400.7") in broken(changed(changed(trace, 3, "affects", True, 1), 3, "acts", True))
+    assert (5, "608.2") in broken(changed(trace, 5, "affects", False, 2))
+    # One whose instance carries a card that didn't die (Yarus itself: "another"), or a card for an ability that
+    # doesn't act on one: the stack's record (405.1).
+    assert (1, "405.1") in broken(changed(trace, 1, "slot_subject", 0, 0))
+    unflagged = dataclasses.replace(trace, params={**trace.params, "acts_on_that": [False] * 3})
+    assert (1, "405.1") in broken(unflagged)
+
+
+def test_each_creature_that_died_at_once_is_carried_by_its_own_instance():
+    # "Whenever another creature you control dies, return it to its owner's hand"; two creatures die at once.
+    keeper = dataclasses.replace(
+        Card(zone="battlefield", trigger="creature_dies", flags=(*CREATURE, "acts_on_that")),
+        subject_relation="another",
+    )
+    bear, elf = Card(zone="battlefield", flags=CREATURE), Card(zone="battlefield", flags=CREATURE)
+    actions = (Action(destroy=(1, 2)), Action(resolve=True), Action(resolve=True))
+    trace = run(Scenario(cards=(keeper, bear, elf), actions=actions))
+    assert broken(trace) == set() and trace.states[1]["triggers"][0] == 2
+    assert sorted(trace.states[1]["slot_subject"][:2]) == [1, 2]
+    assert {c for t in (2, 3) for c in (1, 2) if trace.states[t]["affects"][c]} == {1, 2}
+    # Both instances carrying the Bear: 603.2c gives each creature its own trigger (405.1 keeps them apart).
+    assert (1, "405.1") in broken(
+        changed(trace, 1, "slot_subject", 1, 1)
+        if trace.states[1]["slot_subject"][0] == 1
+        else changed(trace, 1, "slot_subject", 1, 0)
+    )
+    # With a second instance of the ability (113.2c) each creature triggers it twice: two may carry one creature.
+    twice = (dataclasses.replace(keeper, instances=2), bear, elf)
+    doubled = run(Scenario(cards=twice, actions=actions, slots=4))
+    assert broken(doubled) == set() and doubled.states[1]["triggers"][0] == 4
+    assert sorted(doubled.states[1]["slot_subject"]) == [1, 1, 2, 2]
+
+
 def test_a_delayed_ability_whose_object_is_gone_still_does_the_rest():
     trace = played("603.7c-brood-of-cockroaches-exiled.toml")  # Brood of Cockroaches 0, its delayed ability 0
     assert broken(trace) == set()

@@ -67,6 +67,23 @@ def test_every_instance_taking_the_once_each_turn_action_is_caught_at_the_second
     assert clauses == {"603.2i"}
 
 
+def test_returning_a_card_that_left_the_graveyard_is_caught_where_the_ability_resolves():
+    first, clauses = _first_caught("400.7-yarus-card-left-the-graveyard.toml", "event-object-found-anew")
+    assert (first, clauses) == (3, {"400.7"})
+
+
+def test_one_creature_carried_by_every_instance_is_caught_as_they_go_on_the_stack():
+    keeper = replace(
+        Card(zone="battlefield", trigger="creature_dies", flags=("creature_card", "acts_on_that")),
+        subject_relation="another",
+    )
+    bears = (Card(zone="battlefield", flags=("creature_card",)),) * 2
+    scenario = Scenario(cards=(keeper, *bears), actions=(Action(destroy=(1, 2)), Action(resolve=True)))
+    (mutant,) = [m for m in MUTANTS if m.id == "one-object-for-all"]
+    assert check(run(scenario)).conforms
+    assert {(v.moment, v.clause) for v in check(mutant.run(scenario)).violations} == {(1, "405.1")}
+
+
 def test_prevented_damage_triggering_is_caught_where_the_damage_is_prevented():
     # The study's stream meets this game late (5,243 scenarios before "one or more"; not within 6,000 since), so it is
     # pinned here: Spitemare dealt damage that is all prevented doesn't trigger (603.2h).

@@ -987,6 +987,34 @@ def test_a_long_text_of_commas_costs_the_reader_no_more_than_a_short_one(unit, r
             " You may exile it.",
             {"optional"},
         ),
+        # The object the event happened to (acts_on_that): "it" of a condition about any creature, "that creature".
+        (
+            "Koh, the Face Stealer",
+            "Whenever another nontoken creature dies, you may exile it.",
+            {"optional", "acts_on_that"},
+        ),
+        # Endure: counters on the creature, or a Spirit token when they can't be put on it (2025-04-04).
+        (
+            "Warden of the Grove",
+            "Whenever another nontoken creature you control enters, it endures X, where X is the number of counters on"
+            " this creature.",
+            {"acts_on_that", "other_effect"},
+        ),
+        (
+            "Welcomer",
+            "Whenever another creature you control enters, put a +1/+1 counter on that creature and draw a card.",
+            {"acts_on_that", "other_effect"},
+        ),
+        # "It" deals damage: it only reads the creature.  "One or more" has no one object; "this" is 603.6's own.
+        ("Pinger", "Whenever a creature enters, it deals 1 damage to target player.", {"targeted"}),
+        ("Mass", "Whenever one or more creatures you control die, return them to their owner's hand.", set()),
+        ("Hunter", "Whenever another creature dies, put a +1/+1 counter on this creature.", {"acts_on_this"}),
+        # "It" after another object named is that object, not the creature that died.
+        (
+            "Seer",
+            "Whenever another creature dies, look at the top card of your library. You may exile it.",
+            {"optional"},
+        ),
     ],
 )
 def test_the_reader_says_what_an_effect_does_to_this_object_and_what_else(name: str, text: str, flags: set[str]):

@@ -628,3 +628,32 @@ def test_a_list_of_ability_tables_needs_a_list_of_printed_texts(tmp_path: Path):
     assert "objects[0].ability: a list (one per ability) goes with a list of printed texts, 'oracle'" in str(
         caught.value
     )
+
+
+@pytest.mark.parametrize(
+    ("ability", "message"),
+    [
+        # "Whenever a land becomes tapped, untap it": its object is not followed yet.
+        (
+            'trigger = "land_tapped"',
+            "s.toml:10: objects[0].ability.acts_on_that: for a condition about any object's zone change",
+        ),
+        ('trigger = "creature_dies"\nsubject = { relation = "this" }', "acts on its own object as 603.6 says"),
+        ('trigger = "creature_dies"\nsubject = { one_or_more = true }', "'one or more' triggers once for them all"),
+    ],
+)
+def test_acts_on_that_where_no_one_object_is_it_is_one_line(tmp_path: Path, ability: str, message: str):
+    text = f"""
+[[players]]
+name = "Alice"
+
+[[objects]]
+name = "Keeper"
+types = ["creature"]
+zone = "battlefield"
+{ability}
+ability = {{ acts_on_that = true }}
+"""
+    with pytest.raises(ScenarioFileError) as caught:
+        load(_write(tmp_path, text))
+    assert message in str(caught.value) and "\n" not in str(caught.value)

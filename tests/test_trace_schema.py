@@ -359,10 +359,10 @@ def test_a_constant_added_within_the_version_may_be_absent_and_means_what_older_
     trace = from_json(data, SCHEMA, "old.json")
     assert trace.params["other_effect"] == [False] * trace.universe.size("card")
     # ... and the two added within version 5 the same way.
-    for name in ("acts_on_this", "d_other_effect", "d_targeted", "r_targeted"):
+    for name in ("acts_on_this", "acts_on_that", "d_other_effect", "d_targeted", "r_targeted"):
         del data["constants"][name]
     again = from_json(data, SCHEMA, "old.json")
-    assert again.params["acts_on_this"] == [False] * again.universe.size("printed")
+    assert again.params["acts_on_this"] == again.params["acts_on_that"] == [False] * again.universe.size("printed")
     assert again.params["d_other_effect"] == again.params["d_targeted"] == [False] * again.universe.size("delayed")
     assert again.params["r_targeted"] == [False] * again.universe.size("reflexive")
     del data["constants"]["enters_tapped"]
