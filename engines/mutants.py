@@ -132,10 +132,15 @@ class HiddenObjectTriggers(ReferenceGame):
 
 
 class ReflexiveUnrelatedAction(ReferenceGame):
-    def _reflexive_occurrences(self, r: int, after: Moment) -> int:
-        n = super()._reflexive_occurrences(r, after)
+    def _reflexive_occurrences(self, r: int, before: Moment | None, after: Moment) -> int:
+        n = super()._reflexive_occurrences(r, before, after)
         resolving = after.resolving
-        if resolving is not None and resolving.code == self.ability_code(self.scenario.reflexive[r].created_by):
+        ability = self.scenario.reflexive[r]
+        if (
+            resolving is not None
+            and resolving.code == self.ability_code(ability.created_by)
+            and not ability.on_resolution
+        ):
             n += after.actions_other  # the same action taken for other reasons counted too
         return n
 

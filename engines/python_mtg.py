@@ -968,6 +968,7 @@ class _WindowTrace:
             "reflexive_from": [0],
             "pay_any": [False],
             "r_targeted": [False],
+            "r_n": [0],
             "d_kind": ["none"],
             "d_duration": [False],
             "d_cause": ["spell"],

@@ -1232,12 +1232,18 @@ class ReferenceGame:
             if now != was:
                 ability.resolutions = 0  # a new object: its ability's resolutions start over (400.7, 603.7h)
             if resolving is not None and resolving.code == self.ability_code(a):
-                if now == was and was <= resolving.moment:  # the current object's ability, not an earlier one's
+                if self._counts_for_its_object(before, after, a):
                     ability.resolutions += 1
                 if after.acts:  # the action is taken by the ability's controller
                     ability.done_by = ability.done_by | {resolving.controller}
         if any(ability.resolutions > 7 for ability in after.printed):
             raise BeyondModelBounds("the model counts at most 7 resolutions of one ability in a turn")
+
+    def _counts_for_its_object(self, before: Moment, after: Moment, a: int) -> bool:
+        """The resolving instance of printed ability ``a`` counts for its card's object now (400.7): the object stays
+        the same, and the instance triggered as it, not as an earlier object the card was."""
+        was, now = before.cards[self.card_of(a)].since, after.cards[self.card_of(a)].since
+        return now == was and was <= after.resolving.moment
 
     # 6. delayed triggered abilities --------------------------------------------------------------------
     def _delayed_abilities_end_or_begin(self, before: Moment, after: Moment, action: Action) -> None:
@@ -1261,8 +1267,7 @@ class ReferenceGame:
         elif cause == ABILITY_CAUSE:
             if resolving is None or resolving.code != self.ability_code(source):
                 _fail(f"create_delayed {d}: card {source}'s triggered ability isn't resolving in this batch")
-            was, now = before.cards[source].since, after.cards[source].since
-            counted = was == now and was <= resolving.moment  # the current object's ability (400.7)
+            counted = self._counts_for_its_object(before, after, source)
             if ability.nth and (after.printed[source].resolutions != ability.n or not counted):
                 why = f"it is created at the ability's resolution number {ability.n} this turn (603.7h)"
                 _fail(f"create_delayed {d}: {why}")
@@ -1316,14 +1321,12 @@ class ReferenceGame:
         view = before if (tr.look_back and before is not None) else after
         tr.controller = self._controller(a, view, after)
         if cls == "reflexive":
-            tr.matches = tr.attempts = self._reflexive_occurrences(i, after)
+            tr.matches = tr.attempts = self._reflexive_occurrences(i, before, after)
         else:
             tr.matches, tr.attempts = self._occurrences(a, kind, before, after, view, found)
             if cls == "printed":  # 113.2c: each instance of the ability triggers separately
                 tr.matches = self._one_event(i, tr.matches) * view.printed[i].instances
                 tr.attempts = self._one_event(i, tr.attempts) * view.printed[i].instances
-        if cls == "printed" and before is not None and self.acts_on_that(i):
-            tr.objects = tuple(self._event_objects(i, kind, before, after, view))
         tr.stopped_by = self._why_it_does_not_trigger(a, before, after, tr)
         if tr.stopped_by or not tr.matches:
             tr.base_triggers = 0
@@ -1340,6 +1343,8 @@ class ReferenceGame:
         tr.triggers = tr.base_triggers
         if tr.counts_additional:  # 603.2d: determine how many times, then it triggers that many times
             tr.triggers = tr.base_triggers * (1 + self._additional_times(a, after))
+        if tr.triggers and cls == "printed" and self.acts_on_that(i):
+            tr.objects = tuple(self._event_objects(i, kind, before, after, view))  # (it triggered: not at moment 0)
         if max(tr.matches, tr.attempts, tr.triggers) > MAX_COUNT:
             raise BeyondModelBounds(f"ability {a} would trigger more than {MAX_COUNT} times in one batch")
         return tr
@@ -1606,12 +1611,18 @@ class ReferenceGame:
             return occurrences  # one event per player dealt combat damage, counted so already
         return min(occurrences, 1) if self.said(a, "one_or_more") else occurrences
 
-    def _reflexive_occurrences(self, r: int, after: Moment) -> int:
-        """603.12: the creating ability's resolution, and only it: how often its instructed action was taken."""
+    def _reflexive_occurrences(self, r: int, before: Moment | None, after: Moment) -> int:
+        """603.12: the creating ability's resolution, and only it: how often its instructed action was taken.  One
+        that waits for its creator's Nth resolution this turn (603.7h: Gimli, Mournful Avenger) triggers once, in the
+        resolution that counts as the Nth for the object."""
         resolving = after.resolving
-        creator = self.scenario.reflexive[r].created_by
-        if resolving is None or resolving.code != self.ability_code(creator):
+        ability = self.scenario.reflexive[r]
+        creator = ability.created_by
+        if before is None or resolving is None or resolving.code != self.ability_code(creator):
             return 0
+        if ability.on_resolution:
+            nth = after.printed[creator].resolutions == ability.on_resolution
+            return int(nth and self._counts_for_its_object(before, after, creator))
         return after.actions_by_effect
 
     def _entered_battlefield(self, after: Moment, c: int) -> bool:
@@ -1817,6 +1828,7 @@ class ReferenceGame:
             "reflexive_from": [r.created_by for r in s.reflexive],
             "pay_any": [r.pay_any for r in s.reflexive],
             "r_targeted": [r.targeted for r in s.reflexive],
+            "r_n": [r.on_resolution for r in s.reflexive],
             "d_kind": list(self.d_kind),
             "d_duration": [d.duration for d in s.delayed],
             "d_cause": list(self.d_cause),

@@ -138,6 +138,8 @@ class ReflexiveAbility:
     created_by: int  # the card whose resolving triggered ability creates it (``reflexive_from``)
     pay_any: bool = False  # "when you pay this cost one or more times": triggers once (``pay_any``, 603.12a)
     targeted: bool = False  # "When you do, ... target creature": 603.3d, 608.2b (``r_targeted``)
+    #: 0: it triggers on the creator's action; N: on the creator's Nth resolution this turn (``r_n``, 603.7h)
+    on_resolution: int = 0
 
 
 @dataclass(frozen=True)

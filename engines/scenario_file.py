@@ -784,17 +784,17 @@ def _delayed(r: _Reader, i: int, d: dict[str, Any], objects: list[str]) -> Delay
     )
 
 
-def _nth_resolution(r: _Reader, i: int, d: dict[str, Any]) -> int:
+def _nth_resolution(r: _Reader, i: int, d: dict[str, Any], table: str = "delayed") -> int:
     """603.7h: ``on_resolution = N`` (created on its creator's Nth resolution this turn, 1 to 7), or the older
-    ``on_second_resolution = true`` (N = 2); 0 for neither."""
-    second = r.kind("delayed", i, "on_second_resolution", d.get("on_second_resolution", False), bool)
+    ``on_second_resolution = true`` of a delayed ability (N = 2); 0 for neither."""
+    second = r.kind(table, i, "on_second_resolution", d.get("on_second_resolution", False), bool)
     if "on_resolution" not in d:
         return 2 if second else 0
-    n = r.kind("delayed", i, "on_resolution", d["on_resolution"], int)
+    n = r.kind(table, i, "on_resolution", d["on_resolution"], int)
     if not 1 <= n <= 7:
-        r.fail("delayed", i, "on_resolution", f"{shown(n)}: the model counts 1 to 7 resolutions of one ability a turn")
+        r.fail(table, i, "on_resolution", f"{shown(n)}: the model counts 1 to 7 resolutions of one ability a turn")
     if "on_second_resolution" in d:
-        r.fail("delayed", i, "on_resolution", "give on_resolution or on_second_resolution, not both")
+        r.fail(table, i, "on_resolution", "give on_resolution or on_second_resolution, not both")
     return n
 
 
@@ -815,13 +815,16 @@ def _refers_to(r: _Reader, i: int, value: Any, objects: list[str], trigger: str)
 
 
 def _reflexive(r: _Reader, i: int, x: dict[str, Any], objects: list[str]) -> ReflexiveAbility:
-    r.only("reflexive", i, x, ("name", "created_by", "when_paid_one_or_more_times", "targeted"))
+    r.only("reflexive", i, x, ("name", "created_by", "when_paid_one_or_more_times", "targeted", "on_resolution"))
+    pay_any = r.kind("reflexive", i, "when_paid_one_or_more_times", x.get("when_paid_one_or_more_times", False), bool)
+    nth = _nth_resolution(r, i, x, "reflexive")
+    if nth and pay_any:
+        r.fail("reflexive", i, "on_resolution", "it triggers on a resolution, not on paying a cost: leave one out")
     return ReflexiveAbility(
         created_by=_ref(r, "reflexive", i, "created_by", x.get("created_by"), objects, "object"),
-        pay_any=r.kind(
-            "reflexive", i, "when_paid_one_or_more_times", x.get("when_paid_one_or_more_times", False), bool
-        ),
+        pay_any=pay_any,
         targeted=r.kind("reflexive", i, "targeted", x.get("targeted", False), bool),
+        on_resolution=nth,
     )
 
 

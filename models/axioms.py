@@ -46,21 +46,24 @@ def _source_gone(g, t: int, *key: int):
     the object is gone: the card has moved since (400.7), or it is phased out (702.26b).  Its source
     (``acts_on_this``) is the object it was as the ability triggered -- before the event for a look-back trigger,
     after it otherwise; the object its event happened to (``acts_on_that``) is the one that card became in the zone
-    it moved to (603.6)."""
+    it moved to (603.6).  A card both name ("whenever a creature dies, put a +1/+1 counter on this creature and exile
+    it", of its own death) is gone only if neither finds it."""
     if t == 0 or not key:
         return False
     (c,) = key
     moment = m.top(g, t - 1, "slot_moment")
     stamp = g.since(t - 1, c)
-    gone = []
+    this_named, this_found = [], []
     for a in m.printed_of(g, c):
         looked_back = g.earlier(moment, t, "look_back", a, default=False)
         same = g.Or(stamp < moment, g.And(stamp == moment, g.Not(looked_back)))
-        found = g.And(same, g.Not(g.phased_out(t - 1, c)))
-        gone.append(g.And(m.resolving_ability(g, t, a), m.acts_on_this(g, a), g.Not(found)))
-    that = g.And(m.top(g, t - 1, "slot_subject") == c, g.Not(m.found_where_it_moved(g, t, c)))
-    gone += [g.And(m.resolving_ability(g, t, a), m.acts_on_that(g, a), that) for a in range(m.printed_count(g))]
-    return g.Or(*gone)
+        this_named.append(g.And(m.resolving_ability(g, t, a), m.acts_on_this(g, a)))
+        this_found.append(g.And(this_named[-1], same, g.Not(g.phased_out(t - 1, c))))
+    subject = m.top(g, t - 1, "slot_subject") == c
+    that = [g.And(m.resolving_ability(g, t, a), m.acts_on_that(g, a)) for a in range(m.printed_count(g))]
+    that_named = g.And(subject, g.Or(*that))
+    that_found = g.And(that_named, m.found_where_it_moved(g, t, c))
+    return g.And(g.Or(*this_named, that_named), g.Not(g.Or(*this_found, that_found)))
 
 
 @_axiom(
@@ -737,7 +740,7 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
         optional = g.optional(a) if m.ability_class(g, a)[0] == "printed" else False
         yield R(g.Not(optional), g.skipped(t, a) == 0, f"ability {a}")
         yield R(g.Not(g.counts_additional(t, a)), g.triggers(t, a) == g.base_triggers(t, a), f"ability {a}")
-    for c, a in m.printed_abilities(g):
+    for _, a in m.printed_abilities(g):
         for x in m.cards(g):  # the objects its event happened to, for one that acts on them
             yield R(True, g.triggered_by(t, a, x) == m.triggered_by_value(g, t, a, x), f"ability {a}, card {x}")
         res = m.resolving_ability(g, t, a)
@@ -745,12 +748,8 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
             yield R(True, g.And(g.resolutions(t, a) == 0, *[g.Not(g.done_this_turn(t, a, p)) for p in m.players(g)]))
             continue
         same_turn = g.turn(t) == g.turn(t - 1)
-        # Counted for the object (400.7): a card that becomes a new object starts over, and an instance whose
-        # source had already moved on before it resolved counts for that earlier object, not the card's current one.
-        same_object = g.since(t, c) == g.since(t - 1, c)
-        current = g.And(same_object, g.since(t - 1, c) <= m.top(g, t - 1, "slot_moment"))
-        before = g.If(g.And(same_turn, same_object), g.resolutions(t - 1, a), 0)
-        yield R(True, g.resolutions(t, a) == before + g.If(g.And(res, current), 1, 0), m.printed_about(g, a))
+        before = m.resolutions_carried(g, t, a)
+        yield R(True, g.resolutions(t, a) == before + g.If(m.resolution_counted(g, t, a), 1, 0), m.printed_about(g, a))
         # The action is taken by whoever controls the ability as it resolves (603.2i asks about that player).
         for p in m.players(g):
             took = g.And(res, g.acts(t), m.top(g, t - 1, "slot_controller") == p)

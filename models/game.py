@@ -520,6 +520,16 @@ VARIABLES: tuple[VarSpec, ...] = (
         "the reflexive ability targets ('When you do, put a +1/+1 counter on target creature'): 603.3d and 608.2b",
         absent_means=False,
     ),
+    _const(
+        "r_n",
+        ("reflexive",),
+        "0: the reflexive ability triggers on its creator's action (603.12); N: on its creator's Nth resolution this"
+        " turn, counted for the object (603.7h; Gimli, Mournful Avenger's 'when this ability resolves for the third"
+        " time this turn')",
+        kind="int",
+        max=7,
+        absent_means=0,
+    ),
     _const("d_kind", ("delayed",), "trigger condition of the delayed triggered ability", kind="enum", values=KINDS),
     _const("d_duration", ("delayed",), "the delayed ability has a stated duration ('this turn', 603.7b)"),
     _const("d_cause", ("delayed",), "what creates the delayed ability (603.7a, 603.7d-g)", kind="enum", values=CAUSES),
@@ -1300,6 +1310,23 @@ def resolving_ability(g, t: int, a: int):
     return resolving(g, t, ability_code(a))
 
 
+def resolutions_carried(g, t: int, a: int):
+    """Printed ability ``a``'s resolutions this turn before batch ``t``, for its card's object now (400.7: a card that
+    became a new object in the batch starts over; a new turn starts over too)."""
+    c = printed_card(g, a)
+    kept = g.And(g.turn(t) == g.turn(t - 1), g.since(t, c) == g.since(t - 1, c))
+    return g.If(kept, g.resolutions(t - 1, a), 0)
+
+
+def resolution_counted(g, t: int, a: int):
+    """Printed ability ``a`` resolves in batch ``t`` and the resolution counts for its card's object (400.7): the
+    object stays the same, and the instance triggered as it (one whose source had moved on before it resolved
+    counts for that earlier object, not the current one)."""
+    c = printed_card(g, a)
+    same = g.And(g.since(t, c) == g.since(t - 1, c), g.since(t - 1, c) <= top(g, t - 1, "slot_moment"))
+    return g.And(resolving_ability(g, t, a), same)
+
+
 def actions_taken(g, t: int):
     """Times the resolving ability's instructed action was taken (603.12): the player's choice
     ``actions_by_effect`` if the ability does its effect (608.2), none if it does nothing."""
@@ -1518,11 +1545,12 @@ def acts_on_that(g, a: int):
 
 
 def triggered_by_value(g, t: int, a: int, c: int):
-    """``triggered_by(t, a, c)`` as the game fixes it: for an ability with ``acts_on_that``, card ``c``'s zone change
-    in batch ``t`` is one its condition counts, judged as its trigger is (603.10)."""
+    """``triggered_by(t, a, c)`` as the game fixes it: an ability with ``acts_on_that`` triggers in batch ``t``, and
+    card ``c``'s zone change then is one its condition counts, judged as its trigger is (603.10)."""
     if t == 0:
         return False
-    return g.And(acts_on_that(g, a), in_view(g, t, a, lambda v: event_object(g, t, a, v, c)))
+    counted = in_view(g, t, a, lambda v: event_object(g, t, a, v, c))
+    return g.And(acts_on_that(g, a), g.triggers(t, a) >= 1, counted)
 
 
 def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False, on_stack: bool = False):

@@ -529,7 +529,9 @@ def additional_trigger_skips_delayed(g, t):
             )
         )
     for r in g.range("reflexive"):
-        claims.append(g.triggers(t, m.reflexive(g, r)) <= m.actions_taken(g, t))
+        # Its events: its creator's actions, or the one resolution it waits for (603.7h).
+        events = g.If(g.r_n(r) == 0, m.actions_taken(g, t), 1)
+        claims.append(g.triggers(t, m.reflexive(g, r)) <= events)
     return g.And(*claims)
 
 
@@ -1045,10 +1047,11 @@ def uncounterable(g, t):
 # --- reflexive triggers (603.12) ----------------------------------------------------
 
 
-@prop("reflexive-counts-own-actions", clauses=["603.2", "603.2c", "603.2e", "603.12", "603.12a"])
+@prop("reflexive-counts-own-actions", clauses=["603.2", "603.2c", "603.2e", "603.7h", "603.12", "603.12a"])
 def reflexive_counts(g, t):
     """A reflexive trigger triggers once per action its creator took (once for 'one or more times'), never for
-    other actions."""
+    other actions; one that waits for its creator's Nth resolution instead triggers at most once, and only as its
+    creator resolves."""
     claims = []
     for r in g.range("reflexive"):
         a = m.reflexive(g, r)
@@ -1057,5 +1060,7 @@ def reflexive_counts(g, t):
         n = m.actions_taken(g, t)
         expected = g.If(g.And(creator_resolving, n >= 1), g.If(g.pay_any(r), 1, n), 0)
         # ... and never when the creator did nothing (e.g. its "may" was declined).
-        claims.append(g.And(g.triggers(t, a) == expected, g.Implies(g.triggers(t, a) >= 1, g.acts(t))))
+        on_action = g.And(g.triggers(t, a) == expected, g.Implies(g.triggers(t, a) >= 1, g.acts(t)))
+        on_resolution = g.And(g.triggers(t, a) <= 1, g.Implies(g.triggers(t, a) >= 1, creator_resolving))
+        claims.append(g.If(g.r_n(r) == 0, on_action, on_resolution))
     return g.And(*claims)

@@ -780,6 +780,16 @@ def test_an_ability_doesnt_find_the_card_its_event_happened_to_once_that_card_ha
     assert (1, "405.1") in broken(unflagged)
 
 
+def test_a_card_that_is_both_the_gone_source_and_the_found_object_of_its_own_death_is_affected():
+    # "Whenever a creature dies, put a +1/+1 counter on this creature and exile it", as it dies itself: the creature
+    # it would put the counter on left in that event (400.7), but "it" is the card in the graveyard, found (603.6).
+    reaper = Card(zone="battlefield", trigger="creature_dies", flags=(*CREATURE, "acts_on_this", "acts_on_that"))
+    trace = run(Scenario(cards=(reaper,), actions=(Action(destroy=(0,)), Action(resolve=True))))
+    assert broken(trace) == set() and trace.states[1]["slot_subject"][0] == 0
+    assert trace.states[2]["acts"] and trace.states[2]["affects"][0]
+    assert (2, "608.2") in broken(changed(trace, 2, "affects", False, 0))
+
+
 def test_each_creature_that_died_at_once_is_carried_by_its_own_instance():
     # "Whenever another creature you control dies, return it to its owner's hand"; two creatures die at once.
     keeper = dataclasses.replace(
@@ -846,6 +856,19 @@ def test_a_delayed_ability_with_no_legal_target_is_removed_as_it_would_go_on_the
 
 
 # --- 603.7h: a delayed ability created on its creator's Nth resolution, counted for the object ----------------------
+
+
+def test_gimlis_reflexive_ability_triggers_on_the_third_resolution_only():
+    trace = played("603.7h-gimli-third-resolution.toml")  # Gimli 0; Gimli fights after the printed and delayed
+    assert broken(trace) == set()
+    fights = trace.universe.size("printed") + trace.universe.size("delayed")
+    assert [t for t in range(trace.length) if trace.states[t]["triggers"][fights]] == [6]
+    assert trace.states[6]["resolutions"][0] == 3 and trace.states[9]["resolutions"][0] == 4
+    # An engine whose fight triggers on the second resolution, or again on the fourth: 603.7h.
+    early = changed(changed(trace, 4, "matches", 1, fights), 4, "attempts", 1, fights)
+    assert (4, "603.7h") in broken(early)
+    again = changed(changed(trace, 9, "matches", 1, fights), 9, "attempts", 1, fights)
+    assert (9, "603.7h") in broken(again)
 
 
 def _nth_game(n: int, flicker_after: int | None = None, create_at: int = 3):

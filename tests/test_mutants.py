@@ -60,9 +60,9 @@ def _first_caught(scenario_file: str, mutant_id: str) -> tuple[int, set[str]]:
 
 
 def test_every_instance_taking_the_once_each_turn_action_is_caught_at_the_second_resolution():
-    # The study's stream has not drawn this game since it drew subject filters (docs/check.md): a "do this only
-    # once each turn" ability that triggered twice at once, both instances resolving (603.2i: the second does not
-    # take the action).
+    # The study's stream draws this game late, or not at all as the generators change (docs/check.md): a "do this
+    # only once each turn" ability that triggered twice at once, both instances resolving (603.2i: the second does
+    # not take the action).
     _, clauses = _first_caught("603.2i-simultaneous-instances.toml", "once-each-instance")
     assert clauses == {"603.2i"}
 

@@ -657,3 +657,18 @@ ability = {{ acts_on_that = true }}
     with pytest.raises(ScenarioFileError) as caught:
         load(_write(tmp_path, text))
     assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ("on_resolution = 8", "reflexive[0].on_resolution: 8: the model counts 1 to 7 resolutions"),
+        ("on_resolution = 2\nwhen_paid_one_or_more_times = true", "it triggers on a resolution, not on paying a cost"),
+    ],
+)
+def test_a_reflexive_ability_on_a_resolution_it_cannot_wait_for_is_one_line(tmp_path: Path, entry: str, message: str):
+    gimli = (SCENARIOS / "603.7h-gimli-third-resolution.toml").read_text(encoding="utf-8")
+    assert "on_resolution = 3\n" in gimli
+    with pytest.raises(ScenarioFileError) as caught:
+        load(_write(tmp_path, gimli.replace("on_resolution = 3\n", entry + "\n")))
+    assert message in str(caught.value) and "\n" not in str(caught.value)

@@ -365,6 +365,8 @@ def test_a_constant_added_within_the_version_may_be_absent_and_means_what_older_
     assert again.params["acts_on_this"] == again.params["acts_on_that"] == [False] * again.universe.size("printed")
     assert again.params["d_other_effect"] == again.params["d_targeted"] == [False] * again.universe.size("delayed")
     assert again.params["r_targeted"] == [False] * again.universe.size("reflexive")
+    del data["constants"]["r_n"]
+    assert from_json(data, SCHEMA, "old.json").params["r_n"] == [0] * again.universe.size("reflexive")
     del data["constants"]["enters_tapped"]
     with pytest.raises(TraceFormatError, match="/constants/enters_tapped"):
         from_json(data, SCHEMA, "old.json")

@@ -864,14 +864,25 @@ clause_603_7g = clause(
 def created_on_nth(g, t: int) -> Iterator[Rule]:
     for d, _ in delayed_abilities(g):
         new = g.And(m.delayed_created(g, t, d), g.d_nth(d), g.d_cause(d) == ABILITY_CAUSE)
-        count = m.card_value(g, "resolutions", t, g.d_source(d))
-        yield R(new, count == g.d_n(d), f"delayed {d}")
-        if t > 0:
-            # ... during that resolution: one that counted for the object (not an earlier object's instance).
-            since = [m.card_value(g, "since", u, g.d_source(d)) for u in (t - 1, t)]
-            kept = g.And(g.turn(t) == g.turn(t - 1), since[0] == since[1])
-            before = g.If(kept, m.card_value(g, "resolutions", t - 1, g.d_source(d)), 0)
-            yield R(new, count == before + 1, f"delayed {d}")
+        yield R(new, _nth_resolution(g, t, g.d_source(d), g.d_n(d)), f"delayed {d}")
+    # Gimli, Mournful Avenger (2023-06-16): "a second 'reflexive' ability triggers when its last ability resolves
+    # for the third time in a turn": created and triggered at once, by that resolution.
+    for r, a in reflexive_abilities(g):
+        n = g.If(_nth_resolution(g, t, g.reflexive_from(r), g.r_n(r)), 1, 0) if t > 0 else 0
+        yield R(g.r_n(r) >= 1, g.And(g.matches(t, a) == n, g.attempts(t, a) == n), f"reflexive {r}", witness=n >= 1)
+
+
+def _nth_resolution(g, t: int, creator, n):
+    """The first printed ability of card ``creator`` (a card's index, maybe symbolic) resolves in batch ``t`` for the
+    ``n``-th time this turn, a resolution that counts for its object (400.7: not an earlier object's instance)."""
+    if t == 0:
+        return False
+    return g.Or(
+        *[
+            g.And(creator == x, m.resolution_counted(g, t, x), g.resolutions(t, x) == n)
+            for x in m.cards(g)  # (card x's first printed ability is ability x)
+        ]
+    )
 
 
 # --- 603.8 -------------------------------------------------------------------------
@@ -1018,7 +1029,8 @@ def reflexive_triggers(g, t: int) -> Iterator[Rule]:
             n = 0
         else:
             n = g.If(resolving_ability_of(g, t, creator), m.actions_taken(g, t), 0)
-        yield R(True, g.And(g.matches(t, a) == n, g.attempts(t, a) == n), f"reflexive {r}", witness=n >= 1)
+        # (One that waits for its creator's Nth resolution, ``r_n``, is 603.7h's.)
+        yield R(g.r_n(r) == 0, g.And(g.matches(t, a) == n, g.attempts(t, a) == n), f"reflexive {r}", witness=n >= 1)
 
 
 def _pays_any(g, t, a):
