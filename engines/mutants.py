@@ -245,6 +245,12 @@ class EventObjectFoundAnew(ReferenceGame):
         return True  # "exile it" exiles the card wherever it is now: one that moved again is taken for the old one
 
 
+class IfAskedOfTheCard(ReferenceGame):
+    @staticmethod
+    def _if_false_of(m, a: int) -> frozenset[int]:
+        return frozenset()  # "if that creature's power is greater than ~'s" taken as true of every creature
+
+
 class OneObjectForAll(ReferenceGame):
     @staticmethod
     def _subjects(tr):
@@ -456,6 +462,12 @@ MUTANTS: tuple[Mutant, ...] = (
         "'whenever another creature dies, exile it' exiles the card even after it has left the graveyard",
         ("400.7",),
         EventObjectFoundAnew,
+    ),
+    Mutant(
+        "if-asked-of-the-card",
+        "an intervening 'if' about the creature that died is not asked of each creature (taken as true of all)",
+        ("603.4",),
+        IfAskedOfTheCard,
     ),
     Mutant(
         "one-object-for-all",

@@ -953,6 +953,7 @@ class _WindowTrace:
             # No ability in the decks does something to its own card but as 603.6 says (gain life, lose life).
             "acts_on_this": [False] * n,
             "acts_on_that": [False] * n,
+            "if_about_that": [False] * n,
             "granted": [False] * n,
             "uncounterable": [False] * n,
             "mana_ability": [False] * n,
@@ -1053,6 +1054,7 @@ class _WindowTrace:
             "prohibited": [False] * n,
             "lore": [0] * n,  # no Sagas in the micro decks
             "cond": [False] * n,
+            "cond_that": [[True] * n for _ in range(n)],  # no intervening "if" about another object in the decks
             "lands_are_creatures": False,
             "creatures_lose_abilities": False,
             "grant_ability": False,

@@ -168,6 +168,7 @@ class PrintedState:
     """One printed triggered ability at one moment (a card has one of these per ability it prints)."""
 
     cond: bool = True  # its intervening-'if' condition is true
+    cond_false_for: frozenset[int] = frozenset()  # cards of whose object its "if" about that object is false (603.4)
     eff_ability: bool = False  # its object has it, continuous effects applied
     instances: int = 1  # instances of it the object has (113.2c)
     resolutions: int = 0  # its resolutions this turn
@@ -214,7 +215,8 @@ class Triggering:
     removed: int = 0
     counts_additional: bool = False
     no_legal_choice: bool = False
-    objects: tuple[int, ...] = ()  # for one that acts on the object its event happened to: those objects' cards
+    objects: tuple[int, ...] = ()  # for one that carries the object its event happened to: those objects' cards
+    counted: tuple[int, ...] = ()  # ... every card whose zone change its condition counted (``triggered_by``)
     stopped_by: str = ""  # why it didn't trigger though its event happened (for people reading the engine)
 
 
@@ -769,6 +771,12 @@ class ReferenceGame:
             after.printed[a].cond = True
         for a in action.condition_false:
             after.printed[a].cond = False
+        for a, c in action.condition_true_for:
+            after.printed[a].cond_false_for = after.printed[a].cond_false_for - {c}
+        for a, c in action.condition_false_for:
+            after.printed[a].cond_false_for = after.printed[a].cond_false_for | {c}
+        if set(action.condition_true_for) & set(action.condition_false_for):
+            _fail("condition_true_for/false_for: the same ability and card both ways in one batch")
         for c in action.reveal:
             after.cards[c].revealed = True
         for c in action.conceal:
@@ -839,6 +847,8 @@ class ReferenceGame:
             return True  # 608.2b: "If all its targets ... are now illegal, the ... ability doesn't resolve"
         cls, a = self.ability_class(top.code - 1)
         # 603.4: "If the condition isn't true at that time, the ability is removed from the stack and does nothing."
+        if cls == "printed" and self.if_about_that(a):  # ... asked of the object its instance carries
+            return top.subject in self._if_false_of(before, a)
         return cls == "printed" and self.said(a, "has_if") and not before.printed[a].cond
 
     def _does_what_it_says(self, before: Moment, top: StackObject, action: Action) -> tuple[bool, frozenset[int]]:
@@ -1327,6 +1337,10 @@ class ReferenceGame:
             if cls == "printed":  # 113.2c: each instance of the ability triggers separately
                 tr.matches = self._one_event(i, tr.matches) * view.printed[i].instances
                 tr.attempts = self._one_event(i, tr.attempts) * view.printed[i].instances
+        if cls == "printed" and before is not None and self.if_about_that(i):
+            # 603.4, of each object the event happened to: those its "if" is true of (Pelt Collector, 2018-10-05).
+            tr.counted = tuple(self._event_objects(i, kind, before, after, view))
+            tr.objects = tuple(c for c in tr.counted if c not in self._if_false_of(after, i))
         tr.stopped_by = self._why_it_does_not_trigger(a, before, after, tr)
         if tr.stopped_by or not tr.matches:
             tr.base_triggers = 0
@@ -1337,14 +1351,18 @@ class ReferenceGame:
         elif cls == "printed" and self.said(i, "triggers_once_each_turn"):
             tr.base_triggers = 1  # once, however many occurrences the event has
             after.printed[i].triggered = (after.turn, view.cards[self.card_of(i)].since)
+        elif cls == "printed" and self.if_about_that(i):
+            tr.base_triggers = len(tr.objects) * view.printed[i].instances  # once for each object it's true of
         else:
             tr.base_triggers = tr.matches  # 603.2c: once for each occurrence
         tr.counts_additional = self._counts_additional(a, after)
         tr.triggers = tr.base_triggers
         if tr.counts_additional:  # 603.2d: determine how many times, then it triggers that many times
             tr.triggers = tr.base_triggers * (1 + self._additional_times(a, after))
-        if tr.triggers and cls == "printed" and self.acts_on_that(i):
-            tr.objects = tuple(self._event_objects(i, kind, before, after, view))  # (it triggered: not at moment 0)
+        if tr.triggers and cls == "printed" and self.acts_on_that(i) and not self.if_about_that(i):
+            tr.objects = tr.counted = tuple(self._event_objects(i, kind, before, after, view))  # (not at moment 0)
+        if not tr.triggers:
+            tr.objects = tr.counted = ()
         if max(tr.matches, tr.attempts, tr.triggers) > MAX_COUNT:
             raise BeyondModelBounds(f"ability {a} would trigger more than {MAX_COUNT} times in one batch")
         return tr
@@ -1417,11 +1435,26 @@ class ReferenceGame:
         none."""
         return has_named_subtype(self.texts[a], self.scenario.cards[c])
 
+    def about_each_object(self, a: int) -> bool:
+        """Printed ability ``a``'s condition is about any object's zone change, one trigger per object (not "one or
+        more"), of an object other than its own: "it" in its text is the object the event happened to."""
+        about_any = self.kind[a] in game.ZONE_CHANGE_FILTERED_KINDS and self.subject_of(a)[0] != "this"
+        return about_any and not self.said(a, "one_or_more")
+
     def acts_on_that(self, a: int) -> bool:
         """Printed ability ``a`` does something to the object its event happened to ("whenever another creature dies,
-        exile it"): a condition about any object's zone change, one trigger per object (not "one or more")."""
-        about_any = self.kind[a] in game.ZONE_CHANGE_FILTERED_KINDS and self.subject_of(a)[0] != "this"
-        return self.said(a, "acts_on_that") and about_any and not self.said(a, "one_or_more")
+        exile it")."""
+        return self.said(a, "acts_on_that") and self.about_each_object(a)
+
+    @staticmethod
+    def _if_false_of(m: Moment, a: int) -> frozenset[int]:
+        """The cards of whose objects printed ability ``a``'s intervening "if" about that object is false at ``m``."""
+        return m.printed[a].cond_false_for
+
+    def if_about_that(self, a: int) -> bool:
+        """Printed ability ``a``'s intervening "if" speaks of the object its event happened to ("if that creature's
+        power is greater than ~'s"): 603.4 asks it of each such object, as it triggers and as its instance resolves."""
+        return self.said(a, "has_if") and self.said(a, "if_about_that") and self.about_each_object(a)
 
     def _event_objects(self, a: int, kind: int, before: Moment, after: Moment, view: Moment) -> list[int]:
         """The cards whose zone change in the batch ability ``a``'s condition of ``kind`` counts, judged in ``view``:
@@ -1671,7 +1704,10 @@ class ReferenceGame:
                 obj = (before if tr.look_back else after).cards[c].since
                 if before.printed[i].triggered == (after.turn, obj):
                     return "text.triggers_once_each_turn"
-            if self.said(i, "has_if") and not after.printed[i].cond:
+            if self.if_about_that(i):
+                if not tr.objects:
+                    return "603.4"  # its "if" is false of every object the event happened to
+            elif self.said(i, "has_if") and not after.printed[i].cond:
                 return "603.4"
         if cls == "delayed" and before is not None:
             if not before.delayed[i].registered:
@@ -1866,6 +1902,7 @@ class ReferenceGame:
             "attached_to": [none if c.attached_to is None else c.attached_to for c in cards],
             "prohibited": [c.prohibited for c in cards],
             "cond": [p.cond for p in m.printed],
+            "cond_that": [[c not in p.cond_false_for for c in range(self.n_cards)] for p in m.printed],
             "lands_are_creatures": m.effects["lands_are_creatures"],
             "creatures_lose_abilities": m.effects["creatures_lose_abilities"],
             "grant_ability": m.effects["grant_ability"],
@@ -1903,7 +1940,7 @@ class ReferenceGame:
             "waiting_zone": [m.last_triggered.get(a, (0, 0, 0, 0))[2] for a in range(self.n_abilities)],
             "waiting_object": [m.last_triggered.get(a, (0, 0, 0, 0))[3] for a in range(self.n_abilities)],
             "triggered_by": [
-                [bool(abilities) and c in abilities[a].objects for c in range(self.n_cards)]
+                [bool(abilities) and c in abilities[a].counted for c in range(self.n_cards)]
                 for a in range(self.n_printed)
             ],
             "placed": [tr.placed for tr in abilities],

@@ -221,6 +221,10 @@ class Action:
     allow: tuple[int, ...] = ()  # that effect ends
     condition_true: tuple[int, ...] = ()  # these printed abilities' intervening-'if' conditions become true (603.4)
     condition_false: tuple[int, ...] = ()  # ... or false
+    #: (printed ability, card): an intervening "if" about the object its event happened to (``if_about_that``)
+    #: becomes true, or false, of that card's object (603.4)
+    condition_true_for: tuple[tuple[int, int], ...] = ()
+    condition_false_for: tuple[tuple[int, int], ...] = ()
     reveal: tuple[int, ...] = ()  # these cards are revealed to all players (603.2g)
     conceal: tuple[int, ...] = ()  # ... or no longer revealed
 
@@ -508,6 +512,12 @@ def check_action_names(where: str, a: Action, s: Scenario) -> None:
                 _fail(f"{where}: {name}", f"expected pairs, got {shown(pair)}")
             _index(f"{where}: {name}", pair[0], n, "card")
             _index(f"{where}: {name}", pair[1], n if name == "attach" else s.players, "player or card")
+    for name in ("condition_true_for", "condition_false_for"):
+        for pair in getattr(a, name):
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                _fail(f"{where}: {name}", f"expected (ability, card) pairs, got {shown(pair)}")
+            _index(f"{where}: {name}", pair[0], n * s.abilities_per_card, "printed ability")
+            _index(f"{where}: {name}", pair[1], n, "card")
     for pair in a.instances:
         if not (isinstance(pair, tuple) and len(pair) == 2):
             _fail(f"{where}: instances", f"expected (card, count) pairs, got {shown(pair)}")

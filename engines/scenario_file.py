@@ -119,6 +119,7 @@ ABILITY_FLAGS = {
     "other_effect": "other_effect",
     "acts_on_this": "acts_on_this",
     "acts_on_that": "acts_on_that",
+    "if_about_that": "if_about_that",
 }
 #: Static abilities, in the file's words.
 STATIC_FLAGS = {"enters_tapped": "enters_tapped", "triggers_additional_time": "doubler"}
@@ -632,18 +633,22 @@ def _each_ability(r: _Reader, i: int, o: dict[str, Any], key: str, default: Any,
 
 
 def _acts_on_that_applies(r: _Reader, i: int, n: int, kind: str, relation: str, flags: list[str]) -> None:
-    """``acts_on_that`` ("exile it") names the object a condition about any object's zone change happened to: one
-    trigger per object, so not with "one or more" (one trigger for them all), nor of "this" object (603.6's own)."""
-    if "acts_on_that" not in flags:
-        return
-    where = ("objects", "ability.acts_on_that" if n == 0 else f"ability[{n}].acts_on_that")
-    zone_changes = [game.KINDS[k] for k in game.ZONE_CHANGE_FILTERED_KINDS]
-    if kind not in zone_changes:
-        r.fail(where[0], i, where[1], f"for a condition about any object's zone change ({', '.join(zone_changes)})")
-    if relation == "this":
-        r.fail(where[0], i, where[1], "'when this ... dies' acts on its own object as 603.6 says: leave it out")
-    if "one_or_more" in flags:
-        r.fail(where[0], i, where[1], "'one or more' triggers once for them all: no one object is 'it'")
+    """``acts_on_that`` ("exile it") and ``if_about_that`` ("if that creature's power is greater") name the object a
+    condition about any object's zone change happened to: one trigger per object, so not with "one or more" (one
+    trigger for them all), nor of "this" object (603.6's own); ``if_about_that`` is said of an intervening "if"."""
+    for key in ("acts_on_that", "if_about_that"):
+        if key not in flags:
+            continue
+        where = ("objects", f"ability.{key}" if n == 0 else f"ability[{n}].{key}")
+        zone_changes = [game.KINDS[k] for k in game.ZONE_CHANGE_FILTERED_KINDS]
+        if kind not in zone_changes:
+            r.fail(where[0], i, where[1], f"for a condition about any object's zone change ({', '.join(zone_changes)})")
+        if relation == "this":
+            r.fail(where[0], i, where[1], "'when this ... dies' is about its own object as 603.6 says: leave it out")
+        if "one_or_more" in flags:
+            r.fail(where[0], i, where[1], "'one or more' triggers once for them all: no one object is 'it'")
+        if key == "if_about_that" and "has_if" not in flags:
+            r.fail(where[0], i, where[1], "it says what an intervening 'if' is about: give intervening_if = true too")
 
 
 def _ability_flags(r: _Reader, i: int, table: dict[str, Any]) -> list[str]:
@@ -687,6 +692,7 @@ PRINTED_ABILITY_KEYS = (
     "other_effect",
     "acts_on_this",
     "acts_on_that",
+    "if_about_that",
 )
 
 
@@ -854,6 +860,8 @@ def _action(
             "attach",
             "combat_damage",
             "instances",
+            "condition_true_for",
+            "condition_false_for",
             "lose",
             "no_life",
             "effects_on",
@@ -908,6 +916,14 @@ def _action(
             (_ref(r, "actions", i, "instances", k, printed, "ability"), _instances(r, "actions", i, "instances", v))
             for k, v in counts.items()
         )
+    for key in ("condition_true_for", "condition_false_for"):  # { "Pelt Collector" = ["Merry", "Pippin"] }
+        if key in a:
+            table = r.kind("actions", i, key, a[key], dict)
+            values[key] = tuple(
+                (_ref(r, "actions", i, key, k, printed, "ability"), _ref(r, "actions", i, key, x, objects, "object"))
+                for k, v in table.items()
+                for x in (v if isinstance(v, list) else [v])
+            )
     for key, on in (("effects_on", True), ("effects_off", False)):
         for e in r.kind("actions", i, key, a.get(key, []), list):
             values[r.one_of("actions", i, key, e, EFFECTS)] = on

@@ -812,8 +812,8 @@ def delayed_subject(g, t: int) -> Iterator[Rule]:
 
 def _carries_its_object(g, t: int, s: int, a: int):
     """A new instance of ``a`` in slot ``s`` carries the object its event happened to, if it acts on that
-    (``acts_on_that``): one whose zone change its condition counted in the batch it triggered in (``triggered_by``).
-    Any other carries none."""
+    (``acts_on_that``) or its intervening "if" speaks of it (``if_about_that``): one whose zone change its condition
+    counted in the batch it triggered in (``triggered_by``).  Any other carries none."""
     if m.ability_class(g, a)[0] != "printed":
         return g.slot_subject(t, s) == 0
     origin = g.slot_moment(t, s)
@@ -823,7 +823,7 @@ def _carries_its_object(g, t: int, s: int, a: int):
         return g.If(origin == t, g.triggered_by(t, a, c), then)
 
     carries = g.Or(*[g.And(g.slot_subject(t, s) == c, counted(c)) for c in m.cards(g)])
-    return g.If(m.acts_on_that(g, a), carries, g.slot_subject(t, s) == 0)
+    return g.If(m.carries_its_object(g, a), carries, g.slot_subject(t, s) == 0)
 
 
 def _one_instance_per_object(g, t: int) -> Iterator[Rule]:
@@ -848,7 +848,7 @@ def _one_instance_per_object(g, t: int) -> Iterator[Rule]:
                     g.slot_moment(t, s2) == origin,
                 )
                 yield R(
-                    g.And(m.acts_on_that(g, a), together, then(origin, "triggers", a) == objects),
+                    g.And(m.carries_its_object(g, a), together, then(origin, "triggers", a) == objects),
                     g.slot_subject(t, s1) != g.slot_subject(t, s2),
                     f"ability {a}, slots {s1}<{s2}",
                 )

@@ -327,6 +327,7 @@ CARD_FLAGS = (
     "triggers_once_each_turn",
     "acts_on_this",
     "acts_on_that",
+    "if_about_that",
 )
 
 #: Of those, the ones each printed triggered ability has for itself (a card with two has them twice).
@@ -345,6 +346,7 @@ ABILITY_FLAGS = (
     "triggers_once_each_turn",
     "acts_on_this",
     "acts_on_that",
+    "if_about_that",
 )
 
 MAX_COUNT = 6  # the most instances one ability can put on the stack in one batch
@@ -448,6 +450,15 @@ VARIABLES: tuple[VarSpec, ...] = (
         " 'one or more') does something to the object the event happened to ('whenever another creature dies, exile"
         " it', 'put a +1/+1 counter on that creature'): the object it became in the zone it moved to (603.6), which"
         " the ability doesn't find once it has moved again (400.7) or phased out (702.26b)",
+        absent_means=False,
+    ),
+    _const(
+        "if_about_that",
+        ("printed",),
+        "the intervening 'if' of an ability whose condition is about any object's zone change (as for acts_on_that)"
+        " speaks of the object the event happened to ('if that creature's power is greater than ~'s', 'if it's an"
+        " artifact'): it is asked of each such object, as it triggers and again as its instance resolves (603.4),"
+        " through cond_that",
         absent_means=False,
     ),
     _const(
@@ -607,6 +618,13 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     _env("prohibited", ("card",), "an effect precludes activating abilities of this card"),
     _env("cond", ("printed",), "the ability's intervening-'if' condition is true now"),
+    _env(
+        "cond_that",
+        ("printed", "card"),
+        "for an ability whose intervening 'if' speaks of the object its event happened to (if_about_that): that 'if'"
+        " is true of the card's object now",
+        absent_means=True,
+    ),
     _env("lands_are_creatures", (), "continuous effect 'All lands are creatures'"),
     _env("creatures_lose_abilities", (), "continuous effect 'All creatures lose all abilities'"),
     _env("grant_ability", (), "continuous effect giving permanents with 'granted' their triggered ability"),
@@ -1527,21 +1545,47 @@ def leaving_object_of(g, kind: int, a: int | None, v: int, c: int):
 
 def event_object(g, t: int, a: int, v: int, c: int):
     """Card ``c``'s zone change in batch ``t`` is one printed ability ``a``'s zone-change condition counts, judged in
-    view ``v``."""
+    view ``v`` (``event_object_of``, its filter built once for the four conditions)."""
     if t == 0:
         return False
-    return g.Or(*[g.And(g.kind(a) == k, event_object_of(g, k, t, v, a, c)) for k in ZONE_CHANGE_FILTERED_KINDS])
+    kind, died = g.kind(a), dies(g, t, c)
+    return g.Or(
+        g.And(
+            subject_matches(g, a, v, c),
+            g.Or(
+                g.And(kind == CREATURE_ENTERS, entered_battlefield(g, t, c), g.eff_creature(v, c)),
+                g.And(kind == CREATURE_DIES, died, g.eff_creature(v, c)),
+                g.And(kind == LAND_TO_GRAVEYARD, died, g.land_card(c)),
+            ),
+        ),
+        g.And(kind == GRAVEYARD_FROM_ANYWHERE, event_object_of(g, GRAVEYARD_FROM_ANYWHERE, t, v, a, c)),
+    )
+
+
+def about_each_object(g, a: int):
+    """Printed ability ``a``'s condition is about any object's zone change, one trigger per object (not "one or
+    more"), of an object other than its own: "it" in its text is the object the event happened to."""
+    return g.And(
+        is_kind(g, a, ZONE_CHANGE_FILTERED_KINDS), g.subject_relation(a) != THIS_SUBJECT, g.Not(g.one_or_more(a))
+    )
 
 
 def acts_on_that(g, a: int):
     """Printed ability ``a`` does something to the object its event happened to ("whenever another creature dies,
-    exile it"): one instance for each such object (not "one or more"), about an object other than its own."""
-    return g.And(
-        g.acts_on_that(a),
-        is_kind(g, a, ZONE_CHANGE_FILTERED_KINDS),
-        g.subject_relation(a) != THIS_SUBJECT,
-        g.Not(g.one_or_more(a)),
-    )
+    exile it")."""
+    return g.And(g.acts_on_that(a), about_each_object(g, a))
+
+
+def if_about_that(g, a: int):
+    """Printed ability ``a``'s intervening "if" speaks of the object its event happened to ("if that creature's power
+    is greater than ~'s"): 603.4 asks it of each such object."""
+    return g.And(g.has_if(a), g.if_about_that(a), about_each_object(g, a))
+
+
+def carries_its_object(g, a: int):
+    """Each instance of printed ability ``a`` carries the object its event happened to (``slot_subject``): its
+    effect acts on it, or its intervening "if" speaks of it."""
+    return g.Or(acts_on_that(g, a), if_about_that(g, a))
 
 
 def triggered_by_value(g, t: int, a: int, c: int):
@@ -1550,7 +1594,7 @@ def triggered_by_value(g, t: int, a: int, c: int):
     if t == 0:
         return False
     counted = in_view(g, t, a, lambda v: event_object(g, t, a, v, c))
-    return g.And(acts_on_that(g, a), g.triggers(t, a) >= 1, counted)
+    return g.And(carries_its_object(g, a), g.triggers(t, a) >= 1, counted)
 
 
 def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False, on_stack: bool = False):
@@ -1823,7 +1867,7 @@ def stack_entry(g, t: int, s: int) -> str:
     src = g.slot_src(t, s)
     entry = f"{object_name(g, src)} [{g.names.player(g.slot_controller(t, s))}]"
     a = src - 1
-    if 0 <= a < printed_count(g) and acts_on_that(g, a):
+    if 0 <= a < printed_count(g) and carries_its_object(g, a):
         entry += f" (for {card_name(g, g.slot_subject(t, s))})"
     return entry
 

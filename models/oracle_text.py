@@ -240,6 +240,8 @@ def _what_it_acts_on(c: Condition, effect: str, point: ModelPoint) -> list[str]:
 #: The object the event happened to, named in an effect's words ("that creature", "that card").
 _THAT_OBJECT = r"(?:that (?:creature|card|permanent|land|token))"
 _ACTING_ON_THAT = re.compile(rf"{_ACTING}{_THAT_OBJECT}(?!\w)|(?<!\w){_THAT_OBJECT}{_CHANGED}")
+#: Words of an intervening "if" that speak of the object the event happened to.
+_SPEAKS_OF_THAT = r"^(?:it|its|it's|that (?:creature|card|permanent|land|token)(?:'s)?)\b"
 #: The model's conditions about any object's zone change, each object triggering once: "it" is that object.
 _EVENT_OBJECT_KINDS = ("creature_enters", "creature_dies", "land_to_graveyard", "graveyard_from_anywhere")
 
@@ -634,6 +636,10 @@ def printed_ability(text: str, name: str = "") -> PrintedAbility:
     flags = [flag for field_, flag in MODIFIER_FLAGS.items() if getattr(c, field_) and field_ != "intervening_if"]
     if c.intervening_if and c.intervening_if != own_if:
         flags.append("has_if")
+        # "if that creature's power is greater than ~'s", "if it doesn't have the same name as ...": asked of each
+        # object the event happened to (603.4).
+        if _names_the_event_object(point) and re.search(_SPEAKS_OF_THAT, c.intervening_if.lower()):
+            flags.append("if_about_that")
     return PrintedAbility(point, tuple(flags + _what_it_acts_on(c, reading.effect, point)))
 
 

@@ -572,16 +572,21 @@ def blocked_trigger_per_instance(g, t):
 @prop("intervening-if-both-times", clauses=["603.4"])
 def intervening_if(g, t):
     """An intervening-'if' ability does its effect only if the condition was true when it triggered and as it
-    resolves."""
+    resolves; one about the object its event happened to ("if that creature's power is greater"), true of the object
+    its instance carries, both times."""
     if t == 0:
         return True
     claims = []
+    subject = m.top(g, t - 1, "slot_subject")
     for _, a in m.printed_abilities(g):
-        when_triggered = g.Or(*[g.And(m.top(g, t - 1, "slot_moment") == u, g.cond(u, a)) for u in range(t)])
+
+        def holds(u, a=a):
+            of_it = g.Or(*[g.And(subject == c, g.cond_that(u, a, c)) for c in m.cards(g)])
+            return g.If(m.if_about_that(g, a), of_it, g.cond(u, a))
+
+        when_triggered = g.Or(*[g.And(m.top(g, t - 1, "slot_moment") == u, holds(u)) for u in range(t)])
         claims.append(
-            g.Implies(
-                g.And(g.has_if(a), m.resolving_ability(g, t, a), g.acts(t)), g.And(g.cond(t - 1, a), when_triggered)
-            )
+            g.Implies(g.And(g.has_if(a), m.resolving_ability(g, t, a), g.acts(t)), g.And(holds(t - 1), when_triggered))
         )
     return g.And(*claims)
 

@@ -815,6 +815,22 @@ def test_each_creature_that_died_at_once_is_carried_by_its_own_instance():
     assert sorted(doubled.states[1]["slot_subject"]) == [1, 1, 2, 2]
 
 
+def test_an_intervening_if_about_each_creature_is_asked_of_each_as_it_triggers_and_resolves():
+    trace = played("603.4-pelt-collector-each-creature.toml")  # Pelt Collector 0; Grizzly 1, Runeclaw 2; Courser 5
+    assert broken(trace) == set()
+    assert trace.states[1]["triggers"][0] == 2 and sorted(trace.states[1]["slot_subject"][:2]) == [1, 2]
+    assert not trace.states[2]["removed_now"] and trace.states[3]["removed_now"]
+    assert trace.states[4]["triggers"][0] == 0
+    assert trace.states[5]["triggers"][0] == 1 and trace.states[5]["slot_subject"][0] == 5
+    # An engine that asks the "if" once for the card (both creatures, or none): 603.4.
+    assert (5, "603.4") in broken(changed(trace, 5, "base_triggers", 2, 0))
+    assert (4, "603.4") in broken(changed(trace, 4, "base_triggers", 1, 0))
+    # ... whose instance carries the 1/1 the "if" was false of, or that resolves the second, too-small one.
+    assert (5, "603.4") in broken(changed(trace, 5, "slot_subject", 4, 0))
+    resolved = changed(changed(trace, 3, "removed_now", False), 3, "acts", True)
+    assert (3, "603.4") in broken(resolved)
+
+
 def test_a_delayed_ability_whose_object_is_gone_still_does_the_rest():
     trace = played("603.7c-brood-of-cockroaches-exiled.toml")  # Brood of Cockroaches 0, its delayed ability 0
     assert broken(trace) == set()

@@ -72,6 +72,11 @@ def test_returning_a_card_that_left_the_graveyard_is_caught_where_the_ability_re
     assert (first, clauses) == (3, {"400.7"})
 
 
+def test_an_intervening_if_asked_once_for_the_card_is_caught_where_it_is_false_of_one_creature():
+    first, clauses = _first_caught("603.4-pelt-collector-each-creature.toml", "if-asked-of-the-card")
+    assert (first, clauses) == (3, {"603.4"})
+
+
 def test_one_creature_carried_by_every_instance_is_caught_as_they_go_on_the_stack():
     keeper = replace(
         Card(zone="battlefield", trigger="creature_dies", flags=("creature_card", "acts_on_that")),

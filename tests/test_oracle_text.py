@@ -1009,6 +1009,20 @@ def test_a_long_text_of_commas_costs_the_reader_no_more_than_a_short_one(unit, r
         ("Pinger", "Whenever a creature enters, it deals 1 damage to target player.", {"targeted"}),
         ("Mass", "Whenever one or more creatures you control die, return them to their owner's hand.", set()),
         ("Hunter", "Whenever another creature dies, put a +1/+1 counter on this creature.", {"acts_on_this"}),
+        # An intervening "if" about the creature that entered (603.4, asked of each: Guardian Project 2019-01-25).
+        (
+            "Guardian Project",
+            "Whenever a nontoken creature you control enters, if it doesn't have the same name as another creature you"
+            " control or a creature card in your graveyard, draw a card.",
+            {"has_if", "if_about_that"},
+        ),
+        (
+            "Evolver",
+            "Whenever a creature you control enters, if that creature has greater power or toughness than this"
+            " creature, put a +1/+1 counter on this creature.",
+            {"has_if", "if_about_that", "acts_on_this"},
+        ),
+        ("Scholar", "Whenever another creature you control dies, if you control a Wizard, draw a card.", {"has_if"}),
         # "It" after another object named is that object, not the creature that died.
         (
             "Seer",

@@ -638,7 +638,7 @@ def test_a_list_of_ability_tables_needs_a_list_of_printed_texts(tmp_path: Path):
             'trigger = "land_tapped"',
             "s.toml:10: objects[0].ability.acts_on_that: for a condition about any object's zone change",
         ),
-        ('trigger = "creature_dies"\nsubject = { relation = "this" }', "acts on its own object as 603.6 says"),
+        ('trigger = "creature_dies"\nsubject = { relation = "this" }', "is about its own object as 603.6 says"),
         ('trigger = "creature_dies"\nsubject = { one_or_more = true }', "'one or more' triggers once for them all"),
     ],
 )
@@ -671,4 +671,20 @@ def test_a_reflexive_ability_on_a_resolution_it_cannot_wait_for_is_one_line(tmp_
     assert "on_resolution = 3\n" in gimli
     with pytest.raises(ScenarioFileError) as caught:
         load(_write(tmp_path, gimli.replace("on_resolution = 3\n", entry + "\n")))
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('"Pelt Collector" = ["Grizzly Bears",', '"Pelt Colector" = ["Grizzly Bears",'), "no ability named"),
+        (('= ["Grizzly Bears", "Runeclaw Bear",', '= ["Grizly Bears", "Runeclaw Bear",'), "no object named"),
+        (("intervening_if = true, if_about_that", "if_about_that"), "give intervening_if = true too"),
+    ],
+)
+def test_an_if_about_each_object_that_cannot_be_is_one_line(tmp_path: Path, change, message: str):
+    pelt = (SCENARIOS / "603.4-pelt-collector-each-creature.toml").read_text(encoding="utf-8")
+    assert change[0] in pelt
+    with pytest.raises(ScenarioFileError) as caught:
+        load(_write(tmp_path, pelt.replace(*change)))
     assert message in str(caught.value) and "\n" not in str(caught.value)

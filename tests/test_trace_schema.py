@@ -359,14 +359,20 @@ def test_a_constant_added_within_the_version_may_be_absent_and_means_what_older_
     trace = from_json(data, SCHEMA, "old.json")
     assert trace.params["other_effect"] == [False] * trace.universe.size("card")
     # ... and the two added within version 5 the same way.
-    for name in ("acts_on_this", "acts_on_that", "d_other_effect", "d_targeted", "r_targeted"):
+    for name in ("acts_on_this", "acts_on_that", "if_about_that", "d_other_effect", "d_targeted", "r_targeted"):
         del data["constants"][name]
     again = from_json(data, SCHEMA, "old.json")
-    assert again.params["acts_on_this"] == again.params["acts_on_that"] == [False] * again.universe.size("printed")
+    printed = [False] * again.universe.size("printed")
+    assert again.params["acts_on_this"] == again.params["acts_on_that"] == again.params["if_about_that"] == printed
     assert again.params["d_other_effect"] == again.params["d_targeted"] == [False] * again.universe.size("delayed")
     assert again.params["r_targeted"] == [False] * again.universe.size("reflexive")
     del data["constants"]["r_n"]
     assert from_json(data, SCHEMA, "old.json").params["r_n"] == [0] * again.universe.size("reflexive")
+    # A per-moment environment variable added within the version: absent, what documents meant before it.
+    for state in data["states"]:
+        del state["cond_that"]
+    cards = again.universe.size("card")
+    assert all(s["cond_that"] == [[True] * cards] * len(printed) for s in from_json(data, SCHEMA, "old.json").states)
     del data["constants"]["enters_tapped"]
     with pytest.raises(TraceFormatError, match="/constants/enters_tapped"):
         from_json(data, SCHEMA, "old.json")

@@ -426,25 +426,53 @@ def _if_false_at_trigger(g, t, a):
     cls, _ = m.ability_class(g, a)
     if cls != "printed":
         return False
-    return g.And(g.has_if(a), g.Not(g.cond(t, a)))
+    # One about the object its event happened to is false at trigger for all of them (Pelt Collector, 2018-10-05:
+    # "doesn't trigger at all").
+    per_object = _if_held_at_trigger(g, t, a) == 0 if t > 0 else True
+    return g.And(g.has_if(a), g.If(m.if_about_that(g, a), per_object, g.Not(g.cond(t, a))))
+
+
+def _if_false_for_some(g, t, a):
+    """An intervening "if" about the object its event happened to is false for some of them: it triggers for the
+    others only (603.2c's once-per-occurrence is set aside)."""
+    if m.ability_class(g, a)[0] != "printed" or t == 0:
+        return False
+    every = in_view(g, t, a, lambda v: g.count(m.event_object(g, t, a, v, c) for c in m.cards(g)))
+    return g.And(m.if_about_that(g, a), _if_held_at_trigger(g, t, a) < every)
+
+
+def _if_held_at_trigger(g, t, a):
+    """The objects the event of batch ``t`` happened to, of those ability ``a``'s condition counts, whose intervening
+    "if" is true then, each seen by each instance of the ability (113.2c)."""
+    return in_view(
+        g,
+        t,
+        a,
+        lambda v: m.per_instance(
+            g,
+            g.count(g.And(m.event_object(g, t, a, v, c), g.cond_that(t, a, c)) for c in m.cards(g)),
+            m.instances_of(g, v, a),
+        ),
+    )
 
 
 def _if_false_on_resolution(g, t):
     if t == 0:
         return False
-    return g.Or(
-        *[
-            g.And(m.tries_to_resolve_ability(g, t, a), g.has_if(a), g.Not(g.cond(t - 1, a)))
-            for c, a in m.printed_abilities(g)
-        ]
-    )
+    subject = top_before(g, t, "slot_subject")
+    out = []
+    for _, a in m.printed_abilities(g):
+        false_of_it = g.Or(*[g.And(subject == c, g.Not(g.cond_that(t - 1, a, c))) for c in m.cards(g)])
+        false_now = g.If(m.if_about_that(g, a), false_of_it, g.Not(g.cond(t - 1, a)))
+        out.append(g.And(m.tries_to_resolve_ability(g, t, a), g.has_if(a), false_now))
+    return g.Or(*out)
 
 
 @clause(
     "603.4",
     "intervening 'if': checked when the event occurs and again on resolution, where a false one removes it",
     text_hash="92154cf411c5",
-    overrides={"603.2": _if_false_at_trigger, "608.1": _if_false_on_resolution},
+    overrides={"603.2": _if_false_at_trigger, "603.2c": _if_false_for_some, "608.1": _if_false_on_resolution},
 )
 def intervening_if(g, t: int) -> Iterator[Rule]:
     for _, a in m.printed_abilities(g):
@@ -452,9 +480,48 @@ def intervening_if(g, t: int) -> Iterator[Rule]:
         yield R(
             false_now, g.base_triggers(t, a) == 0, m.printed_about(g, a), witness=g.And(false_now, g.matches(t, a) >= 1)
         )
+        yield from _if_of_each_object(g, t, a)
     # "the ability is removed from the stack and does nothing": it doesn't resolve (608.1 steps aside).
     false_on_res = _if_false_on_resolution(g, t)
     yield R(false_on_res, g.removed_now(t), "resolving ability")
+
+
+def _if_of_each_object(g, t: int, a: int) -> Iterator[Rule]:
+    """An intervening "if" about the object its event happened to (Pelt Collector's "if that creature's power is
+    greater than ~'s"): the ability triggers once for each object it is true of (unless another rule stops it), and
+    each instance carries one of those objects (two from one batch, put on the stack together, different ones unless
+    it triggered more times than there were such objects)."""
+    about = m.if_about_that(g, a)
+    if t == 0 or g.known_false(about):
+        return
+    held = _if_held_at_trigger(g, t, a)
+    others = g.Or(exempt(g, "603.2", t, a, besides="603.4"), exempt(g, "603.2c", t, a, besides="603.4"))
+    yield R(about, g.base_triggers(t, a) <= held, m.printed_about(g, a), witness=g.And(about, held < g.matches(t, a)))
+    yield R(g.And(about, g.Not(others)), g.base_triggers(t, a) >= held, m.printed_about(g, a))
+
+    def then(origin, name, c, default):
+        return g.If(origin == t, g.var(name, t, a, c), g.earlier(origin, t, name, a, c, default=default))
+
+    code = m.ability_code(a)
+    for s in m.slots(g):
+        mine = g.And(about, m.new_slot(g, t, s), g.slot_src(t, s) == code)
+        origin = g.slot_moment(t, s)
+        true_then = g.Or(*[g.And(g.slot_subject(t, s) == c, then(origin, "cond_that", c, True)) for c in m.cards(g)])
+        yield R(mine, true_then, f"{m.printed_about(g, a)}, slot {s}")
+        for s2 in m.slots(g):
+            if s2 <= s:
+                continue
+            together = g.And(mine, m.new_slot(g, t, s2), g.slot_src(t, s2) == code, g.slot_moment(t, s2) == origin)
+            true_ones = g.count(
+                g.And(then(origin, "triggered_by", c, False), then(origin, "cond_that", c, True)) for c in m.cards(g)
+            )
+            triggered = g.If(origin == t, g.triggers(t, a), g.earlier(origin, t, "triggers", a))
+            once_each = triggered == true_ones
+            yield R(
+                g.And(together, once_each),
+                g.slot_subject(t, s) != g.slot_subject(t, s2),
+                f"{m.printed_about(g, a)}, slots {s}<{s2}",
+            )
 
 
 # --- 603.5 -------------------------------------------------------------------------

@@ -249,19 +249,22 @@ class Edition:
         return any(ax.number == number for ax in self.axioms)
 
 
-def exempt(g: Any, general: str, t: int, *key: int) -> Expr:
+def exempt(g: Any, general: str, t: int, *key: int, besides: str = "") -> Expr:
     """True where an enabled, more specific clause (or a game-model rule) sets ``general`` aside.
 
     ``general`` is a current clause number; in another edition it stands for that edition's
     counterparts (``Edition.local``), so one clause function serves every edition it is reused in.
+    ``besides`` (a current clause number) leaves that clause's own exceptions out: where it sets ``general`` aside,
+    whether another clause does too.
     """
     edition: Edition = g.edition
+    mine = set(edition.local(besides)) if besides else set()
     return g.Or(
         *[
             g.And(True if edition.is_axiom(enc.number) else g.enabled(enc.number), fn(g, t, *key))
             for local in edition.local(general)
             for enc in edition.overriders(local)
-            if (fn := _exception(enc, local, general)) is not None
+            if enc.number not in mine and (fn := _exception(enc, local, general)) is not None
         ]
     )
 
