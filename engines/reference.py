@@ -1469,11 +1469,7 @@ class ReferenceGame:
             ]
         if kind in (CREATURE_DIES, LAND_TO_GRAVEYARD):
             return [
-                c
-                for c in range(self.n_cards)
-                if self._dies(before, after, c)
-                and (view.cards[c].eff_creature if kind == CREATURE_DIES else self.flag(c, "land_card"))
-                and self._speaks_of(a, c, view)
+                c for c in range(self.n_cards) if self._dies(before, after, c) and self._leaving_one(a, kind, view, c)
             ]
         assert kind == GRAVEYARD_FROM_ANYWHERE, kind
         return [
@@ -1485,6 +1481,12 @@ class ReferenceGame:
             and not self.scenario.cards[c].token
             and self._speaks_of(a, c, view, by_owner=True)
         ]
+
+    def _leaving_one(self, a: int, kind: int, view: Moment, c: int) -> bool:
+        """Card ``c``'s object, as it was in ``view``, is one "whenever a creature dies" (a creature then) or "a land is
+        put into a graveyard from the battlefield" (being a land is printed) of ability ``a`` speaks of."""
+        is_kind = view.cards[c].eff_creature if kind == CREATURE_DIES else self.flag(c, "land_card")
+        return is_kind and self._speaks_of(a, c, view)
 
     def acts_on_its_own_object(self, a: int) -> bool:
         """Printed ability ``a`` triggers on its own object changing zones: "when this enters", "when this leaves the
@@ -1545,12 +1547,8 @@ class ReferenceGame:
             n = len(self._event_objects(a, kind, before, after, view))
         elif kind in (CREATURE_DIES, LAND_TO_GRAVEYARD):  # 603.6c; 603.10a: as the permanents were before the event
             # A creature as it was then; being a land is printed.
-            is_one = [
-                (view.cards[c].eff_creature if kind == CREATURE_DIES else self.flag(c, "land_card"))
-                and self._speaks_of(a, c, view)
-                for c in range(self.n_cards)
-            ]
-            died = [c in self._event_objects(a, kind, before, after, view) for c in range(self.n_cards)]
+            is_one = [self._leaving_one(a, kind, view, c) for c in range(self.n_cards)]
+            died = [self._dies(before, after, c) and one for c, one in enumerate(is_one)]
             would = [after.cards[c].dies_replaced and one for c, one in enumerate(is_one)]
             return sum(died), sum(died) + sum(would)  # 603.2h: a replaced death triggers nothing
         elif kind == LEAVES_SELF:  # 603.6c

@@ -817,12 +817,8 @@ def _carries_its_object(g, t: int, s: int, a: int):
     if m.ability_class(g, a)[0] != "printed":
         return g.slot_subject(t, s) == 0
     origin = g.slot_moment(t, s)
-
-    def counted(c):
-        then = g.earlier(origin, t, "triggered_by", a, c, default=False)
-        return g.If(origin == t, g.triggered_by(t, a, c), then)
-
-    carries = g.Or(*[g.And(g.slot_subject(t, s) == c, counted(c)) for c in m.cards(g)])
+    counted = [m.at_label(g, t, origin, "triggered_by", a, c, default=False) for c in m.cards(g)]
+    carries = g.Or(*[g.And(g.slot_subject(t, s) == c, counted[c]) for c in m.cards(g)])
     return g.If(m.carries_its_object(g, a), carries, g.slot_subject(t, s) == 0)
 
 
@@ -832,23 +828,21 @@ def _one_instance_per_object(g, t: int) -> Iterator[Rule]:
     times than there were objects then (113.2c's instances, 603.2d's "additional time").  Instances of one batch put
     on the stack at different times are not compared (a model bound: docs/model.md)."""
 
-    def then(origin, name, *index, default=0):
-        return g.If(origin == t, g.var(name, t, *index), g.earlier(origin, t, name, *index, default=default))
-
     for a in range(m.printed_count(g)):
         code = m.ability_code(a)
         for s1 in m.slots(g):
+            origin = g.slot_moment(t, s1)
+            objects = g.count(m.at_label(g, t, origin, "triggered_by", a, c, default=False) for c in m.cards(g))
+            once_each = m.at_label(g, t, origin, "triggers", a) == objects
             for s2 in m.slots(g):
                 if s1 >= s2:
                     continue
-                origin = g.slot_moment(t, s1)
-                objects = g.count(then(origin, "triggered_by", a, c, default=False) for c in m.cards(g))
                 together = g.And(
                     *[g.And(m.new_slot(g, t, s), g.slot_src(t, s) == code) for s in (s1, s2)],
                     g.slot_moment(t, s2) == origin,
                 )
                 yield R(
-                    g.And(m.carries_its_object(g, a), together, then(origin, "triggers", a) == objects),
+                    g.And(m.carries_its_object(g, a), together, once_each),
                     g.slot_subject(t, s1) != g.slot_subject(t, s2),
                     f"ability {a}, slots {s1}<{s2}",
                 )

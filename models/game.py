@@ -1328,6 +1328,12 @@ def resolving_ability(g, t: int, a: int):
     return resolving(g, t, ability_code(a))
 
 
+def at_label(g, t: int, label, name: str, *index: int, default=0):
+    """Per-moment variable ``name`` at moment ``label`` (an instance's ``slot_moment``: batch ``t`` itself or an
+    earlier one), ``default`` for any other."""
+    return g.If(label == t, g.var(name, t, *index), g.earlier(label, t, name, *index, default=default))
+
+
 def resolutions_carried(g, t: int, a: int):
     """Printed ability ``a``'s resolutions this turn before batch ``t``, for its card's object now (400.7: a card that
     became a new object in the batch starts over; a new turn starts over too)."""
@@ -1522,44 +1528,51 @@ def event_object_of(g, kind: int, t: int, v: int, a: int | None, c: int):
     (603.6a), a creature dying or a land put into a graveyard from the battlefield (603.6c; a creature as it was in
     the view, 603.10a; being a land is printed), a creature card put into a graveyard from anywhere (a token is not a
     card, 108.2b; "your graveyard" is its owner's, 404.1)."""
-    if kind == CREATURE_ENTERS:
-        return g.And(entered_battlefield(g, t, c), g.eff_creature(v, c), subject_matches(g, a, v, c))
-    if kind in (CREATURE_DIES, LAND_TO_GRAVEYARD):
-        return g.And(dies(g, t, c), leaving_object_of(g, kind, a, v, c))
-    assert kind == GRAVEYARD_FROM_ANYWHERE, kind
+    by_owner = kind == GRAVEYARD_FROM_ANYWHERE
     return g.And(
-        g.zone(t, c) == GRAVEYARD,
-        entered(g, t, c),
-        g.creature_card(c),
-        g.Not(g.token(c)),
-        subject_matches(g, a, v, c, by_owner=True),
+        _zone_change(g, kind, t, c), _object_of_kind(g, kind, v, c), subject_matches(g, a, v, c, by_owner=by_owner)
     )
+
+
+def _zone_change(g, kind: int, t: int, c: int):
+    """Card ``c`` made the zone change of a condition of ``kind`` in batch ``t``."""
+    if kind == CREATURE_ENTERS:
+        return entered_battlefield(g, t, c)
+    if kind in (CREATURE_DIES, LAND_TO_GRAVEYARD):
+        return dies(g, t, c)
+    assert kind == GRAVEYARD_FROM_ANYWHERE, kind
+    return g.And(g.zone(t, c) == GRAVEYARD, entered(g, t, c))
+
+
+def _object_of_kind(g, kind: int, v: int, c: int):
+    """Card ``c``'s object is of the kind a condition of ``kind`` names, as it is in view ``v``: a creature, a land (a
+    printed type), a creature card (not a token, 108.2b)."""
+    if kind in (CREATURE_ENTERS, CREATURE_DIES):
+        return g.eff_creature(v, c)
+    if kind == LAND_TO_GRAVEYARD:
+        return g.land_card(c)
+    assert kind == GRAVEYARD_FROM_ANYWHERE, kind
+    return g.And(g.creature_card(c), g.Not(g.token(c)))
 
 
 def leaving_object_of(g, kind: int, a: int | None, v: int, c: int):
     """Card ``c``'s object, as it was in view ``v``, is one "whenever a creature dies" (a creature then) or "a land is
     put into a graveyard from the battlefield" (being a land is printed) of ability ``a`` speaks of."""
-    kind_of = g.eff_creature(v, c) if kind == CREATURE_DIES else g.land_card(c)
-    return g.And(kind_of, subject_matches(g, a, v, c))
+    return g.And(_object_of_kind(g, kind, v, c), subject_matches(g, a, v, c))
 
 
 def event_object(g, t: int, a: int, v: int, c: int):
     """Card ``c``'s zone change in batch ``t`` is one printed ability ``a``'s zone-change condition counts, judged in
-    view ``v`` (``event_object_of``, its filter built once for the four conditions)."""
+    view ``v`` (``event_object_of`` for its kind; the filter, the same for the three whose object's controller
+    counts, is built once)."""
     if t == 0:
         return False
-    kind, died = g.kind(a), dies(g, t, c)
-    return g.Or(
-        g.And(
-            subject_matches(g, a, v, c),
-            g.Or(
-                g.And(kind == CREATURE_ENTERS, entered_battlefield(g, t, c), g.eff_creature(v, c)),
-                g.And(kind == CREATURE_DIES, died, g.eff_creature(v, c)),
-                g.And(kind == LAND_TO_GRAVEYARD, died, g.land_card(c)),
-            ),
-        ),
-        g.And(kind == GRAVEYARD_FROM_ANYWHERE, event_object_of(g, GRAVEYARD_FROM_ANYWHERE, t, v, a, c)),
-    )
+    by_kind = [
+        g.And(g.kind(a) == k, _zone_change(g, k, t, c), _object_of_kind(g, k, v, c))
+        for k in (CREATURE_ENTERS, CREATURE_DIES, LAND_TO_GRAVEYARD)
+    ]
+    anywhere = g.And(g.kind(a) == GRAVEYARD_FROM_ANYWHERE, event_object_of(g, GRAVEYARD_FROM_ANYWHERE, t, v, a, c))
+    return g.Or(g.And(subject_matches(g, a, v, c), g.Or(*by_kind)), anywhere)
 
 
 def about_each_object(g, a: int):

@@ -499,24 +499,23 @@ def _if_of_each_object(g, t: int, a: int) -> Iterator[Rule]:
     yield R(about, g.base_triggers(t, a) <= held, m.printed_about(g, a), witness=g.And(about, held < g.matches(t, a)))
     yield R(g.And(about, g.Not(others)), g.base_triggers(t, a) >= held, m.printed_about(g, a))
 
-    def then(origin, name, c, default):
-        return g.If(origin == t, g.var(name, t, a, c), g.earlier(origin, t, name, a, c, default=default))
-
     code = m.ability_code(a)
     for s in m.slots(g):
         mine = g.And(about, m.new_slot(g, t, s), g.slot_src(t, s) == code)
         origin = g.slot_moment(t, s)
-        true_then = g.Or(*[g.And(g.slot_subject(t, s) == c, then(origin, "cond_that", c, True)) for c in m.cards(g)])
-        yield R(mine, true_then, f"{m.printed_about(g, a)}, slot {s}")
+        true_then = [m.at_label(g, t, origin, "cond_that", a, c, default=True) for c in m.cards(g)]
+        yield R(
+            mine,
+            g.Or(*[g.And(g.slot_subject(t, s) == c, true_then[c]) for c in m.cards(g)]),
+            f"{m.printed_about(g, a)}, slot {s}",
+        )
+        counted = [m.at_label(g, t, origin, "triggered_by", a, c, default=False) for c in m.cards(g)]
+        true_ones = g.count(g.And(counted[c], true_then[c]) for c in m.cards(g))
+        once_each = m.at_label(g, t, origin, "triggers", a) == true_ones
         for s2 in m.slots(g):
             if s2 <= s:
                 continue
             together = g.And(mine, m.new_slot(g, t, s2), g.slot_src(t, s2) == code, g.slot_moment(t, s2) == origin)
-            true_ones = g.count(
-                g.And(then(origin, "triggered_by", c, False), then(origin, "cond_that", c, True)) for c in m.cards(g)
-            )
-            triggered = g.If(origin == t, g.triggers(t, a), g.earlier(origin, t, "triggers", a))
-            once_each = triggered == true_ones
             yield R(
                 g.And(together, once_each),
                 g.slot_subject(t, s) != g.slot_subject(t, s2),
