@@ -366,8 +366,6 @@ def test_a_constant_added_within_the_version_may_be_absent_and_means_what_older_
     assert again.params["acts_on_this"] == again.params["acts_on_that"] == again.params["if_about_that"] == printed
     assert again.params["d_other_effect"] == again.params["d_targeted"] == [False] * again.universe.size("delayed")
     assert again.params["r_targeted"] == [False] * again.universe.size("reflexive")
-    del data["constants"]["r_n"]
-    assert from_json(data, SCHEMA, "old.json").params["r_n"] == [0] * again.universe.size("reflexive")
     # A per-moment environment variable added within the version: absent, what documents meant before it.
     for state in data["states"]:
         del state["cond_that"]
@@ -376,3 +374,15 @@ def test_a_constant_added_within_the_version_may_be_absent_and_means_what_older_
     del data["constants"]["enters_tapped"]
     with pytest.raises(TraceFormatError, match="/constants/enters_tapped"):
         from_json(data, SCHEMA, "old.json")
+
+
+def test_a_reflexive_abilitys_constants_added_within_the_version_may_be_absent() -> None:
+    """Gimli's reflexive ability waits for the third resolution and targets (``r_n`` 3, ``r_targeted``); a document
+    without the two is read as before they existed: on its creator's action (0), not targeting."""
+    from rule603.engines.scenario_file import load, play
+
+    data = to_json(play(load(str(ROOT / "scenarios" / "603.7h-gimli-third-resolution.toml"))), SCHEMA)
+    assert data["constants"]["r_n"] == [3] and data["constants"]["r_targeted"] == [True]
+    del data["constants"]["r_n"], data["constants"]["r_targeted"]
+    old = from_json(data, SCHEMA, "old.json")
+    assert old.params["r_n"] == [0] and old.params["r_targeted"] == [False]
