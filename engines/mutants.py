@@ -309,6 +309,18 @@ class CardTypeIgnored(ReferenceGame):
         return True  # 'whenever you cast a noncreature spell': any spell, whatever its card type
 
 
+class LeaversAbilitiesStay(ReferenceGame):
+    def _taken_along(self, obj, p: int) -> bool:
+        spell = self.spell_card(obj.code)
+        return spell is not None and super()._taken_along(obj, p)  # their spells leave, their abilities stay
+
+
+class LeaversAbilitiesPutOnStack(ReferenceGame):
+    @staticmethod
+    def _still_in_game(m: Moment, player: int) -> bool:
+        return True  # an ability of a player who has left goes on the stack all the same
+
+
 # --- the catalogue -------------------------------------------------------------------------------
 
 
@@ -544,6 +556,18 @@ MUTANTS: tuple[Mutant, ...] = (
         "a token exiled and returned at once (flickered) comes back onto the battlefield",
         ("111.8",),
         TokenComesBack,
+    ),
+    Mutant(
+        "leavers-abilities-stay",
+        "a player who leaves the game leaves the triggered abilities they control on the stack",
+        ("800.4a",),
+        LeaversAbilitiesStay,
+    ),
+    Mutant(
+        "leavers-abilities-put-on-stack",
+        "a triggered ability controlled by a player who has left the game is put on the stack",
+        ("800.4d",),
+        LeaversAbilitiesPutOnStack,
     ),
     Mutant(
         "legend-rule-ignored",

@@ -196,8 +196,8 @@ ASSUMPTIONS: dict[str, str] = {
     "(nothing in the decks does that).",
     "damage, damage_prevented, dies_replaced, lethal, no_life, left_game": "Never set: the engine keeps no damage"
     " or life the adapter reads, and nothing in the decks replaces dying; a trace ends as a player loses.",
-    "leaves_game, by_draw": "Never set: a trace ends with the batch in which a player loses, and python-mtg does "
-    "not remove the loser's objects (800.4a).",
+    "leaves_game, by_draw, dropped, ceased": "Never set: a trace ends with the batch in which a player loses, and "
+    "python-mtg does not remove the loser's objects (800.4a) or abilities (800.4d).",
     "revealed, phased_out, prohibited, cond, may_use, actions_by_effect, actions_other, no_legal_choice, "
     "prohibition_applies, removed, skipped": "False or 0: nothing in the decks reveals, phases, prohibits, or "
     "has an intervening 'if', a 'may', modes or targets in a triggered ability.",
@@ -1110,6 +1110,7 @@ class _WindowTrace:
             "trigger_controller": trigger_controller,
             "removed": [0] * self.abilities,
             "skipped": [0] * self.abilities,
+            "dropped": [0] * self.abilities,
             "prohibition_applies": [False] * self.abilities,
             # 113.3: no 'triggers an additional time' effect in the decks refers to any ability.
             "counts_additional": [False] * self.abilities,
@@ -1161,6 +1162,7 @@ class _WindowTrace:
             "resolutions": list(self.resolutions),
             "done_this_turn": [list(per_player) for per_player in self.done],
             "stack_size": sum(1 for s in slots if s.src),
+            "ceased": 0,
             "slot_src": [s.src for s in slots],
             "slot_controller": [s.controller for s in slots],
             "slot_moment": [s.moment for s in slots],

@@ -213,6 +213,7 @@ class Triggering:
     controller: int = 0
     placed: int = 0
     removed: int = 0
+    dropped: int = 0  # not put on the stack: its controller has left the game (800.4d)
     counts_additional: bool = False
     no_legal_choice: bool = False
     objects: tuple[int, ...] = ()  # for one that carries the object its event happened to: those objects' cards
@@ -252,6 +253,7 @@ class Moment:
     actions_by_effect: int = 0
     actions_other: int = 0
     countered_now: bool = False
+    ceased: int = 0  # objects a player leaving the game took off the stack (800.4a)
     removed_now: bool = False  # the top ability tried to resolve and was removed instead (603.4, 608.2b)
     unfinished: bool = False  # the resolution (or turn-based action) of this batch goes on in the next (608.2c)
     targets_illegal: bool = False
@@ -1186,12 +1188,10 @@ class ReferenceGame:
         for p in leaving:
             if not after.in_game[p]:
                 _fail(f"lose player {p}: they have already left the game")
-            for obj in after.stack:
-                spell = self.spell_card(obj.code)
-                if obj.controller == p or (spell is not None and self.scenario.cards[spell].owner == p):
-                    raise BeyondModelBounds(
-                        f"player {p} leaves with an object of theirs on the stack; the model can't remove it (800.4a)"
-                    )
+            # 800.4a: their spells leave the game with the cards, the abilities they control cease to exist.
+            kept = [obj for obj in after.stack if not self._taken_along(obj, p)]
+            after.ceased += len(after.stack) - len(kept)
+            after.stack = kept
             after.in_game[p] = False
             after.no_life[p] = False
             after.leaves_game[p] = True
@@ -1203,6 +1203,11 @@ class ReferenceGame:
                     self._move(after, c, OUTSIDE)
                 elif card.zone == BATTLEFIELD and card.controller == p:
                     card.controller = self.scenario.cards[c].owner
+
+    def _taken_along(self, obj: StackObject, p: int) -> bool:
+        """Player ``p`` leaving the game takes this stack object along (800.4a)."""
+        spell = self.spell_card(obj.code)
+        return obj.controller == p or (spell is not None and self.scenario.cards[spell].owner == p)
 
     def _tidy_permanents(self, after: Moment) -> None:
         """110.2: status and attachments exist only on the battlefield, and only to objects still there."""
@@ -1803,6 +1808,9 @@ class ReferenceGame:
         # 603.3b: first the abilities that don't trigger on abilities triggering, then those; each part in
         # APNAP order, so the active player's go on the stack first and end up lowest.
         for w in sorted(waiting, key=lambda w: (self._part(w.ability), self._apnap_rank(after, w.controller))):
+            if not self._still_in_game(after, w.controller):
+                after.abilities[w.ability].dropped += 1  # 800.4d: it isn't put on the stack
+                continue
             if self._no_legal_choice(w.ability, after):
                 after.abilities[w.ability].removed += 1  # 603.3c-d: simply removed from the stack
                 continue
@@ -1811,6 +1819,11 @@ class ReferenceGame:
             )
             after.abilities[w.ability].placed += 1
         self._check_counts(after)
+
+    @staticmethod
+    def _still_in_game(m: Moment, player: int) -> bool:
+        """A triggered ability this player would control can go on the stack (800.4d)."""
+        return m.in_game[player]
 
     def _object_looked_for(self, before: Moment, a: int) -> int:
         """The card whose zone change a printed ability triggering now looks for (603.6): its own; for an Aura's
@@ -1944,6 +1957,7 @@ class ReferenceGame:
             "placed": [tr.placed for tr in abilities],
             "removed": [tr.removed for tr in abilities],
             "skipped": [0] * self.n_abilities,  # 603.5: optional abilities go on the stack regardless
+            "dropped": [tr.dropped for tr in abilities],
             "prohibition_applies": [False] * self.n_abilities,  # 603.2a
             "counts_additional": [tr.counts_additional for tr in abilities],
             "is_leaves_ability": [k in LEAVES_THE_BATTLEFIELD_KINDS for k in self.kind],  # 603.6c
@@ -1968,6 +1982,7 @@ class ReferenceGame:
             "left_game": [not x for x in m.in_game],
             "countered_now": m.countered_now,
             "removed_now": m.removed_now,
+            "ceased": m.ceased,
             "unfinished": m.unfinished,
             "targets_illegal": m.targets_illegal,
             "instruction_works": m.instruction_works,

@@ -84,7 +84,7 @@ QUESTIONS = {
     "how_many_times": ("ability",),  # how many times does X trigger
     "controller": ("ability",),  # who controls X's instances
     "stack_order": ("ability", "other"),  # is X put on the stack before (below) Y
-    "put_on_stack": ("ability",),  # is X put on the stack (and left there: not removed, 603.3c-d)
+    "put_on_stack": ("ability",),  # is X put on the stack (and left there: not removed, 603.3c-d; nor dropped, 800.4d)
     "does_something": ("ability",),  # does X do what it says when it resolves
     "affects": ("ability", "object"),  # does X, resolving, affect that object (603.6e, 603.7c: each on its own)
     "resolves": ("ability",),  # does X resolve (not countered, not removed from the stack: 603.4, 608.2b)
@@ -1039,7 +1039,10 @@ def _term(loaded: ScenarioFile, played, q: Question):
         nobody = len(loaded.players)
         return (lambda g: g.If(g.triggers(ts[0], a) >= 1, g.trigger_controller(ts[0], a), nobody)), False, text
     if q.ask == "put_on_stack":
-        text = f"Is {names[a]} put on the stack and left there (not removed, 603.3c-d){where}?"
+        text = (
+            f"Is {names[a]} put on the stack and left there (not removed, 603.3c-d; its controller still in the game,"
+            f" 800.4d){where}?"
+        )
         ts = [q.at] if q.at is not None else list(range(n))
         return (lambda g: g.Or(*[g.placed(t, a) >= 1 for t in ts])), True, text
     if q.ask == "does_something":

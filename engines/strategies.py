@@ -108,11 +108,11 @@ CARDS = st.integers(1, 4)  # how many cards, by default
 FLAG_ODDS = {"creature_card": 2, "granted": 12}
 #: The flags drawn on their own; "one or more" is drawn with the subject filters, for the conditions that take it.
 #: An instant or sorcery card is one that is not a permanent card (304.4, 307.4): drawn with ``permanent``.
-#: An intervening "if" about each object (``if_about_that``) is not drawn yet: the generated scripts never make it false
-#: of one object (``condition_false_for``), so it would only change the stream.
-DRAWN_FLAGS = tuple(
-    f for f in game.CARD_FLAGS if f not in ("one_or_more", "instant_card", "sorcery_card", "if_about_that")
-)
+#: An intervening "if" about each object (``if_about_that``) comes with an intervening "if" (``has_if``).
+DRAWN_FLAGS = tuple(f for f in game.CARD_FLAGS if f not in ("one_or_more", "instant_card", "sorcery_card"))
+#: Flags about the object each event happened to: a scenario built around one has conditions that meet several
+#: objects at once (a board wipe), so that each instance carries its own.
+ABOUT_THAT = ("acts_on_that", "if_about_that")
 #: Trigger conditions and starting zones, the interesting ones first (Hypothesis favours the first).
 #: Trigger conditions the generators leave out for now (none: every condition of the model is drawn).
 NOT_DRAWN_YET: tuple[str, ...] = ()
@@ -150,6 +150,8 @@ def card_texts(draw, players: int, focus: str | None = None, focus_flag: str | N
     flags = [flag for flag in DRAWN_FLAGS if _one_in(draw, FLAG_ODDS.get(flag, 6))]
     if focus_flag is not None and focus_flag not in flags and draw(st.booleans()):
         flags.append(focus_flag)
+    if "if_about_that" in flags and "has_if" not in flags:
+        flags.append("has_if")
     token = _one_in(draw, 6)  # a token (111.1): on the battlefield, or outside the game until created
     zone = draw(st.sampled_from(("battlefield", "outside") if token else ZONES_FIRST))
     on_battlefield = zone == "battlefield"
@@ -386,6 +388,8 @@ def scenarios(
     n_cards = _n(draw, cards)
     focus = draw(st.sampled_from(KINDS_FIRST[:-1]))
     focus_flag = draw(st.sampled_from(DRAWN_FLAGS))
+    if focus_flag in ABOUT_THAT and focus not in MANY_AT_ONCE:
+        focus = draw(st.sampled_from(MANY_AT_ONCE))
     chosen = _attachments(draw, [draw(card_texts(n_players, focus, focus_flag)) for _ in range(n_cards)])
     if n_cards >= 2 and _one_in(draw, 4):  # two of one legendary name, one owner's: the legend rule's game
         a, b = sorted(draw(st.lists(st.integers(0, n_cards - 1), min_size=2, max_size=2, unique=True)))
@@ -503,7 +507,8 @@ def _next_action(draw, played: ReferenceGame) -> Action:
         return _next_instruction(draw, played)
     idle = not m.stack and not m.waiting
     top_is_delayed = m.stack and played.n_printed < m.stack[-1].code <= played.n_printed + played.n_delayed
-    if top_is_delayed and m.priority and _one_in(draw, 3):
+    top_carries = m.stack and m.stack[-1].code <= played.n_printed and _carries(played, m.stack[-1].code - 1)
+    if (top_is_delayed or top_carries) and m.priority and _one_in(draw, 3):
         return _meddle(draw, played)  # 603.7c: move the object it will look for
     action = Action()
     for _ in range(3):  # a kind that fits nothing here (say, tap with no permanent) gives way to another
@@ -655,6 +660,11 @@ def _fit(draw, played: ReferenceGame, kind: str) -> Action:  # one branch per ki
         return Action(allow=(c,)) if m.cards[c].prohibited else Action(prohibit=(c,))
     if kind == "condition":
         a = draw(st.integers(0, played.n_printed - 1))  # (a printed ability: a card's first has its number)
+        if played.if_about_that(a) and draw(st.booleans()):  # 603.4: true of some objects, false of others
+            c = draw(st.integers(0, played.n_cards - 1))
+            if c in m.printed[a].cond_false_for:
+                return Action(condition_true_for=((a, c),))
+            return Action(condition_false_for=((a, c),))
         return Action(condition_false=(a,)) if m.printed[a].cond else Action(condition_true=(a,))
     if kind == "reveal":
         hidden = in_zone(HAND, LIBRARY)
@@ -963,15 +973,25 @@ def _create(draw, played: ReferenceGame, d: int) -> Action:
     return Action()
 
 
+def _carries(played: ReferenceGame, a: int) -> bool:
+    """Printed ability ``a``'s instances carry the object their event happened to (400.7, 603.4)."""
+    return played.acts_on_that(a) or played.if_about_that(a)
+
+
 def _meddle(draw, played: ReferenceGame) -> Action:
-    """Move the object the ability on top of the stack will look for (603.6, 603.6e, 603.7c), or make its
-    intervening 'if' false (603.4)."""
+    """Move the object the ability on top of the stack will look for (603.6, 603.6e, 603.7c) or that its event
+    happened to (400.7), or make its intervening 'if' false (603.4), of that object if it speaks of it."""
     m = played.now
-    a = m.stack[-1].code - 1
+    top = m.stack[-1]
+    a = top.code - 1
     cls, i = played.ability_class(a)
+    if cls == "printed" and played.if_about_that(i) and draw(st.booleans()):
+        return Action(condition_false_for=((i, top.subject),))  # 603.4: no longer true of that object
     if cls == "printed" and played.said(i, "has_if") and m.printed[i].cond and draw(st.booleans()):
         return Action(condition_false=(i,))  # 603.4: the condition no longer holds as it resolves
-    if cls == "delayed":  # 603.7c: one of the objects it refers to, each judged on its own
+    if cls == "printed" and played.acts_on_that(i) and draw(st.booleans()):
+        x = top.subject  # 400.7: the object the event happened to moves on
+    elif cls == "delayed":  # 603.7c: one of the objects it refers to, each judged on its own
         refers = played.scenario.delayed[i].refers_to
         if not refers:
             return Action()

@@ -409,7 +409,11 @@ def phased_out_permanents(g, t: int) -> Iterator[Rule]:
         yield R(hidden_away, g.Or(stays, g.zone(t, c) == OUTSIDE), f"card {c}")
 
 
-@_axiom("800.4a", "when a player leaves the game, all objects they own leave it too")
+@_axiom(
+    "800.4a",
+    "when a player leaves the game, all objects they own leave it too, the abilities they control on the stack cease"
+    " to exist, and nothing stays under their control",
+)
 def leaving_the_game(g, t: int) -> Iterator[Rule]:
     for p in m.players(g):
         if t == 0:
@@ -420,6 +424,17 @@ def leaving_the_game(g, t: int) -> Iterator[Rule]:
         yield R(g.leaves_game(t, p), g.Not(g.left_game(t - 1, p)), f"player {p}")  # a player leaves once
         for c in m.cards(g):
             yield R(g.And(g.leaves_game(t, p), g.owner(c) == p), g.zone(t, c) == OUTSIDE, f"player {p}, card {c}")
+            # The effects that gave them control of others' permanents end; one still theirs is exiled (800.4a,
+            # 800.4b): nothing in the game is controlled by a player who has left it.
+            in_play = g.Or(g.zone(t, c) == BATTLEFIELD, g.zone(t, c) == STACK)
+            yield R(g.And(g.left_game(t, p), in_play), g.controller(t, c) != p, f"player {p}, card {c}")
+        # Their abilities on the stack cease to exist (800.4a); none of theirs is put on it (800.4d).
+        # (``ceased`` counts the objects taken along; 405.1 closes up the stack above them.)
+        for s in m.slots(g):
+            yield R(
+                g.And(g.left_game(t, p), g.slot_src(t, s) != 0), g.slot_controller(t, s) != p, f"player {p}, slot {s}"
+            )
+    yield R(True, g.ceased(t) == m.ceased_value(g, t))
     for c in m.cards(g):
         # A card is in the game from the start; a token may be yet to be created (111.1 says how it arrives, and
         # 704.5d how else it leaves).
@@ -430,6 +445,24 @@ def leaving_the_game(g, t: int) -> Iterator[Rule]:
             arrives = g.And(g.zone(t, c) == OUTSIDE, g.zone(t - 1, c) != OUTSIDE)
             yield R(g.And(card, arrives), _owner_leaves(g, t, c), f"card {c}")
             yield R(g.And(card, g.zone(t - 1, c) == OUTSIDE), g.zone(t, c) == OUTSIDE, f"card {c}")
+
+
+@_axiom(
+    "800.4d",
+    "a triggered ability that would be controlled by a player who has left the game isn't put on the stack",
+)
+def left_players_abilities(g, t: int) -> Iterator[Rule]:
+    left = [g.left_game(t, p) for p in m.players(g)]
+    if t == 0:
+        yield R(True, g.And(*[g.dropped(t, a) == 0 for a in m.abilities(g)]))
+        return
+    for a in m.abilities(g):
+        # The instances that would go on the stack now: those that waited, under the controller they triggered
+        # with, and those that trigger in this batch (603.3, 603.3a); a delayed ability's is its creator (603.7d-f).
+        waited = g.If(m.select(g, left, g.waiting_controller(t - 1, a)), g.pending(t - 1, a), 0)
+        fresh = g.If(m.select(g, left, g.trigger_controller(t, a)), g.triggers(t, a), 0)
+        put_now = g.And(g.priority(t), g.Not(_mana_ability(g, a)))  # (a mana ability never goes on it, 605.4a)
+        yield R(True, g.dropped(t, a) == g.If(put_now, waited + fresh, 0), f"ability {a}")
 
 
 def _owner_leaves(g, t: int, c: int):
@@ -469,7 +502,14 @@ def printed_characteristics(g, t: int, c: int):
     )
 
 
-@_axiom("405.1", "the stack: objects are added on top and leave from the top; each card on it is a spell")
+SLOT_ATTRIBUTES = ("slot_src", "slot_controller", "slot_moment", "slot_zone", "slot_object", "slot_subject")
+
+
+@_axiom(
+    "405.1",
+    "the stack: objects are added on top and leave from the top (or with a player leaving the game, 800.4a); each card"
+    " on it is a spell",
+)
 def stack(g, t: int) -> Iterator[Rule]:
     size = m.stack_size(g, t)
     yield R(True, size <= g.size("slot"), room=SLOTS)
@@ -503,14 +543,15 @@ def stack(g, t: int) -> Iterator[Rule]:
     yield R(g.leave(t) != NO_LEAVE, g.And(m.stack_size(g, t - 1) >= 1, g.priority(t - 1)))
     kept = m.kept(g, t)
     yield R(True, size >= kept)
+    for s0 in m.slots(g):
+        # Each object still there keeps its place, below the new ones; those a player leaving the game took
+        # along (800.4a) leave a gap the ones above them close.
+        below = m.survivors_below(g, t, s0)
+        for s in m.slots(g):
+            if s <= s0:
+                same = g.And(*[g.var(name, t, s) == g.var(name, t - 1, s0) for name in SLOT_ATTRIBUTES])
+                yield R(g.And(m.survives(g, t, s0), below == s), same, f"slot {s0} to {s}")
     for s in m.slots(g):
-        same = g.And(
-            *[
-                g.var(name, t, s) == g.var(name, t - 1, s)
-                for name in ("slot_src", "slot_controller", "slot_moment", "slot_zone", "slot_object", "slot_subject")
-            ]
-        )
-        yield R(s < kept, same, f"slot {s}")
         new = m.new_slot(g, t, s)
         src = g.slot_src(t, s)
         # A new object is a spell being cast (its card arrives on the stack) or a triggered ability.
@@ -696,17 +737,14 @@ def bookkeeping(g, t: int) -> Iterator[Rule]:
                     g.waiting_zone(t, a) == 0,
                     g.waiting_object(t, a) == 0,
                     g.triggers(t, a) == 0,
-                    g.pending(t, a) == 0,
-                    g.placed(t, a) == 0,
-                    g.removed(t, a) == 0,
-                    g.skipped(t, a) == 0,
+                    _none_waits_or_goes_on(g, t, a),
                 ),
                 f"ability {a}",
             )
             continue
         yield R(
             g.Not(_mana_ability(g, a)),
-            g.pending(t, a) + g.placed(t, a) + g.removed(t, a) + g.skipped(t, a)
+            g.pending(t, a) + g.placed(t, a) + g.removed(t, a) + g.skipped(t, a) + g.dropped(t, a)
             == g.pending(t - 1, a) + g.triggers(t, a),
             f"ability {a}",
         )
@@ -884,12 +922,17 @@ def triggered_mana_abilities(g, t: int) -> Iterator[Rule]:
         )
 
 
+def _none_waits_or_goes_on(g, t: int, a: int):
+    """No instance of ability ``a`` waits at ``t``, nor is put on the stack, removed, skipped or dropped then."""
+    return g.And(*[g.var(name, t, a) == 0 for name in ("pending", "placed", "removed", "skipped", "dropped")])
+
+
 @_axiom("605.4a", "a triggered mana ability resolves at once: it never waits for priority or uses the stack")
 def mana_abilities_resolve_at_once(g, t: int) -> Iterator[Rule]:
     for _, a in m.printed_abilities(g):
         yield R(
             g.mana_ability(a),
-            g.And(g.pending(t, a) == 0, g.placed(t, a) == 0, g.removed(t, a) == 0, g.skipped(t, a) == 0),
+            _none_waits_or_goes_on(g, t, a),
             m.printed_about(g, a),
         )
 

@@ -765,6 +765,14 @@ VARIABLES: tuple[VarSpec, ...] = (
         kind="int",
         max=MAX_COUNT,
     ),
+    _rule(
+        "dropped",
+        ("ability",),
+        "instances never put on the stack because the player who would control them has left the game (800.4d)",
+        kind="int",
+        max=MAX_COUNT,
+        completed_by=lambda g, t, a: 0,
+    ),
     _rule("prohibition_applies", ("ability",), "an activation prohibition stops this ability triggering"),
     _rule("counts_additional", ("ability",), "'triggers an additional time' effects refer to this ability"),
     _rule("is_leaves_ability", ("printed",), "the printed ability counts as a leaves-the-battlefield ability"),
@@ -809,6 +817,15 @@ VARIABLES: tuple[VarSpec, ...] = (
     ),
     # --- the stack ----------------------------------------------------------------
     _rule("stack_size", (), "number of objects on the stack", kind="int", max=7),
+    _rule(
+        "ceased",
+        (),
+        "objects a player leaving the game took off the stack in this batch, besides a top that resolved or was"
+        " countered (800.4a)",
+        kind="int",
+        max=7,
+        completed_by=lambda g, t: ceased_value(g, t),  # (defined below)
+    ),
     _rule(
         "slot_src",
         ("slot",),
@@ -880,6 +897,7 @@ CAPACITY_VARIABLES = (
     "placed",
     "removed",
     "skipped",
+    "dropped",
     "resolutions",
     "lore",
     "stack_size",
@@ -1300,9 +1318,45 @@ def popped(g, t: int):
     return g.Or(g.leave(t) == RESOLVE, g.countered_now(t))
 
 
+def ceases(g, t: int, s: int):
+    """The object in slot ``s`` at ``t-1`` leaves the stack in batch ``t`` because a player leaves the game (800.4a):
+    an ability its controller, a spell its card's owner or its controller takes along."""
+    if t == 0:
+        return False
+    leaving = [g.leaves_game(t, p) for p in players(g)]
+    owner_leaves = [g.And(g.slot_src(t - 1, s) == spell_code(g, c), select(g, leaving, g.owner(c))) for c in cards(g)]
+    return g.Or(select(g, leaving, g.slot_controller(t - 1, s)), *owner_leaves)
+
+
+def _taken_along(g, t: int, s: int):
+    """Slot ``s`` at ``t-1`` holds an object, not the popped top, that a player leaving the game takes along."""
+    there = s < stack_size(g, t - 1)
+    top_popped = g.And(popped(g, t), s == stack_size(g, t - 1) - 1)
+    return g.And(there, g.Not(top_popped), ceases(g, t, s))
+
+
+def ceased_value(g, t: int):
+    """``ceased(t)`` as the game fixes it."""
+    return 0 if t == 0 else g.count(_taken_along(g, t, s) for s in slots(g))
+
+
+def survives(g, t: int, s: int):
+    """The object in slot ``s`` at ``t-1`` is still on the stack at ``t``: neither the popped top nor one a player
+    leaving the game took along (800.4a)."""
+    there = s < stack_size(g, t - 1)
+    top_popped = g.And(popped(g, t), s == stack_size(g, t - 1) - 1)
+    return g.And(there, g.Not(top_popped), g.Not(ceases(g, t, s)))
+
+
+def survivors_below(g, t: int, s: int):
+    """How many objects below slot ``s`` at ``t-1`` are still on the stack at ``t``: where slot ``s``'s object is
+    then, if it is (405.1 keeps their order; the ones between that left close up)."""
+    return g.count(survives(g, t, s0) for s0 in slots(g) if s0 < s)
+
+
 def kept(g, t: int):
-    """Stack objects of ``t-1`` that are still there at ``t`` (all but a popped top)."""
-    return stack_size(g, t - 1) - g.If(popped(g, t), 1, 0)
+    """Stack objects of ``t-1`` that are still there at ``t`` (all but a popped top and those 800.4a takes)."""
+    return stack_size(g, t - 1) - g.If(popped(g, t), 1, 0) - g.ceased(t)
 
 
 def tries_to_resolve(g, t: int, code):

@@ -744,15 +744,11 @@ def aura_finds_aura(g, t):
     if t == 0:
         return True
     claims = []
-    top_slot = m.stack_size(g, t - 1) - 1
-    # The moment the resolving ability was put on the stack: the last moment its slot was filled.
+    # The moment the resolving ability was put on the stack: the moment an instance of its ability with its label
+    # arrived there (the instances of one label arrive together; objects below may leave since, 800.4a).
+    src, label = m.top(g, t - 1, "slot_src"), m.top(g, t - 1, "slot_moment")
     put_on_stack = [
-        g.Or(
-            *[
-                g.And(top_slot == s, m.new_slot(g, u, s), *[g.Not(m.new_slot(g, w, s)) for w in range(u + 1, t)])
-                for s in m.slots(g)
-            ]
-        )
+        g.Or(*[g.And(m.new_slot(g, u, s), g.slot_src(u, s) == src, g.slot_moment(u, s) == label) for s in m.slots(g)])
         for u in range(t)
     ]
     for x in m.cards(g):
@@ -1018,13 +1014,18 @@ def no_choice(g, t):
 @prop("optional-still-goes-on-stack", clauses=["603.3", "603.5"])
 def optional_on_stack(g, t):
     """An optional ('may') ability that triggered is put on the stack at the next priority, whatever its controller
-    intends (unless it is a mana ability, which never uses the stack: 605.4a)."""
+    intends (unless it is a mana ability, which never uses the stack: 605.4a), if its controller is still in the
+    game (800.4d)."""
     if t == 0:
         return True
     claims = []
     for _, a in m.printed_abilities(g):
         due = g.And(g.optional(a), g.Not(g.mana_ability(a)), g.priority(t), g.Not(g.no_legal_choice(t, a)))
-        claims.append(g.Implies(due, g.placed(t, a) == g.pending(t - 1, a) + g.triggers(t, a)))
+        # ... unless the player who would control it has left the game (800.4d).
+        left = [g.left_game(t, p) for p in m.players(g)]
+        waited = g.If(m.select(g, left, g.waiting_controller(t - 1, a)), 0, g.pending(t - 1, a))
+        fresh = g.If(m.select(g, left, g.trigger_controller(t, a)), 0, g.triggers(t, a))
+        claims.append(g.Implies(due, g.placed(t, a) == waited + fresh))
     return g.And(*claims)
 
 

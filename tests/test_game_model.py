@@ -672,6 +672,59 @@ def test_a_version_3_trace_has_no_tokens_and_no_legends():
     assert new["constants"]["token"] == [False] * cards and new["constants"]["legend_name"] == [0] * cards
 
 
+# --- players who leave the game (800.4a, 800.4d) ---------------------------------------------------------------------
+
+
+def test_the_abilities_a_leaving_player_controls_cease_and_the_stack_closes_up():
+    trace = played("800.4a-soul-wardens-ability-ceases.toml")  # Alex, Carol, Bianca: Carol leaves at moment 2
+    assert broken(trace) == set()
+    before, after = trace.states[1], trace.states[2]
+    assert before["slot_controller"][:3] == [0, 1, 2] and before["stack_size"] == 3
+    assert after["stack_size"] == 2 and after["slot_controller"][:2] == [0, 2]
+    assert after["slot_src"][:2] == [before["slot_src"][0], before["slot_src"][2]]
+    # An engine that leaves Carol's ability on the stack.
+    kept = changed(trace, 2, "stack_size", 3)
+    for name in ("slot_src", "slot_controller", "slot_moment", "slot_zone", "slot_object", "slot_subject"):
+        kept = changed(kept, 2, name, list(before[name]))
+    assert (2, "800.4a") in broken(kept)
+
+
+def test_a_delayed_ability_whose_creator_has_left_is_not_put_on_the_stack():
+    trace = played("800.4d-otherworldly-journey-creator-left.toml")  # Bianca leaves at 3; the end step begins at 4
+    assert broken(trace) == set()
+    delayed = len(trace.states[4]["dropped"]) - 1
+    assert trace.states[4]["triggers"][delayed] == 1 and trace.states[4]["dropped"][delayed] == 1
+    assert trace.states[4]["stack_size"] == 0
+    # An engine that puts it on the stack all the same, under Bianca's control.
+    placed = changed(changed(trace, 4, "dropped", 0, delayed), 4, "placed", 1, delayed)
+    placed = changed(changed(placed, 4, "stack_size", 1), 4, "slot_src", game.ability_code(delayed), 0)
+    placed = changed(changed(placed, 4, "slot_controller", 1, 0), 4, "slot_moment", 4, 0)
+    assert (4, "800.4d") in broken(placed)
+
+
+def test_a_permanent_a_leaving_player_controlled_is_no_longer_theirs():
+    trace = played("800.4a-mind-control-controller-leaves.toml")  # Alex leaves at moment 2
+    assert broken(trace) == set()
+    assert trace.states[1]["controller"][0] == 0 and trace.states[2]["controller"][0] == 1
+    assert (2, "800.4a") in broken(changed(trace, 2, "controller", 0, 0))
+
+
+def test_a_leaves_ability_triggers_as_its_object_leaves_with_its_owner_and_goes_on_the_stack_only_for_a_player_in_it():
+    trace = played("800.4d-fiend-hunters-leave-with-their-owner.toml")
+    assert broken(trace) == set()
+    assert trace.states[1]["triggers"][:2] == [1, 1] and trace.states[1]["dropped"][:2] == [1, 0]
+    assert trace.states[1]["placed"][:2] == [0, 1]
+    # An engine that puts Alex's on the stack too, under his control, below Carol's (APNAP).
+    s1 = trace.states[1]
+    wrong = changed(changed(trace, 1, "dropped", 0, 0), 1, "placed", 1, 0)
+    wrong = changed(wrong, 1, "stack_size", 2)
+    for name, alex in (("slot_src", game.ability_code(0)), ("slot_controller", 0), ("slot_object", 0)):
+        wrong = changed(wrong, 1, name, [alex, s1[name][0], *s1[name][2:]])
+    for name in ("slot_moment", "slot_zone", "slot_subject"):
+        wrong = changed(wrong, 1, name, [s1[name][0], *s1[name][:1], *s1[name][2:]])
+    assert (1, "800.4d") in broken(wrong)
+
+
 # --- phasing: a phased-out permanent can't be found or affected (702.26b) -------------------------------------
 
 
@@ -829,6 +882,15 @@ def test_an_intervening_if_about_each_creature_is_asked_of_each_as_it_triggers_a
     assert (5, "603.4") in broken(changed(trace, 5, "slot_subject", 4, 0))
     resolved = changed(changed(trace, 3, "removed_now", False), 3, "acts", True)
     assert (3, "603.4") in broken(resolved)
+
+
+def test_an_intervening_if_about_each_creature_is_not_asked_where_the_ability_does_not_exist():
+    # Found by the mutation study's generators: a creature spell whose "whenever a creature dies, if it ..." ability
+    # resolves onto the battlefield as a creature dies. "Dies" looks back (603.10a): the ability wasn't there.
+    keeper = Card(zone="hand", trigger="creature_dies", flags=("creature_card", "has_if", "if_about_that"))
+    bear = Card(zone="battlefield", flags=CREATURE)
+    trace = run(Scenario(cards=(keeper, bear), actions=(Action(cast=0), Action(resolve=True, destroy=(1,)))))
+    assert broken(trace) == set() and trace.states[2]["triggers"][0] == 0
 
 
 def test_a_delayed_ability_whose_object_is_gone_still_does_the_rest():

@@ -77,6 +77,16 @@ def test_an_intervening_if_asked_once_for_the_card_is_caught_where_it_is_false_o
     assert (first, clauses) == (3, {"603.4"})
 
 
+def test_an_ability_left_on_the_stack_by_a_player_who_left_is_caught_as_they_leave():
+    first, clauses = _first_caught("800.4a-soul-wardens-ability-ceases.toml", "leavers-abilities-stay")
+    assert first == 2 and "800.4a" in clauses
+
+
+def test_a_delayed_ability_put_on_the_stack_for_a_player_who_left_is_caught_as_it_triggers():
+    first, clauses = _first_caught("800.4d-otherworldly-journey-creator-left.toml", "leavers-abilities-put-on-stack")
+    assert first == 4 and "800.4d" in clauses
+
+
 def test_one_creature_carried_by_every_instance_is_caught_as_they_go_on_the_stack():
     keeper = replace(
         Card(zone="battlefield", trigger="creature_dies", flags=("creature_card", "acts_on_that")),

@@ -443,17 +443,14 @@ def _if_false_for_some(g, t, a):
 
 def _if_held_at_trigger(g, t, a):
     """The objects the event of batch ``t`` happened to, of those ability ``a``'s condition counts, whose intervening
-    "if" is true then, each seen by each instance of the ability (113.2c)."""
-    return in_view(
-        g,
-        t,
-        a,
-        lambda v: m.per_instance(
-            g,
-            g.count(g.And(m.event_object(g, t, a, v, c), g.cond_that(t, a, c)) for c in m.cards(g)),
-            m.instances_of(g, v, a),
-        ),
-    )
+    "if" is true then, each seen by each instance of the ability (113.2c); none where the ability can't trigger (it
+    doesn't exist in the view its condition is judged in, as for its count of ``matches``)."""
+
+    def held(v):
+        true_of = g.count(g.And(m.event_object(g, t, a, v, c), g.cond_that(t, a, c)) for c in m.cards(g))
+        return g.If(m.can_trigger(g, t, v, a), m.per_instance(g, true_of, m.instances_of(g, v, a)), 0)
+
+    return in_view(g, t, a, held)
 
 
 def _if_false_on_resolution(g, t):
@@ -686,12 +683,12 @@ def _aura_card_found(g, t, x):
     """... and the Aura card ``x`` is the new object it became in its owner's graveyard "after state-based actions
     have been checked" (603.6e): in the graveyard since before the ability was put on the stack, not a newer object
     that got there while the ability was on the stack (400.7).  The ability was on the stack already if, in the
-    state before the batch in which the card arrived, its slot held it (the same ability, the same label)."""
+    state before the batch in which the card arrived, a slot held it (the same ability, the same label: the instances
+    of one label go on the stack together).  Any slot: objects below it may have left since (800.4a)."""
     before_arrival = g.since(t - 1, x) - 1
     waiting_on_stack = g.Or(
         *[
             g.And(
-                m.stack_size(g, t - 1) - 1 == s,
                 g.earlier(before_arrival, t, "stack_size", default=0) > s,
                 g.earlier(before_arrival, t, "slot_src", s, default=0) == top_before(g, t, "slot_src"),
                 g.earlier(before_arrival, t, "slot_moment", s, default=0) == top_before(g, t, "slot_moment"),
@@ -963,15 +960,12 @@ def _still_outstanding(g, t, a):
     if t == 0:
         return False
     is_state = m.ability_kind(g, a) == NO_CARDS_IN_HAND
+    still_there = [g.And(m.survives(g, t, s), g.slot_src(t - 1, s) == m.ability_code(a)) for s in m.slots(g)]
     if m.ability_class(g, a)[0] != "printed":
-        left_now = g.If(
-            g.And(m.popped(g, t), m.stack_size(g, t - 1) >= 1, m.top(g, t - 1, "slot_src") == m.ability_code(a)), 1, 0
-        )
-        return g.And(is_state, m.outstanding(g, t - 1, a) - left_now >= 1)
+        return g.And(is_state, g.count(still_there) + g.pending(t - 1, a) >= 1)
     since = g.since(t, m.source_card(g, a))
-    kept = m.kept(g, t)
     on_stack = g.count(
-        g.And(s < kept, g.slot_src(t - 1, s) == m.ability_code(a), g.slot_moment(t - 1, s) >= since) for s in m.slots(g)
+        g.And(there, g.slot_moment(t - 1, s) >= since) for s, there in zip(m.slots(g), still_there, strict=False)
     )
     waiting = g.If(since < t, g.pending(t - 1, a), 0)
     return g.And(is_state, on_stack + waiting >= 1)
