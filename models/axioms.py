@@ -867,23 +867,16 @@ def _one_instance_per_object(g, t: int) -> Iterator[Rule]:
     on the stack at different times are not compared (a model bound: docs/model.md)."""
 
     for a in range(m.printed_count(g)):
-        code = m.ability_code(a)
-        for s1 in m.slots(g):
-            origin = g.slot_moment(t, s1)
-            objects = g.count(m.at_label(g, t, origin, "triggered_by", a, c, default=False) for c in m.cards(g))
-            once_each = m.at_label(g, t, origin, "triggers", a) == objects
-            for s2 in m.slots(g):
-                if s1 >= s2:
-                    continue
-                together = g.And(
-                    *[g.And(m.new_slot(g, t, s), g.slot_src(t, s) == code) for s in (s1, s2)],
-                    g.slot_moment(t, s2) == origin,
-                )
-                yield R(
-                    g.And(m.carries_its_object(g, a), together, once_each),
-                    g.slot_subject(t, s1) != g.slot_subject(t, s2),
-                    f"ability {a}, slots {s1}<{s2}",
-                )
+
+        def objects(label, a=a):
+            return g.count(m.at_label(g, t, label, "triggered_by", a, c, default=False) for c in m.cards(g))
+
+        for s1, s2, apart in m.carried_apart(g, t, a, objects):
+            yield R(
+                g.And(m.carries_its_object(g, a), apart),
+                g.slot_subject(t, s1) != g.slot_subject(t, s2),
+                f"ability {a}, slots {s1}<{s2}",
+            )
 
 
 def _joins_the_waiting(g, t: int, a: int):

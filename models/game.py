@@ -18,7 +18,7 @@ reflexive triggered ability, 3 stack slots, trace length 8.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 from rule603 import ENV, RULE, Universe, VarSpec
@@ -1386,6 +1386,23 @@ def at_label(g, t: int, label, name: str, *index: int, default=0):
     """Per-moment variable ``name`` at moment ``label`` (an instance's ``slot_moment``: batch ``t`` itself or an
     earlier one), ``default`` for any other."""
     return g.If(label == t, g.var(name, t, *index), g.earlier(label, t, name, *index, default=default))
+
+
+def carried_apart(g, t: int, a: int, objects_at: Callable) -> Iterator[tuple[int, int, object]]:
+    """For two stack slots ``s1 < s2`` holding instances of printed ability ``a`` put on the stack together in batch
+    ``t``, from one batch: when their objects must differ (603.2c: it triggered once for each of
+    ``objects_at(label)`` objects, no more times -- 113.2c's instances, 603.2d's "additional time" would be more)."""
+    code = ability_code(a)
+    for s1 in slots(g):
+        origin = g.slot_moment(t, s1)
+        once_each = at_label(g, t, origin, "triggers", a) == objects_at(origin)
+        for s2 in slots(g):
+            if s1 < s2:
+                together = g.And(
+                    *[g.And(new_slot(g, t, s), g.slot_src(t, s) == code) for s in (s1, s2)],
+                    g.slot_moment(t, s2) == origin,
+                )
+                yield s1, s2, g.And(together, once_each)
 
 
 def resolutions_carried(g, t: int, a: int):

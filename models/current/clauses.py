@@ -497,27 +497,29 @@ def _if_of_each_object(g, t: int, a: int) -> Iterator[Rule]:
     yield R(g.And(about, g.Not(others)), g.base_triggers(t, a) >= held, m.printed_about(g, a))
 
     code = m.ability_code(a)
+
+    def true_then(label, c):
+        return m.at_label(g, t, label, "cond_that", a, c, default=True)
+
     for s in m.slots(g):
         mine = g.And(about, m.new_slot(g, t, s), g.slot_src(t, s) == code)
         origin = g.slot_moment(t, s)
-        true_then = [m.at_label(g, t, origin, "cond_that", a, c, default=True) for c in m.cards(g)]
         yield R(
             mine,
-            g.Or(*[g.And(g.slot_subject(t, s) == c, true_then[c]) for c in m.cards(g)]),
+            g.Or(*[g.And(g.slot_subject(t, s) == c, true_then(origin, c)) for c in m.cards(g)]),
             f"{m.printed_about(g, a)}, slot {s}",
         )
-        counted = [m.at_label(g, t, origin, "triggered_by", a, c, default=False) for c in m.cards(g)]
-        true_ones = g.count(g.And(counted[c], true_then[c]) for c in m.cards(g))
-        once_each = m.at_label(g, t, origin, "triggers", a) == true_ones
-        for s2 in m.slots(g):
-            if s2 <= s:
-                continue
-            together = g.And(mine, m.new_slot(g, t, s2), g.slot_src(t, s2) == code, g.slot_moment(t, s2) == origin)
-            yield R(
-                g.And(together, once_each),
-                g.slot_subject(t, s) != g.slot_subject(t, s2),
-                f"{m.printed_about(g, a)}, slots {s}<{s2}",
-            )
+
+    def true_ones(label):
+        counted = [m.at_label(g, t, label, "triggered_by", a, c, default=False) for c in m.cards(g)]
+        return g.count(g.And(counted[c], true_then(label, c)) for c in m.cards(g))
+
+    for s1, s2, apart in m.carried_apart(g, t, a, true_ones):
+        yield R(
+            g.And(about, apart),
+            g.slot_subject(t, s1) != g.slot_subject(t, s2),
+            f"{m.printed_about(g, a)}, slots {s1}<{s2}",
+        )
 
 
 # --- 603.5 -------------------------------------------------------------------------
