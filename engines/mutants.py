@@ -34,9 +34,8 @@ class DelayedNotRemoved(ReferenceGame):
 
 
 class ThisTurnLingers(ReferenceGame):
-    def _delayed_abilities_end_or_begin(self, before: Moment, after: Moment, action: Action) -> None:
-        for d in action.create_delayed:  # "this turn" never ends
-            self._create_delayed(before, after, d)
+    def _this_turn_ends(self, before: Moment, after: Moment) -> None:
+        pass  # "this turn" never ends
 
 
 class DelayedBeforeCreation(ReferenceGame):

@@ -972,7 +972,7 @@ class _WindowTrace:
             "r_n": [0],
             "d_kind": ["none"],
             "d_duration": [False],
-            "d_cause": ["spell"],
+            "d_cause": ["action"],  # (never created: no allowed action of the decks creates one)
             "d_source": [0],
             "d_refers": [[False] * n],
             "d_nth": [False],

@@ -1188,6 +1188,8 @@ class ReferenceGame:
         for p in leaving:
             if not after.in_game[p]:
                 _fail(f"lose player {p}: they have already left the game")
+            if action.cast is not None and self.scenario.cards[action.cast].owner == p:
+                _fail(f"lose player {p}: they cast a spell in this batch; a player leaves before or after casting")
             # 800.4a: their spells leave the game with the cards, the abilities they control cease to exist.
             kept = [obj for obj in after.stack if not self._taken_along(obj, p)]
             after.ceased += len(after.stack) - len(kept)
@@ -1262,12 +1264,32 @@ class ReferenceGame:
 
     # 6. delayed triggered abilities --------------------------------------------------------------------
     def _delayed_abilities_end_or_begin(self, before: Moment, after: Moment, action: Action) -> None:
-        new_turn = after.turn != before.turn
-        for d, state in enumerate(after.delayed):
-            if state.registered and new_turn and self.scenario.delayed[d].duration:
-                state.registered = False  # 603.7b: "this turn" is over
-        for d in action.create_delayed:
+        self._this_turn_ends(before, after)
+        # The text of a resolving spell or ability creates its delayed abilities (603.7a, 603.7d-e, 603.7h); a
+        # script's ``create_delayed`` for one is checked, and creates one of a replacement effect or an action.
+        made = [d for d in range(self.n_delayed) if self._made_by_its_creator(before, after, d)]
+        for d in dict.fromkeys([*action.create_delayed, *made]):
             self._create_delayed(before, after, d)
+
+    def _this_turn_ends(self, before: Moment, after: Moment) -> None:
+        if after.turn != before.turn:
+            for d, state in enumerate(after.delayed):
+                if state.registered and self.scenario.delayed[d].duration:
+                    state.registered = False  # 603.7b: "this turn" is over
+
+    def _made_by_its_creator(self, before: Moment, after: Moment, d: int) -> bool:
+        """Delayed ability ``d``'s creating spell or ability resolves in this batch and its text creates it then."""
+        ability, resolving, cause = self.scenario.delayed[d], after.resolving, self.d_cause[d]
+        if resolving is None or cause not in (SPELL_CAUSE, ABILITY_CAUSE):
+            return False
+        if cause == SPELL_CAUSE:
+            return resolving.code == self.spell_code(ability.source)
+        if resolving.code != self.ability_code(ability.source) or not after.acts:
+            return False
+        if not ability.nth:
+            return True
+        counted = self._counts_for_its_object(before, after, ability.source)
+        return counted and after.printed[ability.source].resolutions == ability.n
 
     def _create_delayed(self, before: Moment, after: Moment, d: int) -> None:
         """603.7a: created by a resolving spell or ability, a replacement effect, or an allowed action."""

@@ -20,6 +20,7 @@ from .game import (
     COMBAT_DAMAGE,
     COUNTER,
     DECLARE_BLOCKERS,
+    EXILE,
     GRAVEYARD,
     HAND,
     LIBRARY,
@@ -428,6 +429,12 @@ def leaving_the_game(g, t: int) -> Iterator[Rule]:
             # 800.4b): nothing in the game is controlled by a player who has left it.
             in_play = g.Or(g.zone(t, c) == BATTLEFIELD, g.zone(t, c) == STACK)
             yield R(g.And(g.left_game(t, p), in_play), g.controller(t, c) != p, f"player {p}, card {c}")
+        # A spell they control and don't own is exiled (800.4a: "objects still controlled by that player").
+        for s in m.slots(g):
+            for c in m.cards(g):
+                theirs = g.And(g.slot_src(t - 1, s) == m.spell_code(g, c), g.slot_controller(t - 1, s) == p)
+                exiled = g.And(g.leaves_game(t, p), theirs, g.owner(c) != p, g.Not(_owner_leaves(g, t, c)))
+                yield R(exiled, g.zone(t, c) == EXILE, f"player {p}, slot {s}, card {c}")
         # Their abilities on the stack cease to exist (800.4a); none of theirs is put on it (800.4d).
         # (``ceased`` counts the objects taken along; 405.1 closes up the stack above them.)
         for s in m.slots(g):
@@ -628,6 +635,8 @@ def stack(g, t: int) -> Iterator[Rule]:
     )
     for c in m.cards(g):
         top_is_spell = g.And(m.stack_size(g, t - 1) >= 1, m.top(g, t - 1, "slot_src") == m.spell_code(g, c))
+        # (Unless its owner leaves the game in that batch, taking the card along: 800.4a.)
+        top_is_spell = g.And(top_is_spell, g.Not(_owner_leaves(g, t, c)))
         yield R(
             g.And(top_is_spell, g.leave(t) == RESOLVE),
             g.Or(g.zone(t, c) == BATTLEFIELD, g.zone(t, c) == GRAVEYARD),
@@ -830,6 +839,23 @@ def delayed_reuse(g, t: int) -> Iterator[Rule]:
             f"delayed {d}",
             room=MODEL_BOUND,
         )
+        # ... and so is its creator's text creating it again while the first still exists.
+        yield R(m.made_by_its_creator(g, t, d), g.Not(g.registered(t - 1, d)), f"delayed {d}", room=MODEL_BOUND)
+
+
+@_axiom(
+    "text.creates_delayed",
+    "a spell or ability whose text creates a delayed triggered ability creates it as it resolves (608.2)",
+)
+def creates_delayed(g, t: int) -> Iterator[Rule]:
+    # "At the beginning of the next end step, return that card": the card's text, not the script, creates it
+    # (603.7a, 603.7d-e); an ability does so when it does what it says, and one that waits for its creator's Nth
+    # resolution only then (603.7h).  A replacement effect or an allowed action creates one as the script says.
+    if t == 0:
+        return
+    for d in g.range("delayed"):
+        made = g.And(m.made_by_its_creator(g, t, d), g.Not(g.registered(t - 1, d)))
+        yield R(made, m.delayed_created(g, t, d), f"delayed {d}")
 
 
 @_axiom(

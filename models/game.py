@@ -1405,6 +1405,36 @@ def carried_apart(g, t: int, a: int, objects_at: Callable) -> Iterator[tuple[int
                 yield s1, s2, g.And(together, once_each)
 
 
+def nth_resolution(g, t: int, creator, n):
+    """The first printed ability of card ``creator`` (a card's index, maybe symbolic) resolves in batch ``t`` for the
+    ``n``-th time this turn, a resolution that counts for its object (400.7: not an earlier object's instance)."""
+    if t == 0:
+        return False
+    return g.Or(
+        *[
+            g.And(creator == x, resolution_counted(g, t, x), g.resolutions(t, x) == n)
+            for x in cards(g)  # (card x's first printed ability is ability x)
+        ]
+    )
+
+
+def made_by_its_creator(g, t: int, d: int):
+    """Delayed ability ``d``'s creator's text creates it in batch ``t``: a spell as it resolves (603.7d), an
+    ability's first printed ability (``d_source`` names the card) as it resolves doing what it says (603.7e; one
+    removed, 603.4 or 608.2b, does nothing), on its ``d_n``-th resolution this turn for one that waits for it (603.7h).
+    Replacement effects and allowed actions create theirs as the script says (603.7f-g)."""
+    if t == 0:
+        return False
+    src = g.d_source(d)
+    spell = g.Or(*[g.And(src == x, resolving(g, t, spell_code(g, x))) for x in cards(g)])
+    ability = g.And(
+        g.Or(*[g.And(src == x, resolving_ability(g, t, x)) for x in cards(g)]),
+        g.acts(t),
+        g.Or(g.Not(g.d_nth(d)), nth_resolution(g, t, src, g.d_n(d))),
+    )
+    return g.If(g.d_cause(d) == SPELL_CAUSE, spell, g.And(g.d_cause(d) == ABILITY_CAUSE, ability))
+
+
 def resolutions_carried(g, t: int, a: int):
     """Printed ability ``a``'s resolutions this turn before batch ``t``, for its card's object now (400.7: a card that
     became a new object in the batch starts over; a new turn starts over too)."""
@@ -1792,8 +1822,12 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
 
 
 def delayed_creations(g, t: int) -> tuple:
-    """Which delayed abilities the effects of moment ``t`` create."""
-    return tuple(delayed_created(g, t, d) for d in g.range("delayed"))
+    """Which delayed abilities a replacement effect or an allowed action creates at moment ``t`` (a spell's or an
+    ability's, its text creates: ``made_by_its_creator``)."""
+    by_text = [g.Or(g.d_cause(d) == SPELL_CAUSE, g.d_cause(d) == ABILITY_CAUSE) for d in g.range("delayed")]
+    return tuple(
+        g.If(text, True, delayed_created(g, t, d)) for d, text in zip(g.range("delayed"), by_text, strict=True)
+    )
 
 
 def cast_order(g, t: int) -> tuple:
@@ -1817,9 +1851,10 @@ def cast_order(g, t: int) -> tuple:
 
 #: What a scenario decides besides its environment (the rule variables and terms it also fixes):
 #: which objects are new (400.7), since zones alone don't tell a permanent that stayed from one
-#: that left and returned in the same batch (a flicker); and which delayed abilities its effects
-#: create, and when -- the effect's text creates them; the rules decide only when one is used up
-#: (603.7b); and in which order the players cast the spells cast within one batch.
+#: that left and returned in the same batch (a flicker); which delayed abilities a replacement effect
+#: or an allowed action creates, and when (a resolving spell's or ability's are its text's,
+#: ``text.creates_delayed``; the rules decide when one is used up, 603.7b); and in which order the
+#: players cast the spells cast within one batch.
 SCENARIO_DECIDES = ("since", delayed_creations, cast_order)
 
 

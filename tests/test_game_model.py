@@ -702,6 +702,14 @@ def test_a_delayed_ability_whose_creator_has_left_is_not_put_on_the_stack():
     assert (4, "800.4d") in broken(placed)
 
 
+def test_a_spell_whose_owner_leaves_as_it_resolves_leaves_the_game_and_casting_as_one_leaves_is_refused():
+    bears = Card(zone="hand", owner=1, flags=CREATURE)
+    trace = run(Scenario(cards=(bears,), players=3, actions=(Action(cast=0), Action(resolve=True, lose=(1,)))))
+    assert broken(trace) == set() and trace.states[2]["zone"][0] == game.OUTSIDE
+    with pytest.raises(InvalidArgument, match="cast a spell in this batch"):
+        run(Scenario(cards=(bears,), players=3, actions=(Action(cast=0, lose=(1,)),)))
+
+
 def test_a_permanent_a_leaving_player_controlled_is_no_longer_theirs():
     trace = played("800.4a-mind-control-controller-leaves.toml")  # Alex leaves at moment 2
     assert broken(trace) == set()
@@ -983,13 +991,15 @@ def test_the_nth_resolution_is_counted_for_the_object_a_flickered_one_starts_ove
     # Flickered after its second resolution, it is a new object (400.7): the third creature's is its first.
     with pytest.raises(InvalidArgument, match="resolution number 3"):
         _nth_game(3, flicker_after=2)
-    trace = _nth_game(1, flicker_after=2)
+    # Flickered after its first, the third creature's is its second: the ability's text creates it then.
+    trace = _nth_game(2, flicker_after=1, create_at=0)
     assert broken(trace) == set()
     last = trace.length - 1
-    assert trace.states[last]["resolutions"][0] == 1 and trace.states[last]["registered"][0]
-    assert [s["resolutions"][0] for s in trace.states] == [0, 0, 1, 1, 2, 0, 0, 1]  # the flicker: moment 5
+    assert trace.states[last]["resolutions"][0] == 2 and trace.states[last]["registered"][0]
+    assert not trace.states[last - 1]["registered"][0]
+    assert [s["resolutions"][0] for s in trace.states] == [0, 0, 1, 0, 0, 1, 1, 2]  # the flicker: moment 3
     # An engine that keeps counting across the flicker: the count is the new object's (the game model's record), and
-    # the delayed ability was created at its first resolution, not its third (603.7h).
+    # the delayed ability was created at its second resolution, not its third (603.7h).
     kept = changed(trace, last, "resolutions", 3, 0)
     assert {(last, "model.pending"), (last, "603.7h")} <= broken(kept)
 

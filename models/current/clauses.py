@@ -937,17 +937,7 @@ def created_on_nth(g, t: int) -> Iterator[Rule]:
         yield R(g.r_n(r) >= 1, g.And(g.matches(t, a) == n, g.attempts(t, a) == n), f"reflexive {r}", witness=n >= 1)
 
 
-def _nth_resolution(g, t: int, creator, n):
-    """The first printed ability of card ``creator`` (a card's index, maybe symbolic) resolves in batch ``t`` for the
-    ``n``-th time this turn, a resolution that counts for its object (400.7: not an earlier object's instance)."""
-    if t == 0:
-        return False
-    return g.Or(
-        *[
-            g.And(creator == x, m.resolution_counted(g, t, x), g.resolutions(t, x) == n)
-            for x in m.cards(g)  # (card x's first printed ability is ability x)
-        ]
-    )
+_nth_resolution = m.nth_resolution
 
 
 # --- 603.8 -------------------------------------------------------------------------
