@@ -445,8 +445,9 @@ MUTANTS: tuple[Mutant, ...] = (
         "delayed-controller-from-source",
         "a delayed trigger's controller taken from its source's current controller",
         # 603.2b: a delayed "at the beginning of your upkeep" then waits for the wrong player's upkeep; 113.3: a
-        # delayed "when you lose control of" (a condition 113.3 defines) is judged for the wrong player
-        ("603.3a", "603.7d", "603.7e", "603.7f", "603.7g", "603.2b", "113.3"),
+        # delayed "when you lose control of" (a condition 113.3 defines) is judged for the wrong player; 603.8: a
+        # delayed state trigger ("when you have no cards in hand") looks at the wrong player's hand
+        ("603.3a", "603.7d", "603.7e", "603.7f", "603.7g", "603.2b", "113.3", "603.8"),
         DelayedControllerFromSource,
     ),
     Mutant(

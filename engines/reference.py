@@ -1309,7 +1309,8 @@ class ReferenceGame:
                 why = f"it is created at the ability's resolution number {ability.n} this turn (603.7h)"
                 _fail(f"create_delayed {d}: {why}")
             if not after.acts:
-                return  # the ability did nothing, so it created nothing
+                why = "its object is gone (603.6) or its 'may' was declined: it did nothing, so it created nothing"
+                _fail(f"create_delayed {d}: card {source}'s triggered ability resolved doing nothing: {why}")
             controller = resolving.controller  # 603.7e: who controlled the ability as it resolved
         else:
             card = after.cards[source]
@@ -1321,11 +1322,13 @@ class ReferenceGame:
             else:
                 state.action_taken = True
         if state.registered:
-            raise BeyondModelBounds(f"create_delayed {d}: the model holds one instance of it, and it still exists")
+            raise BeyondModelBounds(f"delayed ability {d} is created again: the model holds one, and it still exists")
         if any(w.ability == self.n_printed + d for w in before.waiting) or any(
             obj.code == self.ability_code(self.n_printed + d) for obj in before.stack
         ):
-            raise BeyondModelBounds(f"create_delayed {d}: an earlier instance of it is still waiting or on the stack")
+            raise BeyondModelBounds(
+                f"delayed ability {d} is created again while an earlier instance of it is waiting or on the stack"
+            )
         if ability.duration and after.turn != before.turn:
             _fail(f"create_delayed {d}: created as its turn ends")
         # 603.7c: it refers to these objects, as they are now, where they are now (the zones they are expected in)

@@ -747,16 +747,9 @@ def _resolution(draw, played: ReferenceGame) -> Action:
     top = m.stack[-1]
     spell = played.spell_card(top.code)
     extra: dict[str, object] = {}
-    creators = []
-    if spell is not None:
-        creators = [d for d, ab in enumerate(played.scenario.delayed) if ab.cause == "spell" and ab.source == spell]
-    elif top.code - 1 < played.n_printed:
-        a = top.code - 1  # (a delayed ability an ability creates is its card's first's, which has the card's number)
-        for d, ab in enumerate(played.scenario.delayed):
-            if ab.cause == "ability" and ab.source == a:
-                second = m.printed[a].resolutions + 1 == 2
-                if not ab.nth or second:
-                    creators.append(d)
+    # (The delayed abilities its text creates, it creates as it resolves: the engine derives them, 603.7a.)
+    if spell is None and top.code - 1 < played.n_printed:
+        a = top.code - 1
         if played.said(a, "optional") and _one_in(draw, 3):
             extra["decline"] = True
     if spell is None and played.targets(top.code - 1) and _one_in(draw, 3):
@@ -764,9 +757,6 @@ def _resolution(draw, played: ReferenceGame) -> Action:
     if spell is None and top.code - 1 < played.n_printed:
         extra["actions_by_effect"] = draw(st.integers(0, 3))
         extra["actions_other"] = draw(st.integers(0, 1))
-    creators = [d for d in creators if not m.delayed[d].registered]
-    if creators and not _one_in(draw, 3):
-        extra["create_delayed"] = _some(draw, creators, 1)
     # Its effect may also move or hurt permanents (e.g. a spell that destroys all creatures).
     permanents = [c for c, card in enumerate(m.cards) if card.zone == BATTLEFIELD and not card.phased_out]
     effect = draw(st.integers(0, 5))

@@ -975,6 +975,19 @@ def _nth_game(n: int, flicker_after: int | None = None, create_at: int = 3):
     return run(Scenario(cards=(watcher, *bears), delayed=(delayed,), actions=tuple(actions)))
 
 
+def test_the_creators_text_creates_a_delayed_ability_and_a_declined_may_creates_none():
+    keeper = Card(zone="hand", trigger="enters_self", flags=(*CREATURE, "optional"))
+    delayed = DelayedAbility(trigger="end_step", cause="ability", source=0)
+    script = (Action(put_onto_battlefield=(0,)), Action(resolve=True), Action(step="end"))
+    trace = run(Scenario(cards=(keeper,), delayed=(delayed,), actions=script))  # no create_delayed: the text's
+    assert broken(trace) == set() and trace.states[2]["registered"][0] and trace.states[3]["triggers"][1] == 1
+    assert (2, "text.creates_delayed") in broken(changed(trace, 2, "registered", False, 0))
+    declined = (script[0], Action(resolve=True, decline=True), script[2])
+    trace = run(Scenario(cards=(keeper,), delayed=(delayed,), actions=declined))
+    assert broken(trace) == set() and not trace.states[2]["registered"][0]
+    assert (2, "text.creates_delayed") in broken(changed(trace, 2, "registered", True, 0))
+
+
 def test_a_delayed_ability_waits_for_any_nth_resolution():
     trace = _nth_game(3)
     assert broken(trace) == set() and trace.params["d_n"] == [3]

@@ -87,6 +87,11 @@ def test_a_delayed_ability_put_on_the_stack_for_a_player_who_left_is_caught_as_i
     assert first == 4 and "800.4d" in clauses
 
 
+def test_a_delayed_ability_put_on_the_stack_with_no_legal_target_is_caught_there():
+    first, clauses = _first_caught("603.3d-feral-encounter-delayed-no-target.toml", "delayed-target-unchecked")
+    assert "603.3d" in clauses
+
+
 def test_one_creature_carried_by_every_instance_is_caught_as_they_go_on_the_stack():
     keeper = replace(
         Card(zone="battlefield", trigger="creature_dies", flags=("creature_card", "acts_on_that")),
