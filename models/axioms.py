@@ -856,9 +856,10 @@ def creates_delayed(g, t: int) -> Iterator[Rule]:
     for d in g.range("delayed"):
         made = g.And(m.made_by_its_creator(g, t, d), g.Not(g.registered(t - 1, d)))
         yield R(made, m.delayed_created(g, t, d), f"delayed {d}")
-        # ... and only then: an ability that did nothing (removed, declined, its object gone) creates none.
+        # ... and only as it resolves: an ability that did nothing (removed, declined, its object gone) creates none.
+        # (Which of its resolutions, for one that waits for the Nth, is 603.7h's to say.)
         by_text = g.Or(g.d_cause(d) == m.SPELL_CAUSE, g.d_cause(d) == m.ABILITY_CAUSE)
-        yield R(g.And(by_text, m.delayed_created(g, t, d)), m.made_by_its_creator(g, t, d), f"delayed {d}")
+        yield R(g.And(by_text, m.delayed_created(g, t, d)), m.creator_does_it(g, t, d), f"delayed {d}")
 
 
 @_axiom(

@@ -1418,21 +1418,25 @@ def nth_resolution(g, t: int, creator, n):
     )
 
 
-def made_by_its_creator(g, t: int, d: int):
-    """Delayed ability ``d``'s creator's text creates it in batch ``t``: a spell as it resolves (603.7d), an
-    ability's first printed ability (``d_source`` names the card) as it resolves doing what it says (603.7e; one
-    removed, 603.4 or 608.2b, does nothing), on its ``d_n``-th resolution this turn for one that waits for it (603.7h).
-    Replacement effects and allowed actions create theirs as the script says (603.7f-g)."""
+def creator_does_it(g, t: int, d: int):
+    """Delayed ability ``d``'s creator resolves in batch ``t`` doing what its text says: a spell as it resolves
+    (603.7d), the card's first printed ability (``d_source`` names the card) as it resolves doing what it says (603.7e;
+    one removed, 603.4 or 608.2b, or whose "may" was declined, does nothing).  Replacement effects and allowed actions
+    create theirs as the script says (603.7f-g)."""
     if t == 0:
         return False
     src = g.d_source(d)
     spell = g.Or(*[g.And(src == x, resolving(g, t, spell_code(g, x))) for x in cards(g)])
-    ability = g.And(
-        g.Or(*[g.And(src == x, resolving_ability(g, t, x)) for x in cards(g)]),
-        g.acts(t),
-        g.Or(g.Not(g.d_nth(d)), nth_resolution(g, t, src, g.d_n(d))),
-    )
+    ability = g.And(g.Or(*[g.And(src == x, resolving_ability(g, t, x)) for x in cards(g)]), g.acts(t))
     return g.If(g.d_cause(d) == SPELL_CAUSE, spell, g.And(g.d_cause(d) == ABILITY_CAUSE, ability))
+
+
+def made_by_its_creator(g, t: int, d: int):
+    """Delayed ability ``d``'s creator's text creates it in batch ``t``: as it resolves doing what it says, on its
+    ``d_n``-th resolution this turn for one that waits for it (603.7h)."""
+    if t == 0:
+        return False
+    return g.And(creator_does_it(g, t, d), g.Or(g.Not(g.d_nth(d)), nth_resolution(g, t, g.d_source(d), g.d_n(d))))
 
 
 def resolutions_carried(g, t: int, a: int):
