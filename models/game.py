@@ -1328,11 +1328,14 @@ def ceases(g, t: int, s: int):
     return g.Or(select(g, leaving, g.slot_controller(t - 1, s)), *owner_leaves)
 
 
+def _held_and_not_popped(g, t: int, s: int) -> tuple:
+    """Slot ``s`` at ``t-1`` holds an object, and not the top that left the stack in batch ``t``."""
+    return s < stack_size(g, t - 1), g.Not(g.And(popped(g, t), s == stack_size(g, t - 1) - 1))
+
+
 def _taken_along(g, t: int, s: int):
     """Slot ``s`` at ``t-1`` holds an object, not the popped top, that a player leaving the game takes along."""
-    there = s < stack_size(g, t - 1)
-    top_popped = g.And(popped(g, t), s == stack_size(g, t - 1) - 1)
-    return g.And(there, g.Not(top_popped), ceases(g, t, s))
+    return g.And(*_held_and_not_popped(g, t, s), ceases(g, t, s))
 
 
 def ceased_value(g, t: int):
@@ -1343,9 +1346,7 @@ def ceased_value(g, t: int):
 def survives(g, t: int, s: int):
     """The object in slot ``s`` at ``t-1`` is still on the stack at ``t``: neither the popped top nor one a player
     leaving the game took along (800.4a)."""
-    there = s < stack_size(g, t - 1)
-    top_popped = g.And(popped(g, t), s == stack_size(g, t - 1) - 1)
-    return g.And(there, g.Not(top_popped), g.Not(ceases(g, t, s)))
+    return g.And(*_held_and_not_popped(g, t, s), g.Not(ceases(g, t, s)))
 
 
 def survivors_below(g, t: int, s: int):
@@ -1426,9 +1427,21 @@ def creator_does_it(g, t: int, d: int):
     if t == 0:
         return False
     src = g.d_source(d)
-    spell = g.Or(*[g.And(src == x, resolving(g, t, spell_code(g, x))) for x in cards(g)])
-    ability = g.And(g.Or(*[g.And(src == x, resolving_ability(g, t, x)) for x in cards(g)]), g.acts(t))
-    return g.If(g.d_cause(d) == SPELL_CAUSE, spell, g.And(g.d_cause(d) == ABILITY_CAUSE, ability))
+    ability = g.And(resolving_ability_of(g, t, src), g.acts(t))
+    return g.If(g.d_cause(d) == SPELL_CAUSE, resolving_spell(g, t, src), g.And(g.d_cause(d) == ABILITY_CAUSE, ability))
+
+
+def resolving_spell(g, t, c):
+    """The spell of the card at (possibly symbolic) index ``c`` resolves in batch ``t``."""
+    if t == 0:
+        return False
+    return g.Or(*[g.And(c == x, resolving(g, t, spell_code(g, x))) for x in cards(g)])
+
+
+def resolving_ability_of(g, t, c):
+    """The first printed ability of the card at (possibly symbolic) index ``c`` resolves in batch ``t``: the one a
+    delayed or reflexive ability its card's ability creates comes from (``d_source``, ``reflexive_from``)."""
+    return g.Or(*[g.And(c == x, resolving_ability(g, t, x)) for x in cards(g)])  # (card x's first is ability x)
 
 
 def made_by_its_creator(g, t: int, d: int):

@@ -122,16 +122,8 @@ def leaves_from_anywhere(g, t, a):
     return g.And(g.kind(a) == GRAVEYARD_FROM_ANYWHERE, g.is_leaves_ability(t, a))
 
 
-def resolving_spell(g, t, c):
-    if t == 0:
-        return False
-    return g.Or(*[g.And(c == x, m.resolving(g, t, m.spell_code(g, x))) for x in m.cards(g)])
-
-
-def resolving_ability_of(g, t, c):
-    """The first printed ability of the card at (possibly symbolic) index ``c`` resolves in batch ``t``: the one a
-    delayed or reflexive ability its card's ability creates comes from (``d_source``, ``reflexive_from``)."""
-    return g.Or(*[g.And(c == x, m.resolving_ability(g, t, x)) for x in m.cards(g)])  # (card x's first is ability x)
+resolving_spell = m.resolving_spell
+resolving_ability_of = m.resolving_ability_of
 
 
 def just_created(g, t, a):
