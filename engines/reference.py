@@ -217,7 +217,7 @@ class Triggering:
     counts_additional: bool = False
     no_legal_choice: bool = False
     objects: tuple[int, ...] = ()  # for one that carries the object its event happened to: those objects' cards
-    counted: tuple[int, ...] = ()  # ... every card whose zone change its condition counted (``triggered_by``)
+    counted: tuple[int, ...] = ()  # ... every card whose event its condition counted (``triggered_by``)
     stopped_by: str = ""  # why it didn't trigger though its event happened (for people reading the engine)
 
 
@@ -891,9 +891,10 @@ class ReferenceGame:
         this = self.said(a, "acts_on_this") and not self.acts_on_its_own_object(a) and self.kind[a] != ENCHANTED_LEAVES
         if this or self.acts_on_that(a):
             # 400.7: its source as it was when it triggered; the object its event happened to, the one that card
-            # became in the zone it moved to (603.6).  Each found or not; the rest of the effect is done anyway.
+            # became in the zone it moved to (603.6), or the one it was for an event that didn't move it.  Each found
+            # or not; the rest of the effect is done anyway.
             found = {c} if this and self._finds_its_source(before, a, top) else set()
-            if self.acts_on_that(a) and self._finds_what_it_happened_to(before, top):
+            if self.acts_on_that(a) and self._finds_what_it_happened_to(before, a, top):
                 found.add(top.subject)
             return bool(found) or self.said(a, "other_effect"), frozenset(found)
         if self.kind[a] == ENCHANTED_LEAVES:
@@ -919,22 +920,26 @@ class ReferenceGame:
         same = card.since < top.moment or (card.since == top.moment and not self.looks_back(self.kind[a]))
         return same and not card.phased_out
 
-    def _finds_what_it_happened_to(self, before: Moment, top: StackObject) -> bool:
+    def _finds_what_it_happened_to(self, before: Moment, a: int, top: StackObject) -> bool:
         """400.7, 603.6: the object the event happened to ("whenever another creature dies, exile it") is the one its
-        card became in the zone it moved to; one that moved again since is a new object."""
-        return self._is_where_it_moved(before, top.subject, top)
+        card became in the zone it moved to (a spell cast: the stack, 601.2a), or the one it already was if the event
+        didn't put it there ("whenever a land becomes tapped"); one that has changed zones since is a new object."""
+        stayed = self.kind[a] not in game.EVENT_PUTS_ITS_OBJECT_THERE
+        return self._is_where_it_moved(before, top.subject, top, stayed=stayed)
 
     def _finds_its_object(self, before: Moment, c: int, top: StackObject) -> bool:
         # ... in the zone its instance recorded as it triggered.
         return before.cards[c].zone == top.zone and self._is_where_it_moved(before, c, top)
 
-    def _is_where_it_moved(self, before: Moment, c: int, top: StackObject) -> bool:
+    def _is_where_it_moved(self, before: Moment, c: int, top: StackObject, stayed: bool = False) -> bool:
         """Card ``c`` is the object it became by the zone change the ability triggered on (it entered its zone at
-        that moment, 400.7), not hidden from the ability's controller (603.6: a library, another player's hand) and
-        not phased out (treated as though it doesn't exist, 702.26b)."""
+        that moment, 400.7; ``stayed``: the object it already was, for an event that didn't move it), not hidden from
+        the ability's controller (603.6: a library, another player's hand) and not phased out (treated as though it
+        doesn't exist, 702.26b)."""
         card = before.cards[c]
         hidden = card.zone == LIBRARY or (card.zone == HAND and self.scenario.cards[c].owner != top.controller)
-        return card.since == top.moment and not hidden and not card.phased_out
+        same = card.since < top.moment if stayed else card.since == top.moment
+        return same and not hidden and not card.phased_out
 
     # 4. zone changes -------------------------------------------------------------------------
     def remembers_resolutions(self, a: int) -> bool:
@@ -1279,39 +1284,39 @@ class ReferenceGame:
 
     def _made_by_its_creator(self, before: Moment, after: Moment, d: int) -> bool:
         """Delayed ability ``d``'s creating spell or ability resolves in this batch and its text creates it then."""
-        ability, resolving, cause = self.scenario.delayed[d], after.resolving, self.d_cause[d]
-        if resolving is None or cause not in (SPELL_CAUSE, ABILITY_CAUSE):
-            return False
-        if cause == SPELL_CAUSE:
-            return resolving.code == self.spell_code(ability.source)
-        if resolving.code != self.ability_code(ability.source) or not after.acts:
-            return False
-        if not ability.nth:
-            return True
-        counted = self._counts_for_its_object(before, after, ability.source)
-        return counted and after.printed[ability.source].resolutions == ability.n
+        made_by_text = self.d_cause[d] in (SPELL_CAUSE, ABILITY_CAUSE)
+        return made_by_text and not self._why_its_creator_makes_none(before, after, d)
+
+    def _why_its_creator_makes_none(self, before: Moment, after: Moment, d: int) -> str:
+        """Why the spell or ability that creates delayed ability ``d`` doesn't create it in this batch ("" if it
+        does): it isn't resolving, it did nothing, or this isn't its Nth resolution (603.7h)."""
+        ability, resolving = self.scenario.delayed[d], after.resolving
+        source = ability.source
+        if self.d_cause[d] == SPELL_CAUSE:
+            if resolving is None or resolving.code != self.spell_code(source):
+                return f"card {source}'s spell isn't resolving in this batch"
+            return ""
+        if resolving is None or resolving.code != self.ability_code(source):
+            return f"card {source}'s triggered ability isn't resolving in this batch"
+        counted = self._counts_for_its_object(before, after, source)
+        if ability.nth and (after.printed[source].resolutions != ability.n or not counted):
+            return f"it is created at the ability's resolution number {ability.n} this turn (603.7h)"
+        if not after.acts:
+            why = "its object is gone (603.6) or its 'may' was declined: it did nothing, so it created nothing"
+            return f"card {source}'s triggered ability resolved doing nothing: {why}"
+        return ""
 
     def _create_delayed(self, before: Moment, after: Moment, d: int) -> None:
         """603.7a: created by a resolving spell or ability, a replacement effect, or an allowed action."""
         ability, state = self.scenario.delayed[d], after.delayed[d]
         source = ability.source
-        resolving = after.resolving
         cause = self.d_cause[d]
-        if cause == SPELL_CAUSE:
-            if resolving is None or resolving.code != self.spell_code(source):
-                _fail(f"create_delayed {d}: card {source}'s spell isn't resolving in this batch")
-            controller = resolving.controller  # 603.7d: who controlled the spell as it resolved
-        elif cause == ABILITY_CAUSE:
-            if resolving is None or resolving.code != self.ability_code(source):
-                _fail(f"create_delayed {d}: card {source}'s triggered ability isn't resolving in this batch")
-            counted = self._counts_for_its_object(before, after, source)
-            if ability.nth and (after.printed[source].resolutions != ability.n or not counted):
-                why = f"it is created at the ability's resolution number {ability.n} this turn (603.7h)"
+        if cause in (SPELL_CAUSE, ABILITY_CAUSE):
+            why = self._why_its_creator_makes_none(before, after, d)
+            if why:
                 _fail(f"create_delayed {d}: {why}")
-            if not after.acts:
-                why = "its object is gone (603.6) or its 'may' was declined: it did nothing, so it created nothing"
-                _fail(f"create_delayed {d}: card {source}'s triggered ability resolved doing nothing: {why}")
-            controller = resolving.controller  # 603.7e: who controlled the ability as it resolved
+            # 603.7d-e: who controlled the spell or ability as it resolved
+            controller = after.resolving.controller
         else:
             card = after.cards[source]
             if card.zone != BATTLEFIELD or card.phased_out:
@@ -1466,9 +1471,10 @@ class ReferenceGame:
         return has_named_subtype(self.texts[a], self.scenario.cards[c])
 
     def about_each_object(self, a: int) -> bool:
-        """Printed ability ``a``'s condition is about any object's zone change, one trigger per object (not "one or
-        more"), of an object other than its own: "it" in its text is the object the event happened to."""
-        about_any = self.kind[a] in game.ZONE_CHANGE_FILTERED_KINDS and self.subject_of(a)[0] != "this"
+        """Printed ability ``a``'s condition is about any object of a kind (a zone change, a land becoming tapped, a
+        spell cast, combat damage to a player), one trigger per object (not "one or more"), of an object other than its
+        own: "it" in its text is the object the event happened to."""
+        about_any = self.kind[a] in game.FILTERED_KINDS and self.subject_of(a)[0] != "this"
         return about_any and not self.said(a, "one_or_more")
 
     def acts_on_that(self, a: int) -> bool:
@@ -1487,10 +1493,11 @@ class ReferenceGame:
         return self.said(a, "has_if") and self.said(a, "if_about_that") and self.about_each_object(a)
 
     def _event_objects(self, a: int, kind: int, before: Moment, after: Moment, view: Moment) -> list[int]:
-        """The cards whose zone change in the batch ability ``a``'s condition of ``kind`` counts, judged in ``view``:
+        """The cards whose event in the batch ability ``a``'s condition of ``kind`` counts, judged in ``view``:
         creatures entering (603.6a; 603.6b: as they are now), creatures dying or lands put into a graveyard from the
         battlefield (603.6c; 603.10a: a creature as it was then, being a land is printed), creature cards put into a
-        graveyard from anywhere (a token is not a card, 108.2b; "your graveyard": the owner's, 404.1)."""
+        graveyard from anywhere (a token is not a card, 108.2b; "your graveyard": the owner's, 404.1), lands becoming
+        tapped, spells cast, creatures dealing combat damage to a player."""
         if kind == CREATURE_ENTERS:
             return [
                 c
@@ -1501,6 +1508,17 @@ class ReferenceGame:
             return [
                 c for c in range(self.n_cards) if self._dies(before, after, c) and self._leaving_one(a, kind, view, c)
             ]
+        if kind == LAND_TAPPED:  # 603.2f: every land that became tapped, as the condition names it
+            lands = [c for c in range(self.n_cards) if self.flag(c, "land_card")]
+            return [c for c in lands if self._became_tapped(before, after, c) and self._speaks_of(a, c, view)]
+        if kind == SPELL_CAST:  # each card put on the stack in the batch was cast; its caster controls it (601.2a)
+            return [
+                c
+                for c, card in enumerate(after.cards)
+                if card.zone == STACK and before.cards[c].zone != STACK and self._speaks_of(a, c, view)
+            ]
+        if kind == COMBAT_DAMAGE_TO_PLAYER:  # each creature that deals combat damage to a player (510.2)
+            return [c for c in range(self.n_cards) if after.cards[c].combat_damage_to and self._speaks_of(a, c, view)]
         assert kind == GRAVEYARD_FROM_ANYWHERE, kind
         return [
             c
@@ -1587,14 +1605,8 @@ class ReferenceGame:
             n = int(self._became_tapped(before, after, x))
         elif kind == BECOMES_UNTAPPED:  # 603.2f: nor entering untapped
             n = int(stayed and was.tapped and not now.tapped)
-        elif kind == LAND_TAPPED:  # 603.2f: every land that became tapped, as the condition names it
-            lands = [c for c in range(self.n_cards) if self.flag(c, "land_card")]
-            n = sum(self._became_tapped(before, after, c) and self._speaks_of(a, c, after) for c in lands)
-        elif kind == SPELL_CAST:  # each card put on the stack in the batch was cast; its caster controls it (601.2a)
-            n = sum(
-                card.zone == STACK and before.cards[c].zone != STACK and self._speaks_of(a, c, after)
-                for c, card in enumerate(after.cards)
-            )
+        elif kind in (LAND_TAPPED, SPELL_CAST):
+            n = len(self._event_objects(a, kind, before, after, view))
         elif kind == COMBAT_DAMAGE_TO_PLAYER:  # each creature, or with "one or more" each player it is dealt to
             dealt = [
                 (c, p)

@@ -634,15 +634,15 @@ def _each_ability(r: _Reader, i: int, o: dict[str, Any], key: str, default: Any,
 
 def _acts_on_that_applies(r: _Reader, i: int, n: int, kind: str, relation: str, flags: list[str]) -> None:
     """``acts_on_that`` ("exile it") and ``if_about_that`` ("if that creature's power is greater") name the object a
-    condition about any object's zone change happened to: one trigger per object, so not with "one or more" (one
+    condition about any object of a kind happened to: one trigger per object, so not with "one or more" (one
     trigger for them all), nor of "this" object (603.6's own); ``if_about_that`` is said of an intervening "if"."""
     for key in ("acts_on_that", "if_about_that"):
         if key not in flags:
             continue
         where = ("objects", f"ability.{key}" if n == 0 else f"ability[{n}].{key}")
-        zone_changes = [game.KINDS[k] for k in game.ZONE_CHANGE_FILTERED_KINDS]
-        if kind not in zone_changes:
-            r.fail(where[0], i, where[1], f"for a condition about any object's zone change ({', '.join(zone_changes)})")
+        about_any = [game.KINDS[k] for k in game.FILTERED_KINDS]
+        if kind not in about_any:
+            r.fail(where[0], i, where[1], f"for a condition about any object of a kind ({', '.join(about_any)})")
         if relation == "this":
             r.fail(where[0], i, where[1], "'when this ... dies' is about its own object as 603.6 says: leave it out")
         if "one_or_more" in flags:

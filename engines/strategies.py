@@ -126,6 +126,10 @@ LAND_CONDITIONS = ("land_to_graveyard", "land_tapped")
 KINDS_FIRST = tuple(k for k in game.KINDS[1:] + game.KINDS[:1] if k not in NOT_DRAWN_YET)
 #: Trigger conditions one batch can meet several times over (a board wipe, several creatures entering).
 MANY_AT_ONCE = ("creature_dies", "creature_enters", "graveyard_from_anywhere", "land_to_graveyard")
+#: The other conditions whose "it" may be the object each event happened to (``ABOUT_THAT``): events that don't move
+#: their object.  Drawn only where asked (``scenarios(about_that=...)``): the default stream, which the mutation
+#: study's figures come from, stays as it was.
+ABOUT_EACH_OBJECT = (*MANY_AT_ONCE, "land_tapped", "spell_cast", "combat_damage_to_player")
 ZONES_FIRST = ("battlefield", "hand", "battlefield", "hand", *START_ZONES)
 STEPS_AFTER_UNTAP = tuple(s for s in game.STEPS if s != "untap")
 
@@ -382,14 +386,16 @@ def scenarios(
     cards: int | st.SearchStrategy[int] = CARDS,
     max_actions: int = 12,
     slots: int = 5,
+    about_that: tuple[str, ...] = MANY_AT_ONCE,
 ) -> Scenario:
-    """A scenario with a script the reference engine plays through (``players``, ``cards``: how many)."""
+    """A scenario with a script the reference engine plays through (``players``, ``cards``: how many; ``about_that``:
+    the conditions a scenario about the object each event happened to is built around)."""
     n_players = _n(draw, players)
     n_cards = _n(draw, cards)
     focus = draw(st.sampled_from(KINDS_FIRST[:-1]))
     focus_flag = draw(st.sampled_from(DRAWN_FLAGS))
-    if focus_flag in ABOUT_THAT and focus not in MANY_AT_ONCE:
-        focus = draw(st.sampled_from(MANY_AT_ONCE))
+    if focus_flag in ABOUT_THAT and focus not in about_that:
+        focus = draw(st.sampled_from(about_that))
     chosen = _attachments(draw, [draw(card_texts(n_players, focus, focus_flag)) for _ in range(n_cards)])
     if n_cards >= 2 and _one_in(draw, 4):  # two of one legendary name, one owner's: the legend rule's game
         a, b = sorted(draw(st.lists(st.integers(0, n_cards - 1), min_size=2, max_size=2, unique=True)))

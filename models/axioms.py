@@ -47,8 +47,9 @@ def _source_gone(g, t: int, *key: int):
     the object is gone: the card has moved since (400.7), or it is phased out (702.26b).  Its source
     (``acts_on_this``) is the object it was as the ability triggered -- before the event for a look-back trigger,
     after it otherwise; the object its event happened to (``acts_on_that``) is the one that card became in the zone
-    it moved to (603.6).  A card both name ("whenever a creature dies, put a +1/+1 counter on this creature and exile
-    it", of its own death) is gone only if neither finds it."""
+    it moved to (603.6), or the one it was for an event that doesn't move it (``m.found_as_it_was``).  A card both
+    name ("whenever a creature dies, put a +1/+1 counter on this creature and exile it", of its own death) is gone
+    only if neither finds it."""
     if t == 0 or not key:
         return False
     (c,) = key
@@ -63,7 +64,7 @@ def _source_gone(g, t: int, *key: int):
     subject = m.top(g, t - 1, "slot_subject") == c
     that = [g.And(m.resolving_ability(g, t, a), m.acts_on_that(g, a)) for a in range(m.printed_count(g))]
     that_named = g.And(subject, g.Or(*that))
-    that_found = g.And(that_named, m.found_where_it_moved(g, t, c))
+    that_found = g.And(subject, g.Or(*[g.And(x, m.found_as_it_was(g, t, a, c)) for a, x in enumerate(that)]))
     return g.And(g.Or(*this_named, that_named), g.Not(g.Or(*this_found, that_found)))
 
 
@@ -880,7 +881,7 @@ def delayed_subject(g, t: int) -> Iterator[Rule]:
 
 def _carries_its_object(g, t: int, s: int, a: int):
     """A new instance of ``a`` in slot ``s`` carries the object its event happened to, if it acts on that
-    (``acts_on_that``) or its intervening "if" speaks of it (``if_about_that``): one whose zone change its condition
+    (``acts_on_that``) or its intervening "if" speaks of it (``if_about_that``): one whose event its condition
     counted in the batch it triggered in (``triggered_by``).  Any other carries none."""
     if m.ability_class(g, a)[0] != "printed":
         return g.slot_subject(t, s) == 0
@@ -1257,8 +1258,7 @@ def plain_occurrences(g, t: int, a: int, kind: int):
 
         def cast(v):
             spells = g.count(
-                g.And(g.zone(t, c) == STACK, g.zone(t - 1, c) != STACK, m.subject_matches(g, a, v, c, on_stack=True))
-                for c in m.cards(g)
+                g.And(m.spell_put_on_stack(g, t, c), m.subject_matches(g, a, v, c, on_stack=True)) for c in m.cards(g)
             )
             return g.If(exists_in(v), spells, 0)
 

@@ -169,6 +169,9 @@ FILTERED_KINDS = (
 #: The conditions about any object of a kind that are zone changes (603.6a, 603.6c): with "this" ("when this creature
 #: dies"), an ability of them looks for its object where it moved (603.6); the others' object stays where it is.
 ZONE_CHANGE_FILTERED_KINDS = (CREATURE_ENTERS, CREATURE_DIES, LAND_TO_GRAVEYARD, GRAVEYARD_FROM_ANYWHERE)
+#: The conditions about any object of a kind whose event puts the object where it is: a zone change, and a spell cast
+#: (its card put on the stack, 601.2a).  The object it happened to is the new one; for the others, the one it was.
+EVENT_PUTS_ITS_OBJECT_THERE = (*ZONE_CHANGE_FILTERED_KINDS, SPELL_CAST)
 #: How the object a filtered condition speaks of relates to the ability's source: any (itself included), the source
 #: itself ("when this creature dies"), or any other ("whenever another creature enters").
 SUBJECT_RELATIONS = ("any", "this", "another")
@@ -446,16 +449,17 @@ VARIABLES: tuple[VarSpec, ...] = (
     _const(
         "acts_on_that",
         ("printed",),
-        "the effect of an ability whose condition is about any object's zone change (ZONE_CHANGE_FILTERED_KINDS, not"
-        " 'one or more') does something to the object the event happened to ('whenever another creature dies, exile"
-        " it', 'put a +1/+1 counter on that creature'): the object it became in the zone it moved to (603.6), which"
-        " the ability doesn't find once it has moved again (400.7) or phased out (702.26b)",
+        "the effect of an ability whose condition is about any object of a kind (FILTERED_KINDS, not 'one or more')"
+        " does something to the object the event happened to ('whenever another creature dies, exile it', 'counter"
+        " that spell'): the object it became in the zone it moved to (603.6), or the one it was for an event that"
+        " doesn't move it, which the ability doesn't find once it has changed zones since (400.7) or phased out"
+        " (702.26b)",
         absent_means=False,
     ),
     _const(
         "if_about_that",
         ("printed",),
-        "the intervening 'if' of an ability whose condition is about any object's zone change (as for acts_on_that)"
+        "the intervening 'if' of an ability whose condition is about any object of a kind (as for acts_on_that)"
         " speaks of the object the event happened to ('if that creature's power is greater than ~'s', 'if it's an"
         " artifact'): it is asked of each such object, as it triggers and again as its instance resolves (603.4),"
         " through cond_that",
@@ -750,8 +754,9 @@ VARIABLES: tuple[VarSpec, ...] = (
     _rule(
         "triggered_by",
         ("printed", "card"),
-        "for an ability that acts on the object its event happened to (acts_on_that): the card's zone change in this"
-        " batch is one its condition counts, judged as the condition is (603.10)",
+        "for an ability that acts on the object its event happened to (acts_on_that): the card's event in this batch"
+        " (a zone change, a land becoming tapped, a spell cast, combat damage to a player) is one its condition"
+        " counts, judged as the condition is (603.10)",
         completed_by=lambda g, t, a, c: triggered_by_value(g, t, a, c),  # (defined below)
     ),
     _rule("placed", ("ability",), "instances put on the stack at this moment", kind="int", max=MAX_COUNT),
@@ -1496,6 +1501,20 @@ def found_where_it_moved(g, t: int, c: int):
     )
 
 
+def found_as_it_was(g, t: int, a: int, c: int):
+    """As printed ability ``a`` on top of the stack resolves in batch ``t``, card ``c`` is still the object its event
+    happened to (400.7): the one it became if the event put it where it is (a zone change, 603.6; a spell cast, its
+    card put on the stack, 601.2a), or the one it already was if not (a land that became tapped, a creature that
+    dealt combat damage: one that changed zones in that very batch is a new object); not hidden from the ability's
+    controller, nor phased out (702.26b)."""
+    moment, stamp = top(g, t - 1, "slot_moment"), g.since(t - 1, c)
+    return g.And(
+        g.If(is_kind(g, a, EVENT_PUTS_ITS_OBJECT_THERE), stamp == moment, stamp < moment),
+        g.Not(hidden_from(g, t, c, top(g, t - 1, "slot_controller"))),
+        g.Not(g.phased_out(t - 1, c)),
+    )
+
+
 def names_object(g, t: int, c: int):
     """The ability resolving in batch ``t`` does something to card ``c``'s object, as its effect says: an object
     a delayed ability refers to (603.7c); the Aura card and the enchanted permanent's card, for an Aura's "when
@@ -1680,25 +1699,44 @@ def leaving_object_of(g, kind: int, a: int | None, v: int, c: int):
 
 
 def event_object(g, t: int, a: int, v: int, c: int):
-    """Card ``c``'s zone change in batch ``t`` is one printed ability ``a``'s zone-change condition counts, judged in
-    view ``v`` (``event_object_of`` for its kind; the filter, the same for the three whose object's controller
-    counts, is built once)."""
+    """Card ``c``'s event in batch ``t`` is one printed ability ``a``'s condition about any object of a kind counts,
+    judged in view ``v`` (for a zone change, ``event_object_of`` for its kind; the filter, the same for those whose
+    object's controller counts, is built once)."""
     if t == 0:
         return False
     by_kind = [
         g.And(g.kind(a) == k, _zone_change(g, k, t, c), _object_of_kind(g, k, v, c))
         for k in (CREATURE_ENTERS, CREATURE_DIES, LAND_TO_GRAVEYARD)
     ]
+    # The events that don't move their object: a land becoming tapped (603.2f), a creature dealing combat damage to a
+    # player (510.2); each is its object's own event, so each object triggers once.
+    by_kind.append(g.And(g.kind(a) == LAND_TAPPED, g.land_card(c), became_tapped(g, t, c)))
+    by_kind.append(
+        g.And(g.kind(a) == COMBAT_DAMAGE_TO_PLAYER, g.Or(*[g.combat_damage_to(t, c, p) for p in players(g)]))
+    )
     anywhere = g.And(g.kind(a) == GRAVEYARD_FROM_ANYWHERE, event_object_of(g, GRAVEYARD_FROM_ANYWHERE, t, v, a, c))
-    return g.Or(g.And(subject_matches(g, a, v, c), g.Or(*by_kind)), anywhere)
+    # A spell is cast as its card is put on the stack (601.2a); its controller is who cast it.
+    cast = g.And(g.kind(a) == SPELL_CAST, spell_put_on_stack(g, t, c), subject_matches(g, a, v, c, on_stack=True))
+    return g.Or(g.And(subject_matches(g, a, v, c), g.Or(*by_kind)), anywhere, cast)
+
+
+def became_tapped(g, t: int, c: int):
+    """Card ``c``'s permanent was on the battlefield before batch ``t`` and after, the same object, and became tapped in
+    it: the event, not a permanent entering tapped (603.2f)."""
+    stayed = g.And(g.zone(t - 1, c) == BATTLEFIELD, g.zone(t, c) == BATTLEFIELD, g.since(t, c) != t)
+    return g.And(stayed, g.Not(g.tapped(t - 1, c)), g.tapped(t, c))
+
+
+def spell_put_on_stack(g, t: int, c: int):
+    """Card ``c`` was put on the stack in batch ``t``: cast (601.2a; the model has no other way there)."""
+    return g.And(g.zone(t, c) == STACK, g.zone(t - 1, c) != STACK)
 
 
 def about_each_object(g, a: int):
-    """Printed ability ``a``'s condition is about any object's zone change, one trigger per object (not "one or
+    """Printed ability ``a``'s condition is about any object of a kind ("a creature dies", "a land becomes tapped",
+    "an opponent casts a spell", "a creature deals combat damage to a player"), one trigger per object (not "one or
     more"), of an object other than its own: "it" in its text is the object the event happened to."""
-    return g.And(
-        is_kind(g, a, ZONE_CHANGE_FILTERED_KINDS), g.subject_relation(a) != THIS_SUBJECT, g.Not(g.one_or_more(a))
-    )
+    return g.And(is_kind(g, a, FILTERED_KINDS), g.subject_relation(a) != THIS_SUBJECT, g.Not(g.one_or_more(a)))
 
 
 def acts_on_that(g, a: int):
@@ -1721,7 +1759,7 @@ def carries_its_object(g, a: int):
 
 def triggered_by_value(g, t: int, a: int, c: int):
     """``triggered_by(t, a, c)`` as the game fixes it: an ability with ``acts_on_that`` triggers in batch ``t``, and
-    card ``c``'s zone change then is one its condition counts, judged as its trigger is (603.10)."""
+    card ``c``'s event then is one its condition counts, judged as its trigger is (603.10)."""
     if t == 0:
         return False
     counted = in_view(g, t, a, lambda v: event_object(g, t, a, v, c))
@@ -2017,7 +2055,7 @@ def describe(g, t: int) -> dict[str, str]:
     for c in cards(g):
         name = card_name(g, c)
         if t > 0 and (g.zone(t, c) != g.zone(t - 1, c) or g.since(t, c) == t):
-            how = " (dies)" if dies(g, t, c) else ""
+            how = " (dies)" if dies(g, t, c) and g.eff_creature(t - 1, c) else ""  # a creature's, 700.4
             if g.token(c) and g.zone(t - 1, c) == OUTSIDE and on_battlefield(g, t, c):
                 how += " (created)"
             elif g.token(c) and g.zone(t, c) == OUTSIDE and not g.leaves_game(t, g.owner(c)):

@@ -180,7 +180,7 @@ _THIS_OBJECT = r"(?:~|this (?:creature|permanent|card|artifact|enchantment|land|
 #: Instructions that do something to an object, up to the object's words ("put a +1/+1 counter on").
 _ACTING = (
     r"(?:put (?:a|an|one|two|three|x|that many) [^.,]*?counters? on|return|exile|tap|untap|sacrifice|destroy"
-    r"|transform|regenerate|attach [^.,]*? to|gain control of)\s+"
+    r"|transform|regenerate|attach [^.,]*? to|gain control of|counter)\s+"
 )
 #: Effects that change an object, after its words, to the end of what they say of it ("this creature gets +1/+0 and
 #: gains flying until end of turn"; not "... and you draw a card").
@@ -238,17 +238,25 @@ def _what_it_acts_on(c: Condition, effect: str, point: ModelPoint) -> list[str]:
 
 
 #: The object the event happened to, named in an effect's words ("that creature", "that card").
-_THAT_OBJECT = r"(?:that (?:creature|card|permanent|land|token))"
+_THAT_OBJECT = r"(?:that (?:creature|card|permanent|land|token|spell))"
 _ACTING_ON_THAT = re.compile(rf"{_ACTING}{_THAT_OBJECT}(?!\w)|(?<!\w){_THAT_OBJECT}{_CHANGED}")
 #: Words of an intervening "if" that speak of the object the event happened to.
-_SPEAKS_OF_THAT = r"^(?:it|its|it's|that (?:creature|card|permanent|land|token)(?:'s)?)\b"
-#: The model's conditions about any object's zone change, each object triggering once: "it" is that object.
-_EVENT_OBJECT_KINDS = ("creature_enters", "creature_dies", "land_to_graveyard", "graveyard_from_anywhere")
+_SPEAKS_OF_THAT = r"^(?:it|its|it's|that (?:creature|card|permanent|land|token|spell)(?:'s)?)\b"
+#: The model's conditions about any object of a kind, each object triggering once: "it" is that object.
+_EVENT_OBJECT_KINDS = (
+    "creature_enters",
+    "creature_dies",
+    "land_to_graveyard",
+    "graveyard_from_anywhere",
+    "land_tapped",
+    "spell_cast",
+    "combat_damage_to_player",
+)
 
 
 def _names_the_event_object(point: ModelPoint) -> bool:
-    """The condition, as the model plays it, is about any object's zone change, one trigger per object: its effect's
-    "it" or "that creature" is the object the event happened to (``acts_on_that``)."""
+    """The condition, as the model plays it, is about any object of a kind, one trigger per object: its effect's "it"
+    or "that creature" is the object the event happened to (``acts_on_that``)."""
     return point.kind in _EVENT_OBJECT_KINDS and point.relation != "this" and not point.one_or_more
 
 

@@ -1109,3 +1109,58 @@ def test_printed_abilities_are_one_to_three_slots_per_card(card, printed, fits):
     with pytest.raises(TraceFormatError) as caught:
         game.check_universe(sizes, "t.json")
     assert caught.value.pointer == "/#meta/universe/printed"
+
+
+def test_an_event_that_doesnt_move_its_object_leaves_it_to_be_found_until_it_changes_zones():
+    # "Whenever a land becomes tapped, return it to its owner's hand" (Storm Cauldron's, as a land tapped): two lands
+    # tapped at once, one flickered in response. The other is the object it was (400.7: tapping is no zone change).
+    cauldron = Card(zone="battlefield", trigger="land_tapped", flags=("artifact_card", "acts_on_that"))
+    forest, island = Card(zone="battlefield", flags=("land_card",)), Card(zone="battlefield", flags=("land_card",))
+    actions = (Action(tap=(1, 2)), Action(flicker=(1,)), Action(resolve=True), Action(resolve=True))
+    trace = run(Scenario(cards=(cauldron, forest, island), actions=actions))
+    assert broken(trace) == set() and trace.states[1]["triggers"][0] == 2
+    found = {c for t in (3, 4) for c in (1, 2) if trace.states[t]["affects"][c]}
+    assert found == {2}
+    gone = 3 if trace.states[2]["slot_subject"][trace.states[2]["stack_size"] - 1] == 1 else 4
+    assert not trace.states[gone]["acts"]
+    # An engine that returns the flickered land anyway (a new object), or that forgets the Island: 400.7, 608.2.
+    assert (gone, "400.7") in broken(changed(changed(trace, gone, "affects", True, 1), gone, "acts", True))
+    kept = 7 - gone
+    assert (kept, "608.2") in broken(changed(trace, kept, "affects", False, 2))
+
+
+def test_a_spell_cast_is_found_while_it_is_on_the_stack_and_not_after_it_left():
+    # "Whenever an opponent casts a spell, counter that spell and put a depletion counter on this" (Decree of
+    # Silence). Bob's spell is found on the stack; Carol's leaves with her as she concedes in response (800.4a), so the
+    # ability counters nothing and still does the rest.
+    decree = dataclasses.replace(
+        Card(zone="battlefield", trigger="spell_cast", flags=("enchantment_card", "acts_on_that", "other_effect")),
+        subject_controller="opponent",
+    )
+    shock, bolt = Card(zone="hand", owner=1), Card(zone="hand", owner=2)
+    actions = (Action(cast=1), Action(resolve=True), Action(counter=True), Action(cast=2), Action(lose=(2,)))
+    trace = run(Scenario(players=3, cards=(decree, shock, bolt), actions=(*actions, Action(resolve=True))))
+    assert broken(trace) == set() and trace.states[1]["triggers"][0] == 1 and trace.states[1]["slot_subject"][1] == 1
+    assert trace.states[2]["acts"] and trace.states[2]["affects"] == [False, True, False]
+    assert trace.states[4]["slot_subject"][1] == 2 and trace.states[5]["zone"][2] == game.ZONES.index("outside")
+    assert trace.states[6]["acts"] and not any(trace.states[6]["affects"])
+    # An engine that counters the spell that left (400.7), or doesn't counter the one still there (608.2).
+    assert (6, "400.7") in broken(changed(trace, 6, "affects", True, 2))
+    assert (2, "608.2") in broken(changed(trace, 2, "affects", False, 1))
+
+
+def test_a_creature_that_dealt_combat_damage_and_left_in_that_very_batch_is_not_found():
+    # "Whenever a creature you control deals combat damage to a player, put that many +1/+1 counters on it"
+    # (Necropolis Regent): the Bears deal combat damage to Bob and are destroyed in the same batch; the card in the
+    # graveyard is a new object (400.7). Found by review: the spell-cast rule (the object is the one that arrived then)
+    # had been applied to it.
+    regent = dataclasses.replace(
+        Card(zone="battlefield", trigger="combat_damage_to_player", flags=(*CREATURE, "acts_on_that")),
+        subject_controller="you",
+    )
+    bears = Card(zone="battlefield", flags=CREATURE)
+    strike = Action(step="combat_damage", combat_damage=((1, 1),), destroy=(1,))
+    trace = run(Scenario(cards=(regent, bears), actions=(strike, Action(resolve=True))))
+    assert broken(trace) == set() and trace.states[1]["triggers"][0] == 1
+    assert not trace.states[2]["acts"] and not any(trace.states[2]["affects"])
+    assert (2, "400.7") in broken(changed(changed(trace, 2, "affects", True, 1), 2, "acts", True))

@@ -1005,6 +1005,19 @@ def test_a_long_text_of_commas_costs_the_reader_no_more_than_a_short_one(unit, r
             "Whenever another creature you control enters, put a +1/+1 counter on that creature and draw a card.",
             {"acts_on_that", "other_effect"},
         ),
+        # Events that don't move their object: "that spell" is the spell cast, "it" the creature that dealt the damage.
+        (
+            "Decree of Silence",
+            "Whenever an opponent casts a spell, counter that spell and put a depletion counter on Decree of Silence.",
+            {"acts_on_this", "acts_on_that"},
+        ),
+        (
+            "Necropolis Regent",
+            "Whenever a creature you control deals combat damage to a player, put that many +1/+1 counters on it.",
+            {"acts_on_that"},
+        ),
+        # "Copy it": a copy is made of a spell that has left the stack too (Thousand-Year Storm, 2018-10-05).
+        ("Storm", "Whenever you cast an instant or sorcery spell, copy it.", set()),
         # "It" deals damage: it only reads the creature.  "One or more" has no one object; "this" is 603.6's own.
         ("Pinger", "Whenever a creature enters, it deals 1 damage to target player.", {"targeted"}),
         ("Mass", "Whenever one or more creatures you control die, return them to their owner's hand.", set()),

@@ -27,7 +27,7 @@ from rule603.engines.scenario import (
     ReflexiveAbility,
     Scenario,
 )
-from rule603.engines.strategies import LAND_CONDITIONS, SUBTYPES, each_scenario, scenarios
+from rule603.engines.strategies import ABOUT_EACH_OBJECT, LAND_CONDITIONS, SUBTYPES, each_scenario, scenarios
 from rule603.models import game
 from rule603.testing import check
 
@@ -419,6 +419,31 @@ def test_engine_traces_obey_every_clause_exhaustively(scenario):
 @settings(FUZZ, max_examples=1000)
 @given(scenarios(players=3, cards=5, max_actions=20, slots=7))
 def test_engine_traces_obey_every_clause_with_three_players(scenario):
+    check_scenario_against_the_encodings(scenario)
+
+
+def _about_an_object_that_stays(scenario) -> bool:
+    """A card of the scenario acts on, or asks its "if" of, the object an event that doesn't move it happened to."""
+    kinds = ("land_tapped", "spell_cast", "combat_damage_to_player")
+    about = ("acts_on_that", "if_about_that")
+    return any(card.trigger in kinds and any(f in card.flags for f in about) for card in scenario.cards)
+
+
+ABOUT_WHAT_STAYS = scenarios(about_that=ABOUT_EACH_OBJECT).filter(_about_an_object_that_stays)
+
+
+@settings(FUZZ, max_examples=10, suppress_health_check=list(HealthCheck))
+@given(ABOUT_WHAT_STAYS)
+def test_engine_traces_about_a_land_tapped_a_spell_cast_or_a_creature_dealing_damage_obey_every_clause(scenario):
+    check_scenario_against_the_encodings(scenario)
+
+
+@pytest.mark.exhaustive
+@settings(FUZZ, max_examples=400, suppress_health_check=list(HealthCheck))
+@given(ABOUT_WHAT_STAYS)
+def test_engine_traces_about_a_land_tapped_a_spell_cast_or_a_creature_dealing_damage_obey_every_clause_exhaustively(
+    scenario,
+):
     check_scenario_against_the_encodings(scenario)
 
 

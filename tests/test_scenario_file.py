@@ -633,10 +633,10 @@ def test_a_list_of_ability_tables_needs_a_list_of_printed_texts(tmp_path: Path):
 @pytest.mark.parametrize(
     ("ability", "message"),
     [
-        # "Whenever a land becomes tapped, untap it": its object is not followed yet.
+        # "At the beginning of the end step, exile it": no event happened to an object.
         (
-            'trigger = "land_tapped"',
-            "s.toml:10: objects[0].ability.acts_on_that: for a condition about any object's zone change",
+            'trigger = "end_step"',
+            "s.toml:10: objects[0].ability.acts_on_that: for a condition about any object of a kind",
         ),
         ('trigger = "creature_dies"\nsubject = { relation = "this" }', "is about its own object as 603.6 says"),
         ('trigger = "creature_dies"\nsubject = { one_or_more = true }', "'one or more' triggers once for them all"),

@@ -193,14 +193,10 @@ def _lands_tapped(g, t, a):
     """Lands that were on the battlefield before and after and became tapped in the batch (not one entering tapped,
     603.2f), of those ability ``a``'s condition speaks of ("an Island an opponent controls": as they are now)."""
 
-    def became_tapped(c):
-        stayed, change = _stayed_and_changed(g, t, lambda name, u: getattr(g, name)(u, c))
-        return g.And(g.land_card(c), *stayed, *change, m.subject_matches(g, a, t, c))
-
     def n(v):
         if t == 0:
             return 0
-        tapped = [became_tapped(c) for c in m.cards(g)]
+        tapped = [g.And(g.land_card(c), m.became_tapped(g, t, c), m.subject_matches(g, a, t, c)) for c in m.cards(g)]
         return g.If(m.can_trigger(g, t, v, a), g.count(tapped), 0)
 
     return n
