@@ -240,7 +240,7 @@ class SourceFoundAnew(ReferenceGame):
 
 
 class EventObjectFoundAnew(ReferenceGame):
-    def _finds_what_it_happened_to(self, before: Moment, a: int, top) -> bool:
+    def _finds_what_it_happened_to(self, before: Moment, a: int, top, c: int | None = None) -> bool:
         return True  # "exile it" exiles the card wherever it is now: one that moved again is taken for the old one
 
 

@@ -187,6 +187,7 @@ class StackObject:
     object: int = 0  # for a printed ability: the card whose zone change it looks for (603.6, 603.6e)
     subject: int = 0  # for one that acts on the object its event happened to: that object's card (acts_on_that)
     put_on_stack: int = 0  # the moment it was put on the stack (not in the trace: the engine's own record)
+    objects: tuple[int, ...] = ()  # for one that acts on all of a "one or more" event's objects: their cards
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,7 @@ class WaitingAbility:
     zone: int
     object: int = 0
     subject: int = 0  # the object its event happened to, for one that acts on it (acts_on_that)
+    objects: tuple[int, ...] = ()  # the objects of its "one or more" event, for one that acts on them (acts_on_them)
 
 
 @dataclass
@@ -889,13 +891,14 @@ class ReferenceGame:
             # something to it does nothing -- all of it, unless it also does something else ("draw two cards").
             return self.said(a, "other_effect"), frozenset()
         this = self.said(a, "acts_on_this") and not self.acts_on_its_own_object(a) and self.kind[a] != ENCHANTED_LEAVES
-        if this or self.acts_on_that(a):
+        if this or self.acts_on_that(a) or self.acts_on_them(a):
             # 400.7: its source as it was when it triggered; the object its event happened to, the one that card
-            # became in the zone it moved to (603.6), or the one it was for an event that didn't move it.  Each found
-            # or not; the rest of the effect is done anyway.
+            # became in the zone it moved to (603.6), or the one it was for an event that didn't move it -- or each
+            # object of its "one or more" event ("return them").  Each found or not; the rest of the effect is done.
             found = {c} if this and self._finds_its_source(before, a, top) else set()
             if self.acts_on_that(a) and self._finds_what_it_happened_to(before, a, top):
                 found.add(top.subject)
+            found |= {x for x in top.objects if self._finds_what_it_happened_to(before, a, top, x)}
             return bool(found) or self.said(a, "other_effect"), frozenset(found)
         if self.kind[a] == ENCHANTED_LEAVES:
             # 603.6e: two objects, each found or not: the Aura card in its owner's graveyard; the new object the
@@ -920,12 +923,13 @@ class ReferenceGame:
         same = card.since < top.moment or (card.since == top.moment and not self.looks_back(self.kind[a]))
         return same and not card.phased_out
 
-    def _finds_what_it_happened_to(self, before: Moment, a: int, top: StackObject) -> bool:
-        """400.7, 603.6: the object the event happened to ("whenever another creature dies, exile it") is the one its
-        card became in the zone it moved to (a spell cast: the stack, 601.2a), or the one it already was if the event
-        didn't put it there ("whenever a land becomes tapped"); one that has changed zones since is a new object."""
+    def _finds_what_it_happened_to(self, before: Moment, a: int, top: StackObject, c: int | None = None) -> bool:
+        """400.7, 603.6: the object the event happened to ("whenever another creature dies, exile it": card ``c``, by
+        default the one the instance carries) is the one its card became in the zone it moved to (a spell cast: the
+        stack, 601.2a), or the one it already was if the event didn't put it there ("whenever a land becomes tapped");
+        one that has changed zones since is a new object."""
         stayed = self.kind[a] not in game.EVENT_PUTS_ITS_OBJECT_THERE
-        return self._is_where_it_moved(before, top.subject, top, stayed=stayed)
+        return self._is_where_it_moved(before, top.subject if c is None else c, top, stayed=stayed)
 
     def _finds_its_object(self, before: Moment, c: int, top: StackObject) -> bool:
         # ... in the zone its instance recorded as it triggered.
@@ -1396,6 +1400,8 @@ class ReferenceGame:
             tr.triggers = tr.base_triggers * (1 + self._additional_times(a, after))
         if tr.triggers and cls == "printed" and self.acts_on_that(i) and not self.if_about_that(i):
             tr.objects = tr.counted = tuple(self._event_objects(i, kind, before, after, view))  # (not at moment 0)
+        elif tr.triggers and cls == "printed" and self.acts_on_them(i):
+            tr.counted = tuple(self._event_objects(i, kind, before, after, view))  # each instance acts on them all
         if not tr.triggers:
             tr.objects = tr.counted = ()
         if max(tr.matches, tr.attempts, tr.triggers) > MAX_COUNT:
@@ -1481,6 +1487,12 @@ class ReferenceGame:
         """Printed ability ``a`` does something to the object its event happened to ("whenever another creature dies,
         exile it")."""
         return self.said(a, "acts_on_that") and self.about_each_object(a)
+
+    def acts_on_them(self, a: int) -> bool:
+        """Printed ability ``a`` does something to all the objects its "one or more" event happened to ("whenever one
+        or more creatures you control die, return them to their owner's hand")."""
+        about_any = self.kind[a] in game.THEM_KINDS and self.subject_of(a)[0] != "this"
+        return self.said(a, "acts_on_that") and about_any and self.said(a, "one_or_more")
 
     @staticmethod
     def _if_false_of(m: Moment, a: int) -> frozenset[int]:
@@ -1837,7 +1849,8 @@ class ReferenceGame:
                     )
             if cls == "printed" and self.said(i, "mana_ability"):
                 continue  # 605.4a: a triggered mana ability resolves at once, without the stack
-            waiting += [WaitingAbility(a, tr.controller, after.t, zone, obj, c) for c in self._subjects(tr)]
+            them = tr.counted if cls == "printed" and self.acts_on_them(i) else ()
+            waiting += [WaitingAbility(a, tr.controller, after.t, zone, obj, c, them) for c in self._subjects(tr)]
         if not after.priority:
             after.waiting = waiting  # 603.3: they wait for the next time a player would receive priority
             self._check_counts(after)
@@ -1852,7 +1865,16 @@ class ReferenceGame:
                 after.abilities[w.ability].removed += 1  # 603.3c-d: simply removed from the stack
                 continue
             after.stack.append(
-                StackObject(self.ability_code(w.ability), w.controller, w.moment, w.zone, w.object, w.subject, after.t)
+                StackObject(
+                    self.ability_code(w.ability),
+                    w.controller,
+                    w.moment,
+                    w.zone,
+                    w.object,
+                    w.subject,
+                    after.t,
+                    w.objects,
+                )
             )
             after.abilities[w.ability].placed += 1
         self._check_counts(after)

@@ -634,8 +634,9 @@ def _each_ability(r: _Reader, i: int, o: dict[str, Any], key: str, default: Any,
 
 def _acts_on_that_applies(r: _Reader, i: int, n: int, kind: str, relation: str, flags: list[str]) -> None:
     """``acts_on_that`` ("exile it") and ``if_about_that`` ("if that creature's power is greater") name the object a
-    condition about any object of a kind happened to: one trigger per object, so not with "one or more" (one
-    trigger for them all), nor of "this" object (603.6's own); ``if_about_that`` is said of an intervening "if"."""
+    condition about any object of a kind happened to, not "this" object (603.6's own): one trigger per object; with
+    "one or more" (one trigger for them all) ``acts_on_that`` acts on each of them ("return them"), and an "if"
+    has no one object to ask; ``if_about_that`` is said of an intervening "if"."""
     for key in ("acts_on_that", "if_about_that"):
         if key not in flags:
             continue
@@ -645,8 +646,11 @@ def _acts_on_that_applies(r: _Reader, i: int, n: int, kind: str, relation: str, 
             r.fail(where[0], i, where[1], f"for a condition about any object of a kind ({', '.join(about_any)})")
         if relation == "this":
             r.fail(where[0], i, where[1], "'when this ... dies' is about its own object as 603.6 says: leave it out")
-        if "one_or_more" in flags:
+        if "one_or_more" in flags and key == "if_about_that":
             r.fail(where[0], i, where[1], "'one or more' triggers once for them all: no one object is 'it'")
+        if "one_or_more" in flags and kind == "combat_damage_to_player":
+            why = "it triggers once for each player dealt damage, each about its own creatures: not in the model yet"
+            r.fail(where[0], i, where[1], f"'one or more creatures deal combat damage to a player ... them': {why}")
         if key == "if_about_that" and "has_if" not in flags:
             r.fail(where[0], i, where[1], "it says what an intervening 'if' is about: give intervening_if = true too")
 

@@ -61,10 +61,9 @@ def _source_gone(g, t: int, *key: int):
         same = g.Or(stamp < moment, g.And(stamp == moment, g.Not(looked_back)))
         this_named.append(g.And(m.resolving_ability(g, t, a), m.acts_on_this(g, a)))
         this_found.append(g.And(this_named[-1], same, g.Not(g.phased_out(t - 1, c))))
-    subject = m.top(g, t - 1, "slot_subject") == c
-    that = [g.And(m.resolving_ability(g, t, a), m.acts_on_that(g, a)) for a in range(m.printed_count(g))]
-    that_named = g.And(subject, g.Or(*that))
-    that_found = g.And(subject, g.Or(*[g.And(x, m.found_as_it_was(g, t, a, c)) for a, x in enumerate(that)]))
+    that = [g.And(m.resolving_ability(g, t, a), m.event_object_named(g, t, a, c)) for a in range(m.printed_count(g))]
+    that_named = g.Or(*that)
+    that_found = g.Or(*[g.And(x, m.found_as_it_was(g, t, a, c)) for a, x in enumerate(that)])
     return g.And(g.Or(*this_named, that_named), g.Not(g.Or(*this_found, that_found)))
 
 

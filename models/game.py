@@ -172,6 +172,9 @@ ZONE_CHANGE_FILTERED_KINDS = (CREATURE_ENTERS, CREATURE_DIES, LAND_TO_GRAVEYARD,
 #: The conditions about any object of a kind whose event puts the object where it is: a zone change, and a spell cast
 #: (its card put on the stack, 601.2a).  The object it happened to is the new one; for the others, the one it was.
 EVENT_PUTS_ITS_OBJECT_THERE = (*ZONE_CHANGE_FILTERED_KINDS, SPELL_CAST)
+#: The conditions about "one or more" objects of a kind whose effect may act on "them": one trigger for the batch,
+#: about all its objects (combat damage to players triggers once for each player, 603.2c: not kept apart).
+THEM_KINDS = tuple(k for k in FILTERED_KINDS if k != COMBAT_DAMAGE_TO_PLAYER)
 #: How the object a filtered condition speaks of relates to the ability's source: any (itself included), the source
 #: itself ("when this creature dies"), or any other ("whenever another creature enters").
 SUBJECT_RELATIONS = ("any", "this", "another")
@@ -449,10 +452,11 @@ VARIABLES: tuple[VarSpec, ...] = (
     _const(
         "acts_on_that",
         ("printed",),
-        "the effect of an ability whose condition is about any object of a kind (FILTERED_KINDS, not 'one or more')"
-        " does something to the object the event happened to ('whenever another creature dies, exile it', 'counter"
-        " that spell'): the object it became in the zone it moved to (603.6), or the one it was for an event that"
-        " doesn't move it, which the ability doesn't find once it has changed zones since (400.7) or phased out"
+        "the effect of an ability whose condition is about any object of a kind (FILTERED_KINDS) does something to"
+        " the object the event happened to ('whenever another creature dies, exile it', 'counter that spell'; with"
+        " 'one or more', to each of them: 'return them'): the object it became in the zone it moved to (603.6), or"
+        " the one it was for an event that doesn't move it, which the ability doesn't find once it has changed zones"
+        " since (400.7) or phased out"
         " (702.26b)",
         absent_means=False,
     ),
@@ -754,9 +758,9 @@ VARIABLES: tuple[VarSpec, ...] = (
     _rule(
         "triggered_by",
         ("printed", "card"),
-        "for an ability that acts on the object its event happened to (acts_on_that): the card's event in this batch"
-        " (a zone change, a land becoming tapped, a spell cast, combat damage to a player) is one its condition"
-        " counts, judged as the condition is (603.10)",
+        "for an ability that acts on the object its event happened to (acts_on_that; with one_or_more, on each of"
+        " them): the card's event in this batch (a zone change, a land becoming tapped, a spell cast, combat damage"
+        " to a player) is one its condition counts, judged as the condition is (603.10)",
         completed_by=lambda g, t, a, c: triggered_by_value(g, t, a, c),  # (defined below)
     ),
     _rule("placed", ("ability",), "instances put on the stack at this moment", kind="int", max=MAX_COUNT),
@@ -1501,6 +1505,15 @@ def found_where_it_moved(g, t: int, c: int):
     )
 
 
+def event_object_named(g, t: int, a: int, c: int):
+    """Card ``c`` is an object printed ability ``a``, on top of the stack before batch ``t``, does something to because
+    its event happened to it: the one its instance carries (``acts_on_that``), or any of those its "one or more"
+    condition counted as it triggered (``acts_on_them``: "return them")."""
+    carried = top(g, t - 1, "slot_subject") == c
+    counted = at_label(g, t, top(g, t - 1, "slot_moment"), "triggered_by", a, c, default=False)
+    return g.Or(g.And(acts_on_that(g, a), carried), g.And(acts_on_them(g, a), counted))
+
+
 def found_as_it_was(g, t: int, a: int, c: int):
     """As printed ability ``a`` on top of the stack resolves in batch ``t``, card ``c`` is still the object its event
     happened to (400.7): the one it became if the event put it where it is (a zone change, 603.6; a spell cast, its
@@ -1520,13 +1533,13 @@ def names_object(g, t: int, c: int):
     a delayed ability refers to (603.7c); the Aura card and the enchanted permanent's card, for an Aura's "when
     enchanted permanent leaves" ability (603.6e); its source, for a printed ability that says so (``acts_on_this``); the
     object its event happened to, for one that acts on that (``acts_on_that``: the card its instance carries,
-    ``slot_subject``).  A zone-change ability's own object is 603.6's (``acts_on_its_own_object``)."""
+    ``slot_subject``); the objects of its "one or more" event, for one that acts on them (``acts_on_them``).  A
+    zone-change ability's own object is 603.6's (``acts_on_its_own_object``)."""
     if t == 0:
         return False
     named = [g.And(resolving_ability(g, t, delayed(g, d)), g.d_refers(d, c)) for d in g.range("delayed")]
     named += [g.And(resolving_ability(g, t, a), acts_on_this(g, a)) for a in printed_of(g, c)]
-    that = top(g, t - 1, "slot_subject") == c
-    named += [g.And(resolving_ability(g, t, a), acts_on_that(g, a), that) for a in range(printed_count(g))]
+    named += [g.And(resolving_ability(g, t, a), event_object_named(g, t, a, c)) for a in range(printed_count(g))]
     for x in cards(g):
         mine = True if x == c else top(g, t - 1, "slot_object") == c
         named.append(g.And(aura_leaves_resolving(g, t, x), mine))
@@ -1745,6 +1758,14 @@ def acts_on_that(g, a: int):
     return g.And(g.acts_on_that(a), about_each_object(g, a))
 
 
+def acts_on_them(g, a: int):
+    """Printed ability ``a`` does something to all the objects its "one or more" event happened to ("whenever one or
+    more creatures you control die, return them to their owner's hand").  Not "one or more creatures deal combat
+    damage to a player": it triggers once for each player, each instance about the creatures that dealt that player
+    damage, which the model does not keep apart (``THEM_KINDS``)."""
+    return g.And(g.acts_on_that(a), is_kind(g, a, THEM_KINDS), g.subject_relation(a) != THIS_SUBJECT, g.one_or_more(a))
+
+
 def if_about_that(g, a: int):
     """Printed ability ``a``'s intervening "if" speaks of the object its event happened to ("if that creature's power
     is greater than ~'s"): 603.4 asks it of each such object."""
@@ -1758,12 +1779,13 @@ def carries_its_object(g, a: int):
 
 
 def triggered_by_value(g, t: int, a: int, c: int):
-    """``triggered_by(t, a, c)`` as the game fixes it: an ability with ``acts_on_that`` triggers in batch ``t``, and
+    """``triggered_by(t, a, c)`` as the game fixes it: an ability that carries its event's object, or acts on all of
+    a "one or more" event's (``acts_on_them``), triggers in batch ``t``, and
     card ``c``'s event then is one its condition counts, judged as its trigger is (603.10)."""
     if t == 0:
         return False
     counted = in_view(g, t, a, lambda v: event_object(g, t, a, v, c))
-    return g.And(carries_its_object(g, a), g.triggers(t, a) >= 1, counted)
+    return g.And(g.Or(carries_its_object(g, a), acts_on_them(g, a)), g.triggers(t, a) >= 1, counted)
 
 
 def subject_matches(g, a: int | None, v: int, c: int, *, by_owner: bool = False, on_stack: bool = False):
@@ -2043,6 +2065,9 @@ def stack_entry(g, t: int, s: int) -> str:
     a = src - 1
     if 0 <= a < printed_count(g) and carries_its_object(g, a):
         entry += f" (for {card_name(g, g.slot_subject(t, s))})"
+    elif 0 <= a < printed_count(g) and acts_on_them(g, a):
+        counted = [c for c in cards(g) if at_label(g, t, g.slot_moment(t, s), "triggered_by", a, c, default=False)]
+        entry += f" (for {', '.join(card_name(g, c) for c in counted)})"
     return entry
 
 

@@ -223,6 +223,11 @@ def _what_it_acts_on(c: Condition, effect: str, point: ModelPoint) -> list[str]:
             that.append(m.span())
     if _names_the_event_object(point):
         that += [m.span() for m in _ACTING_ON_THAT.finditer(effect)]
+    elif _names_the_event_objects(point):
+        # "Return them": each object of the batch -- unless the effect named other objects first ("create two tokens
+        # and tap them", "reveal the top three cards ... exile them").
+        them = _ACTING_ON_THEM.finditer(effect)
+        that = [m.span() for m in them if not _OTHER_OBJECTS.search(effect[: m.start()])]
     else:
         that = []
     rest = effect
@@ -240,6 +245,11 @@ def _what_it_acts_on(c: Condition, effect: str, point: ModelPoint) -> list[str]:
 #: The object the event happened to, named in an effect's words ("that creature", "that card").
 _THAT_OBJECT = r"(?:that (?:creature|card|permanent|land|token|spell))"
 _ACTING_ON_THAT = re.compile(rf"{_ACTING}{_THAT_OBJECT}(?!\w)|(?<!\w){_THAT_OBJECT}{_CHANGED}")
+#: The objects of a "one or more" event, named in an effect's words ("them", "those creatures", "each of them").
+_THOSE_OBJECTS = r"(?:(?:each of )?them|those (?:creatures|cards|permanents|lands|tokens|spells))"
+#: Objects an effect may name before a "them" that then means those, not the objects of the event.
+_OTHER_OBJECTS = re.compile(r"\b(?:target|another|cards?|tokens?|cop(?:y|ies)|creatures|permanents|lands|spells)\b")
+_ACTING_ON_THEM = re.compile(rf"{_ACTING}{_THOSE_OBJECTS}(?!\w)|(?<!\w)(?:they|{_THOSE_OBJECTS}){_CHANGED}")
 #: Words of an intervening "if" that speak of the object the event happened to.
 _SPEAKS_OF_THAT = r"^(?:it|its|it's|that (?:creature|card|permanent|land|token|spell)(?:'s)?)\b"
 #: The model's conditions about any object of a kind, each object triggering once: "it" is that object.
@@ -252,6 +262,14 @@ _EVENT_OBJECT_KINDS = (
     "spell_cast",
     "combat_damage_to_player",
 )
+
+
+def _names_the_event_objects(point: ModelPoint) -> bool:
+    """The condition, as the model plays it, is about "one or more" objects of a kind, one trigger for them all: its
+    effect's "them" or "those creatures" are the objects the event happened to (``acts_on_that`` on each).  Not
+    combat damage to players, which triggers once for each player (``game.THEM_KINDS``)."""
+    them_kinds = [k for k in _EVENT_OBJECT_KINDS if k != "combat_damage_to_player"]
+    return point.kind in them_kinds and point.relation != "this" and point.one_or_more
 
 
 def _names_the_event_object(point: ModelPoint) -> bool:

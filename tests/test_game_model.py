@@ -1164,3 +1164,22 @@ def test_a_creature_that_dealt_combat_damage_and_left_in_that_very_batch_is_not_
     assert broken(trace) == set() and trace.states[1]["triggers"][0] == 1
     assert not trace.states[2]["acts"] and not any(trace.states[2]["affects"])
     assert (2, "400.7") in broken(changed(changed(trace, 2, "affects", True, 1), 2, "acts", True))
+
+
+def test_a_one_or_more_ability_acts_on_each_object_of_its_batch_that_is_still_there():
+    # "Whenever one or more creatures you control die, return them to their owner's hand": the Bears and the Elf die
+    # at once (one trigger), the Elf's card is exiled from the graveyard in response; Bob's Goblin isn't one of them.
+    keeper = dataclasses.replace(
+        Card(zone="battlefield", trigger="creature_dies", flags=("enchantment_card", "acts_on_that", "one_or_more")),
+        subject_controller="you",
+    )
+    bears, elf = Card(zone="battlefield", flags=CREATURE), Card(zone="battlefield", flags=CREATURE)
+    goblin = Card(zone="battlefield", flags=CREATURE, owner=1)
+    actions = (Action(destroy=(1, 2, 3)), Action(exile=(2,)), Action(resolve=True))
+    trace = run(Scenario(cards=(keeper, bears, elf, goblin), actions=actions))
+    assert broken(trace) == set() and trace.states[1]["triggers"][0] == 1 and trace.states[1]["slot_subject"][0] == 0
+    assert trace.states[3]["acts"] and trace.states[3]["affects"] == [False, True, False, False]
+    # An engine that returns the exiled Elf (a new object), that forgets the Bears, or returns Bob's Goblin.
+    assert (3, "400.7") in broken(changed(trace, 3, "affects", True, 2))
+    assert (3, "608.2") in broken(changed(trace, 3, "affects", False, 1))
+    assert (3, "608.2") in broken(changed(trace, 3, "affects", True, 3))

@@ -1020,7 +1020,26 @@ def test_a_long_text_of_commas_costs_the_reader_no_more_than_a_short_one(unit, r
         ("Storm", "Whenever you cast an instant or sorcery spell, copy it.", set()),
         # "It" deals damage: it only reads the creature.  "One or more" has no one object; "this" is 603.6's own.
         ("Pinger", "Whenever a creature enters, it deals 1 damage to target player.", {"targeted"}),
-        ("Mass", "Whenever one or more creatures you control die, return them to their owner's hand.", set()),
+        # "One or more": one trigger for them all; "them" is each object of the batch.
+        (
+            "Mass",
+            "Whenever one or more creatures you control die, return them to their owner's hand.",
+            {"acts_on_that"},
+        ),
+        (
+            "Pumper",
+            "Whenever one or more creature cards are put into your graveyard from anywhere, put a +1/+1 counter on"
+            " this creature and exile them.",
+            {"acts_on_this", "acts_on_that"},
+        ),
+        # "Them" after other objects the effect named are those; combat damage to players is once for each player.
+        ("Maker", "Whenever one or more creatures you control die, create two 1/1 tokens and tap them.", set()),
+        (
+            "Spy",
+            "Whenever one or more creatures you control deal combat damage to a player, untap them.",
+            set(),
+        ),
+        ("Drawer", "Whenever one or more creatures you control die, draw a card.", set()),
         ("Hunter", "Whenever another creature dies, put a +1/+1 counter on this creature.", {"acts_on_this"}),
         # An intervening "if" about the creature that entered (603.4, asked of each: Guardian Project 2019-01-25).
         (

@@ -631,18 +631,34 @@ def test_a_list_of_ability_tables_needs_a_list_of_printed_texts(tmp_path: Path):
 
 
 @pytest.mark.parametrize(
-    ("ability", "message"),
+    ("ability", "message", "flags"),
     [
         # "At the beginning of the end step, exile it": no event happened to an object.
         (
             'trigger = "end_step"',
             "s.toml:10: objects[0].ability.acts_on_that: for a condition about any object of a kind",
+            "acts_on_that = true",
         ),
-        ('trigger = "creature_dies"\nsubject = { relation = "this" }', "is about its own object as 603.6 says"),
-        ('trigger = "creature_dies"\nsubject = { one_or_more = true }', "'one or more' triggers once for them all"),
+        (
+            'trigger = "creature_dies"\nsubject = { relation = "this" }',
+            "is about its own object as 603.6 says",
+            "acts_on_that = true",
+        ),
+        # "Whenever one or more creatures die, if it ...": one trigger for them all, no one object to ask it of.
+        (
+            'trigger = "creature_dies"\nsubject = { one_or_more = true }',
+            "'one or more' triggers once for them all",
+            "intervening_if = true, if_about_that = true",
+        ),
+        # "... deal combat damage to a player, untap them": once for each player, each about its own creatures.
+        (
+            'trigger = "combat_damage_to_player"\nsubject = { one_or_more = true }',
+            "triggers once for each player dealt damage, each about its own creatures",
+            "acts_on_that = true",
+        ),
     ],
 )
-def test_acts_on_that_where_no_one_object_is_it_is_one_line(tmp_path: Path, ability: str, message: str):
+def test_acts_on_that_where_no_one_object_is_it_is_one_line(tmp_path: Path, ability: str, message: str, flags: str):
     text = f"""
 [[players]]
 name = "Alice"
@@ -652,7 +668,7 @@ name = "Keeper"
 types = ["creature"]
 zone = "battlefield"
 {ability}
-ability = {{ acts_on_that = true }}
+ability = {{ {flags} }}
 """
     with pytest.raises(ScenarioFileError) as caught:
         load(_write(tmp_path, text))
