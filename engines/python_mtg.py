@@ -979,6 +979,8 @@ class _WindowTrace:
             "d_n": [2],
             "d_other_effect": [False],
             "d_targeted": [False],
+            "d_moves_to": ["none"],
+            "moves_to": ["none"] * n,  # no ability of the decks moves a card (gain life, draw cards)
         }
 
     def document(self) -> dict[str, Any]:

@@ -91,7 +91,16 @@ from rule603.models.game import (
     YOUR_UPKEEP,
 )
 
-from .scenario import Action, BeyondModelBounds, Card, PrintedAbility, Scenario, check_action_names, check_scenario
+from .scenario import (
+    Action,
+    BeyondModelBounds,
+    Card,
+    PrintedAbility,
+    Scenario,
+    cards_named,
+    check_action_names,
+    check_scenario,
+)
 
 #: 603.10a-f: the triggers judged on the game as it was just before the event ("look back in time").
 LOOK_BACK_KINDS = frozenset(
@@ -130,6 +139,15 @@ ONE_OBJECT_KINDS = frozenset(
 ZONE_CHANGE_SELF_KINDS = frozenset({ENTERS_SELF, LEAVES_SELF})
 HIDDEN_ZONES = frozenset({LIBRARY, HAND})
 MAX_STACK = 7  # the trace model's stack_size bound
+LEFT_TO_THE_RULES = game.LEFT_TO_THE_RULES
+#: An effect's destination (``moves_to``) as a zone: each card goes to its owner's.
+ZONE_OF_DESTINATION = game.DESTINATION_ZONES
+PUTS_IT = {
+    "hand": "return it to its owner's hand",
+    "battlefield": "put it onto the battlefield",
+    "graveyard": "put it into its owner's graveyard",
+    "exile": "exile it",
+}
 
 
 # ---------------------------------------------------------------------------------------
@@ -263,6 +281,8 @@ class Moment:
     acts: bool = False
     affects: frozenset[int] = frozenset()  # the cards whose objects the resolving ability affected (603.6e, 603.7c)
     resolving: StackObject | None = None  # the object that resolved in this batch
+    moved_by_effect: frozenset[int] = frozenset()  # cards its effect moved where its text says (``moves_to``)
+    named: frozenset[int] = frozenset()  # cards the batch's action names
     extra_turn: bool = False  # the turn that begins in this batch is an extra turn (500.7)
     extra_step: bool = False  # the step that begins in this batch was added by an effect (500.8-500.10)
     no_life: list[bool] = field(default_factory=list)  # players with 0 or less life (704.5a)
@@ -576,6 +596,7 @@ class ReferenceGame:
         if after.t >= 32:
             raise BeyondModelBounds("a trace holds at most 32 moments")
         self._goes_on(before, action)
+        after.named = cards_named(action)
         self._turn_structure(before, after, action)
         self._circumstances(after, action)
         self._top_of_stack(before, after, action)
@@ -1047,6 +1068,65 @@ class ReferenceGame:
                 _fail(f"dies_replaced card {c}: only a creature dies")
             self._move(after, c, EXILE)  # 603.2h: "exile it instead": the death never happens
             after.cards[c].dies_replaced = True
+        self._moved_by_its_effect(before, after)
+
+    def _moved_by_its_effect(self, before: Moment, after: Moment) -> None:
+        """A resolving ability whose text says where it moves what it acts on ("return it to its owner's hand":
+        ``moves_to``) moves each object it finds there (608.2c), and none it doesn't find (400.7: a new object, or one
+        phased out); the script's own move of such an object in the batch is an assertion, checked here."""
+        top = after.resolving
+        if top is None or self.spell_card(top.code) is not None:
+            return
+        destination = self._destination(top.code - 1)
+        if not destination:
+            return
+        zone, words = ZONE_OF_DESTINATION[destination], PUTS_IT[destination]
+        found, looked_for = self._objects_acted_on(before, after, top)
+        for c in sorted(looked_for - found):
+            if after.cards[c].since == after.t and after.cards[c].zone == zone:
+                why = "it is a new object (400.7), or phased out" if after.acts else "it does nothing"
+                _fail(
+                    f"card {c}: the resolving ability doesn't find it ({why}), so it doesn't {words}:"
+                    " leave that move out"
+                )
+        for c in sorted(found):
+            card = after.cards[c]
+            if card.since == after.t:  # the script wrote the move: it must be the effect's
+                if card.zone != zone:
+                    _fail(
+                        f"card {c}: the resolving ability's effect would {words} (moves_to), not move it to the"
+                        f" {game.ZONES[card.zone]}"
+                    )
+                continue
+            if card.zone == zone or (zone == BATTLEFIELD and not self.scenario.cards[c].permanent):
+                continue  # already there; an instant or sorcery card stays put (304.4, 307.4)
+            if self.is_token(c) and card.zone != BATTLEFIELD:
+                continue  # 111.8: a token that has left the battlefield moves nowhere else
+            self._move(after, c, zone)
+        after.moved_by_effect = frozenset(c for c in found if after.cards[c].since == after.t)
+
+    def _destination(self, a: int) -> str:
+        cls, i = self.ability_class(a)
+        if cls == "printed":
+            return self.texts[i].moves_to
+        return self.scenario.delayed[i].moves_to if cls == "delayed" else ""
+
+    def _objects_acted_on(self, before: Moment, after: Moment, top: StackObject) -> tuple[set[int], set[int]]:
+        """The objects the resolving ability found and acts on, and those it looked for (``after.affects`` and its
+        own object, 603.6, which ``affects`` leaves out)."""
+        cls, a = self.ability_class(top.code - 1)
+        if cls == "delayed":
+            return set(after.affects), set(self.scenario.delayed[a].refers_to)
+        c = self.card_of(a)
+        if self.kind[a] == ENCHANTED_LEAVES:  # "return that card": the enchanted permanent's card, not the Aura's
+            return set(after.affects) & {top.object}, {top.object}
+        looked_for = {top.subject} if self.acts_on_that(a) else set(top.objects)
+        if self.acts_on_its_own_object(a) or self.said(a, "acts_on_this"):
+            looked_for.add(c)
+        found = set(after.affects)
+        if self.acts_on_its_own_object(a) and after.acts and self._finds_its_object(before, c, top):
+            found.add(c)
+        return found, looked_for
 
     # events on permanents that stay -----------------------------------------------------------------
     def _events_on_permanents(self, before: Moment, after: Moment, action: Action) -> None:
@@ -1944,6 +2024,8 @@ class ReferenceGame:
             "d_n": [d.n for d in s.delayed],
             "d_other_effect": [d.other_effect for d in s.delayed],
             "d_targeted": [d.targeted for d in s.delayed],
+            "d_moves_to": [game.DESTINATIONS.index(d.moves_to or "none") for d in s.delayed],
+            "moves_to": [game.DESTINATIONS.index(text.moves_to or "none") for text in self.texts],
             "final_chapter": [card.final_chapter for card in s.cards],
             "token": [card.token for card in s.cards],
             "legend_name": [card.legend_name for card in s.cards],
@@ -2054,7 +2136,29 @@ class ReferenceGame:
         states = tuple(self.variables(m) for m in self.moments)
         missing = {spec.name for spec in game.VARIABLES if spec.per_moment} ^ set(states[0])
         assert not missing, f"the engine doesn't compute {sorted(missing)}"
-        return Trace("current", universe, self.constants(), states, {"engine": "reference"})
+        cells = self._left_to_the_rules()
+        meta = {"engine": "reference", **({LEFT_TO_THE_RULES: cells} if cells else {})}
+        return Trace("current", universe, self.constants(), states, meta)
+
+    def _left_to_the_rules(self) -> list[list[int]]:
+        """``[moment, card]`` where the card's zone (and its object) is the rules' to say, not the script's: between
+        the script's events that name it or move it, where a resolving effect moved it as its text says (608.2) --
+        had that effect not found it (400.7), or resolved at another moment, it would be elsewhere then."""
+        cells: list[list[int]] = []
+        for c in sorted({c for m in self.moments for c in m.moved_by_effect}):
+            window: list[int] = []
+            derived = False
+            for s, here in enumerate(self.moments):
+                prev = self.moments[s - 1] if s else here
+                moved = (here.cards[c].zone, here.cards[c].since) != (prev.cards[c].zone, prev.cards[c].since)
+                if s == 0 or c in here.named or (moved and c not in here.moved_by_effect):
+                    cells += [[t, c] for t in window] if derived else []
+                    window, derived = [], False
+                    continue
+                window.append(s)
+                derived = derived or c in here.moved_by_effect
+            cells += [[t, c] for t in window] if derived else []
+        return sorted(cells)
 
 
 def run(scenario: Scenario) -> Trace:

@@ -57,9 +57,17 @@ class PrintedAbility:
     subject_token: str = "any"
     subject_type: str = "any"
     subject_subtypes: tuple[str, ...] = ()
+    #: where its effect moves each object it acts on and finds (one of DESTINATIONS: "return it to its owner's
+    #: hand"); "" leaves the move to the script's actions
+    moves_to: str = ""
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
+
+
+#: Where an effect that acts on an object may move it (``moves_to``): its owner's hand, the battlefield under its
+#: owner's control, its owner's graveyard, exile.
+DESTINATIONS = game.DESTINATIONS[1:]
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,7 @@ class Card:
     subtypes: tuple[str, ...] = ()  # its own subtypes, as printed on its type line ("Elf", "Warrior")
     #: its second and later printed triggered abilities (Solemn Simulacrum's "When this creature dies, ...")
     more: tuple[PrintedAbility, ...] = ()
+    moves_to: str = ""  # its first printed ability's destination (``PrintedAbility.moves_to``)
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
@@ -100,7 +109,7 @@ class Card:
             return self.more[nth - 1] if nth <= len(self.more) else PrintedAbility()
         own = tuple(f for f in self.flags if f in game.ABILITY_FLAGS)
         filters = {f: getattr(self, f) for f in (*game.SUBJECT_FILTERS, "subject_subtypes")}
-        return PrintedAbility(self.trigger, own, self.condition, self.instances, **filters)
+        return PrintedAbility(self.trigger, own, self.condition, self.instances, **filters, moves_to=self.moves_to)
 
 
 @dataclass(frozen=True)
@@ -123,6 +132,7 @@ class DelayedAbility:
     #: it also does something not done to the objects it refers to, "then draw a card" (``d_other_effect``, 603.7c)
     other_effect: bool = False
     targeted: bool = False  # "target land deals 3 damage to that creature": 603.3d, 608.2b (``d_targeted``)
+    moves_to: str = ""  # where it moves each object it refers to and finds ("return those cards to the battlefield")
 
     def __post_init__(self) -> None:
         if isinstance(self.refers_to, int) and not isinstance(self.refers_to, bool):
@@ -330,6 +340,10 @@ def check_scenario(s: Scenario) -> None:
             )
         if ability.nth and ability.cause != "ability":
             _fail(where, "only an ability can wait for its own second resolution (603.7h): set cause = 'ability'")
+        if ability.moves_to:
+            _one_of(f"{where}: moves_to", ability.moves_to, DESTINATIONS)
+            if not ability.refers_to:
+                _fail(f"{where}: moves_to", "it moves the objects it refers to: name them (refers_to)")
     for r, ability in enumerate(s.reflexive):
         _index(f"reflexive {r}: created_by", ability.created_by, n, "card")
     for i, action in enumerate(s.actions, start=1):
@@ -437,6 +451,27 @@ def _check_ability(where: str, nth: int, c: int, s: Scenario) -> None:
         _fail(f"{where}: instances", "the model remembers one instance's resolutions (603.2i, 603.7h)")
     if ability.instances != 1 and ability.has("triggers_once_each_turn"):
         _fail(f"{where}: instances", "the model remembers whether one instance triggered this turn")
+    if ability.moves_to:
+        _one_of(f"{where}: moves_to", ability.moves_to, DESTINATIONS)
+        if not acts_on_an_object(ability):
+            _fail(
+                f"{where}: moves_to",
+                "it moves the object the effect acts on: its source (acts_on_this), the object its event happened to"
+                " (acts_on_that), its own object, for an enters or leaves ability (603.6), or the permanent an Aura"
+                " enchanted (603.6e)",
+            )
+
+
+def acts_on_an_object(ability: PrintedAbility) -> bool:
+    """The ability's effect does something to one object the model follows (or, "one or more", to each): its source
+    (``acts_on_this``), the object its event happened to (``acts_on_that``), its own object, for an ability that
+    triggers on that object's zone change (603.6), or an Aura's enchanted permanent, that left (603.6e)."""
+    kind = game.KINDS.index(ability.trigger)
+    own = kind in game.ZONE_CHANGE_SELF_KINDS or (
+        kind in game.ZONE_CHANGE_FILTERED_KINDS and ability.subject_relation == "this"
+    )
+    aura = kind == game.ENCHANTED_LEAVES  # "return that card": the enchanted permanent's (603.6e)
+    return own or aura or ability.has("acts_on_this") or ability.has("acts_on_that")
 
 
 #: The flags of the permanent card types (a card with one is a permanent card, 110.4).
@@ -482,6 +517,16 @@ _CARD_LISTS = ("create_delayed", *CARD_LIST_FIELDS, "cease_to_exist")  # create_
 #: the card's number, its second the number of cards more, and so on; then the delayed and reflexive abilities, for
 #: ``no_legal_choice``).
 ABILITY_LIST_FIELDS = ("no_legal_choice", "condition_true", "condition_false")
+
+
+def cards_named(a: Action) -> frozenset[int]:
+    """The cards an action's events name (as the object of an event, or the permanent one is attached to)."""
+    named = {c for name in CARD_LIST_FIELDS if name not in ABILITY_LIST_FIELDS for c in getattr(a, name)}
+    named |= {c for c in (a.cast, a.play_land) if c is not None}
+    named |= {pair[0] for name in ("gain_control", "attach", "combat_damage") for pair in getattr(a, name)}
+    named |= {pair[1] for pair in a.attach} | set(a.cease_to_exist)
+    named |= {pair[1] for name in ("condition_true_for", "condition_false_for") for pair in getattr(a, name)}
+    return frozenset(named)
 
 
 def check_action_names(where: str, a: Action, s: Scenario) -> None:

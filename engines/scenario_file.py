@@ -51,6 +51,7 @@ from rule603.models import conditions, game, oracle_text
 from .scenario import (
     ABILITY_LIST_FIELDS,
     CARD_LIST_FIELDS,
+    DESTINATIONS,
     EFFECTS,
     MAX_CARDS,
     START_ZONES,
@@ -546,6 +547,7 @@ def _card(
     instances = [_instances(r, "objects", i, "instances", n) for n in _each_ability(r, i, o, "instances", 1, int)]
     ability = ability_tables[0]
     flags += _ability_flags(r, i, ability)
+    moves_to = [_moves_to(r, "objects.ability", i, table) for table in ability_tables]
     trigger = r.one_of("objects", i, "trigger", o.get("trigger", "none"), game.KINDS)
     if "oracle" in o and ("trigger" in o or "subject" in o):
         r.fail("objects", i, "oracle", "give the triggered ability as 'trigger' or as its printed text, not both")
@@ -563,10 +565,11 @@ def _card(
         for key, given in (("ability", ability_tables), ("condition", conditions_), ("instances", instances)):
             if len(given) > len(texts):
                 r.fail("objects", i, key, f"{len(given)} entries for {len(texts)} printed triggered abilities")
-        for point, _ in points:
+        for point, _, _ in points:
             if point.relation == "this" and "creature" not in types:
                 r.fail("objects", i, "oracle", "the game model plays 'when this ... dies' of a creature only (700.4)")
-        (point, printed_flags), *others = points
+        (point, printed_flags, _), *others = points
+        moves_to = [where for _, _, where in points]  # what the text says (the tables can't say it: refused above)
         trigger = point.kind
         flags += printed_flags
         more = [
@@ -574,8 +577,9 @@ def _card(
                 _printed_ability(p, f + _ability_flags(r, i, ability_tables[n] if n < len(ability_tables) else {})),
                 condition=conditions_[n] if n < len(conditions_) else True,
                 instances=instances[n] if n < len(instances) else 1,
+                moves_to=moves_to[n] if n < len(moves_to) else "",
             )
-            for n, (p, f) in enumerate(others, start=1)
+            for n, (p, f, _) in enumerate(others, start=1)
         ]
     elif max(len(ability_tables), len(conditions_), len(instances)) > 1:
         r.fail("objects", i, "ability", "a list (one per ability) goes with a list of printed texts, 'oracle'")
@@ -619,7 +623,16 @@ def _card(
         subject_subtypes=point.subtypes,
         subtypes=_subtypes(r, i, "subtypes", o.get("subtypes", [])),
         more=tuple(more),
+        moves_to=moves_to[0],
     )
+
+
+def _moves_to(r: _Reader, table: str, i: int, t: dict[str, Any]) -> str:
+    """Where the ability's effect moves each object it acts on and finds ("return it to its owner's hand"):
+    one of ``DESTINATIONS``, or "" where the script's actions say it."""
+    if "moves_to" not in t:
+        return ""
+    return r.one_of(table, i, "moves_to", t["moves_to"], DESTINATIONS)
 
 
 def _each_ability(r: _Reader, i: int, o: dict[str, Any], key: str, default: Any, kind: type) -> list[Any]:
@@ -657,7 +670,7 @@ def _acts_on_that_applies(r: _Reader, i: int, n: int, kind: str, relation: str, 
 
 def _ability_flags(r: _Reader, i: int, table: dict[str, Any]) -> list[str]:
     """The flags an ``[objects.ability]`` table sets ("may" and "unless" are one flag, 603.5: listed once)."""
-    r.only("objects.ability", i, table, tuple(ABILITY_FLAGS))
+    r.only("objects.ability", i, table, (*ABILITY_FLAGS, "moves_to"))
     keys = [key for key in ABILITY_FLAGS if r.kind("objects.ability", i, key, table.get(key, False), bool)]
     return list(dict.fromkeys(ABILITY_FLAGS[key] for key in keys))
 
@@ -697,6 +710,7 @@ PRINTED_ABILITY_KEYS = (
     "acts_on_this",
     "acts_on_that",
     "if_about_that",
+    "moves_to",
 )
 
 
@@ -709,13 +723,13 @@ def _oracle_texts(r: _Reader, i: int, value: Any) -> list[str]:
     return [r.kind("objects", i, "oracle", text, str) for text in texts]
 
 
-def _printed_trigger(r: _Reader, i: int, text: str, name: str) -> tuple[conditions.ModelPoint, list[str]]:
+def _printed_trigger(r: _Reader, i: int, text: str, name: str) -> tuple[conditions.ModelPoint, list[str], str]:
     """How the model plays a triggered ability given as its printed text, and its ability flags."""
     try:
         printed = oracle_text.printed_ability(text, name)
     except oracle_text.NotPlayable as e:
         r.fail("objects", i, "oracle", str(e))
-    return printed.point, list(printed.flags)
+    return printed.point, list(printed.flags), printed.moves_to
 
 
 def _subject(r: _Reader, i: int, value: Any, trigger: str) -> conditions.ModelPoint:
@@ -773,6 +787,7 @@ def _delayed(r: _Reader, i: int, d: dict[str, Any], objects: list[str]) -> Delay
             "on_resolution",
             "other_effect",
             "targeted",
+            "moves_to",
         ),
     )
     duration = d.get("duration", "none")
@@ -781,6 +796,8 @@ def _delayed(r: _Reader, i: int, d: dict[str, Any], objects: list[str]) -> Delay
     trigger = r.one_of("delayed", i, "trigger", d.get("trigger"), game.KINDS[1:])
     names_one = game.KINDS.index(trigger) in game.NAMES_AN_OBJECT
     nth = _nth_resolution(r, i, d)
+    if "moves_to" in d and not d.get("refers_to", names_one):
+        r.fail("delayed", i, "moves_to", "it moves the objects it refers to: name them (refers_to)")
     return DelayedAbility(
         trigger=trigger,
         cause=r.one_of("delayed", i, "created_by", d.get("created_by", "spell"), game.CAUSES),
@@ -791,6 +808,7 @@ def _delayed(r: _Reader, i: int, d: dict[str, Any], objects: list[str]) -> Delay
         n=nth or 2,
         other_effect=r.kind("delayed", i, "other_effect", d.get("other_effect", False), bool),
         targeted=r.kind("delayed", i, "targeted", d.get("targeted", False), bool),
+        moves_to=_moves_to(r, "delayed", i, d),
     )
 
 
@@ -977,13 +995,18 @@ def play(loaded: ScenarioFile):
     try:
         return run(loaded.scenario)
     except InvalidArgument as e:
-        message = str(e)
+        message = _named_cards(str(e), loaded.objects)
         match = re.match(r"action (\d+): (.*)", message)
         if match is None:
             raise ScenarioFileError(loaded.path, None, "", message) from None
         index = int(match.group(1)) - 1
         line = loaded.lines.get(("actions", index))
         raise ScenarioFileError(loaded.path, line, f"actions[{index}]", match.group(2)) from None
+
+
+def _named_cards(message: str, objects: tuple[str, ...]) -> str:
+    """The engine's "card 3" as the file names it: "'Grizzly Bears'"."""
+    return re.sub(r"\bcard (\d+)\b", lambda m: f"{objects[int(m[1])]!r}" if int(m[1]) < len(objects) else m[0], message)
 
 
 # --- questions as terms over the trace ------------------------------------------------------------

@@ -41,6 +41,7 @@ from rule603.models.game import (
 
 from .reference import ReferenceGame
 from .scenario import (
+    DESTINATIONS,
     EFFECTS,
     PERMANENT_TYPES,
     START_ZONES,
@@ -50,6 +51,7 @@ from .scenario import (
     PrintedAbility,
     ReflexiveAbility,
     Scenario,
+    acts_on_an_object,
 )
 
 #: What happens next, drawn first and then fitted to the game, with its weight.
@@ -387,9 +389,11 @@ def scenarios(
     max_actions: int = 12,
     slots: int = 5,
     about_that: tuple[str, ...] = MANY_AT_ONCE,
+    moves: bool = False,
 ) -> Scenario:
     """A scenario with a script the reference engine plays through (``players``, ``cards``: how many; ``about_that``:
-    the conditions a scenario about the object each event happened to is built around)."""
+    the conditions a scenario about the object each event happened to is built around; ``moves``: abilities that act
+    on objects may say where they move them, ``moves_to``)."""
     n_players = _n(draw, players)
     n_cards = _n(draw, cards)
     focus = draw(st.sampled_from(KINDS_FIRST[:-1]))
@@ -428,6 +432,9 @@ def scenarios(
                 source, zone="hand", controller=None, tapped=False, attached_to=None, instances=1, lore=0, token=False
             )
             chosen = _detached(chosen, {ability.source})
+    if moves:  # drawn only where asked, so that the default stream stays the mutation study's
+        chosen = [replace(card, moves_to=_destination(draw, acts_on_an_object(card.ability(0)))) for card in chosen]
+        delayed = [replace(d, moves_to=_destination(draw, bool(d.refers_to))) for d in delayed]
     setup = Scenario(
         cards=tuple(_one_legend_each(chosen)),
         players=n_players,
@@ -452,6 +459,11 @@ def scenarios(
             continue  # the engine refuses it (or the model can't hold it): leave it out
         script.append(action)
     return replace(setup, actions=tuple(script))
+
+
+def _destination(draw, acts: bool) -> str:
+    """Where an ability that acts on objects moves them (``moves_to``), or "" for a move the script writes."""
+    return draw(st.sampled_from(("", *DESTINATIONS))) if acts else ""
 
 
 def each_scenario(max_examples: int, visit: Callable[[Scenario], bool | None], **options: Any) -> int:

@@ -732,6 +732,14 @@ def resolution(g, t: int) -> Iterator[Rule]:
     # environment's choice would contradict 603.4 (the audit found that).
     trying_any = g.Or(*[m.tries_to_resolve_ability(g, t, a) for a in m.abilities(g)])
     yield R(g.Not(trying_any), g.actions_by_effect(t) == 0)
+    if t == 0:
+        return
+    # Where its text says it moves the objects it acts on ("return it to its owner's hand": ``moves_to``), each it
+    # finds goes; one it doesn't find stays where it is (400.7), which the script's events say.
+    dest = m.effect_destination(g, t)
+    zone = m.destination_zone(g, dest)
+    for c in m.cards(g):
+        yield R(m.moved_by_effect(g, t, c, dest), g.zone(t, c) == zone, f"card {c}")
 
 
 @_axiom("model.pending", "bookkeeping: triggered instances wait until they are put on the stack")

@@ -241,6 +241,11 @@ SUBJECT_VALUES = dict(
 )
 
 CAUSES = ("spell", "ability", "replacement", "action")  # what created a delayed trigger (603.7a)
+#: Where a resolving effect moves each object it acts on and finds (``moves_to``, 608.2): nowhere the model follows
+#: ("none": the script's events say it), its owner's hand, the battlefield under its owner's control, its owner's
+#: graveyard, exile.
+DESTINATIONS = ("none", "hand", "battlefield", "graveyard", "exile")
+DESTINATION_ZONES = dict(zip(DESTINATIONS[1:], (HAND, BATTLEFIELD, GRAVEYARD, EXILE), strict=True))
 SPELL_CAUSE, ABILITY_CAUSE, REPLACEMENT_CAUSE, ACTION_CAUSE = range(len(CAUSES))
 
 #: What players and effects do to the top of the stack in a batch: nothing, let it resolve (every player
@@ -407,6 +412,16 @@ VARIABLES: tuple[VarSpec, ...] = (
         " another Elf you control enters', 205.3): the card has one of them, as printed; true where the condition"
         " names none",
         absent_means=True,
+    ),
+    _const(
+        "moves_to",
+        ("printed",),
+        "where the ability's effect moves each object it acts on and finds (608.2: 'return it to its owner's hand'):"
+        " its source, the object its event happened to, its own object for a zone-change ability (603.6), an Aura's"
+        " enchanted permanent (603.6e); 'none' where the model doesn't follow a move (the script's events say it)",
+        kind="enum",
+        values=DESTINATIONS,
+        absent_means="none",
     ),
     _const("creature_card", ("card",), "printed card type includes creature"),
     _const("land_card", ("card",), "printed card type includes land"),
@@ -578,6 +593,15 @@ VARIABLES: tuple[VarSpec, ...] = (
         "the delayed ability targets ('at the beginning of the next end step, target land deals 3 damage to that"
         " creature'): 603.3d and 608.2b",
         absent_means=False,
+    ),
+    _const(
+        "d_moves_to",
+        ("delayed",),
+        "where the delayed ability's effect moves each object it refers to and finds ('return those cards to the"
+        " battlefield under their owner's control'): see moves_to",
+        kind="enum",
+        values=DESTINATIONS,
+        absent_means="none",
     ),
     _const("d_nth", ("delayed",), "created when the creating ability has resolved N times this turn (603.7h)"),
     _const(
@@ -1505,6 +1529,59 @@ def found_where_it_moved(g, t: int, c: int):
     )
 
 
+def effect_destination(g, t: int):
+    """Where the ability resolving in batch ``t`` moves the objects it acts on and finds: a code of
+    ``DESTINATIONS``, 0 ("none") for an ability that says no move the model follows, or for none resolving."""
+    dest = 0
+    for a in range(printed_count(g)):
+        dest = g.If(resolving_ability(g, t, a), g.moves_to(a), dest)
+    for d in g.range("delayed"):
+        dest = g.If(resolving_ability(g, t, delayed(g, d)), g.d_moves_to(d), dest)
+    return dest
+
+
+def destination_zone(g, dest):
+    """The zone a destination code (``effect_destination``) puts a card into: its owner's."""
+    zone = EXILE
+    for code in range(len(DESTINATIONS) - 2, 0, -1):
+        zone = g.If(dest == code, DESTINATION_ZONES[DESTINATIONS[code]], zone)
+    return zone
+
+
+def moved_by_effect(g, t: int, c: int, dest):
+    """The ability resolving in batch ``t`` moves card ``c``'s object where its text says (``dest``, 608.2): an object
+    it acts on and finds -- one it affects, or its own object, for a zone-change ability that finds it where it moved
+    (603.6) -- but not an Aura card its own "enchanted permanent leaves" ability finds ("return that card" is the
+    permanent's), an instant or sorcery card to the battlefield (304.4, 307.4), nor a token that has left it (111.8)."""
+    if t == 0:
+        return False
+    mine = printed_of(g, c)
+    own = [g.And(resolving_ability(g, t, a), acts_on_its_own_object(g, a), found_where_it_moved(g, t, c)) for a in mine]
+    aura_card = g.Or(*[g.And(resolving_ability(g, t, a), g.kind(a) == ENCHANTED_LEAVES) for a in mine])
+    acted = g.Or(g.And(g.affects(t, c), g.Not(aura_card)), g.And(g.acts(t), g.Or(*own)))
+    to_battlefield = dest == DESTINATIONS.index("battlefield")
+    stays = g.Or(
+        g.And(to_battlefield, g.Or(g.instant_card(c), g.sorcery_card(c))),
+        g.And(g.token(c), g.zone(t - 1, c) != BATTLEFIELD),
+    )
+    return g.And(dest != 0, acted, g.Not(stays))
+
+
+#: The trace's ``#meta`` key listing ``[moment, card]`` cells a played script leaves to the rules
+#: (``left_to_the_rules``).
+LEFT_TO_THE_RULES = "left_to_rules"
+
+
+def left_to_the_rules(g, t: int, c: int) -> list:
+    """Card ``c``'s zone at moment ``t`` where a played script leaves it to the rules (an effect that moves what it
+    finds, ``moves_to``): the card moves only as the resolving effect moves it (608.2), and stays the same object
+    where it doesn't (400.7)."""
+    dest = effect_destination(g, t)
+    zone = g.If(moved_by_effect(g, t, c, dest), destination_zone(g, dest), g.zone(t - 1, c))
+    stays = g.zone(t, c) == g.zone(t - 1, c)
+    return [g.zone(t, c) == zone, g.Implies(stays, g.since(t, c) == g.since(t - 1, c))]
+
+
 def event_object_named(g, t: int, a: int, c: int):
     """Card ``c`` is an object printed ability ``a``, on top of the stack before batch ``t``, does something to because
     its event happened to it: the one its instance carries (``acts_on_that``), or any of those its "one or more"
@@ -1890,6 +1967,7 @@ def measures(g, moments: int) -> list[tuple[str, list]]:
     circumstances += [x for c in cards(g) for x in (g.token(c), g.legend_name(c) != 0)]
     circumstances += [g.var(f, a) != ANY_SUBJECT for f in SUBJECT_FILTERS for a in abilities]
     circumstances += [g.Not(g.subject_subtype(a, x)) for a in abilities for x in cards(g)]  # "another Elf"
+    circumstances += [g.moves_to(a) != 0 for a in abilities] + [g.d_moves_to(d) != 0 for d in g.range("delayed")]
     circumstances += [
         x for t in range(moments) for x in (g.lands_are_creatures(t), g.creatures_lose_abilities(t), g.grant_ability(t))
     ]
@@ -2180,6 +2258,7 @@ def describe_setup(g) -> list[str]:
             continue  # not involved (idle in the library, or a token never created)
         abilities = [a for a in printed_of(g, c) if g.kind(a) != NONE] or printed_of(g, c)[:1]
         set_flags = [f for f in CARD_FLAGS if any(g.var(f, x) for x in (abilities if f in ABILITY_FLAGS else [c]))]
+        set_flags += [f"moves it to {DESTINATIONS[g.moves_to(a)]}" for a in abilities if g.moves_to(a)]
         set_flags += ["token"] * bool(g.token(c))
         set_flags += [f"legendary (name {g.legend_name(c)})"] * bool(g.legend_name(c))
         triggers = " and ".join(f"{KINDS[g.kind(a)]}{subject_words(g, a)}" for a in abilities)
@@ -2193,5 +2272,6 @@ def describe_setup(g) -> list[str]:
                 f"{g.names.delayed_ability(d)}: {KINDS[g.d_kind(d)]}{' this turn' if g.d_duration(d) else ''}, "
                 f"created by {CAUSES[g.d_cause(d)]} of {g.names.card(g.d_source(d))}, refers to "
                 + (", ".join(g.names.card(c) for c in cards(g) if g.d_refers(d, c)) or "no object")
+                + (f", moves it to {DESTINATIONS[g.d_moves_to(d)]}" if g.d_moves_to(d) else "")
             )
     return lines

@@ -179,7 +179,7 @@ _CREATED_ABILITY = re.compile(r"(?:^|[.,]\s+)(?:when you do\b|at the beginning o
 _THIS_OBJECT = r"(?:~|this (?:creature|permanent|card|artifact|enchantment|land|vehicle|saga))"
 #: Instructions that do something to an object, up to the object's words ("put a +1/+1 counter on").
 _ACTING = (
-    r"(?:put (?:a|an|one|two|three|x|that many) [^.,]*?counters? on|return|exile|tap|untap|sacrifice|destroy"
+    r"(?:put (?:a|an|one|two|three|x|that many) [^.,]*?counters? on|put|return|exile|tap|untap|sacrifice|destroy"
     r"|transform|regenerate|attach [^.,]*? to|gain control of|counter)\s+"
 )
 #: Effects that change an object, after its words, to the end of what they say of it ("this creature gets +1/+0 and
@@ -205,6 +205,57 @@ def _what_it_acts_on(c: Condition, effect: str, point: ModelPoint) -> list[str]:
     else as well (``other_effect``)?  "It" is this object where the condition's subject is or the effect named it,
     until the effect names another; otherwise it is the object the event happened to.  Words that only read an object
     ("~ deals 2 damage", "equal to ~'s power": 608.2h's last known information) don't act on it."""
+    effect, spans, that = _acting_spans(c, effect, point)
+    rest = effect
+    for begin, end in sorted(spans + that, reverse=True):
+        rest = rest[:begin] + " " + rest[end:]
+    # Said only of an ability that does something to an object: this one, the one its event happened to, or the one
+    # whose zone change it triggers on (603.6); the others do what they say whatever becomes of their source.
+    own = c.event.kind == "zone_change" and c.subject == THIS
+    # An object that can't get endure's counters gets a Spirit token instead (701.63a): that part is done anyway.
+    endures = bool(re.search(r"\bendures?\b", effect))
+    more = (bool(spans or that) or own) and (bool(_INSTRUCTION.search(rest)) or endures)
+    return ["acts_on_this"] * bool(spans) + ["acts_on_that"] * bool(that) + ["other_effect"] * more
+
+
+#: Where an instruction moves the object it acts on, by its verb and the words after the object (``moves_to``): its
+#: owner's hand, the battlefield under its owner's control, its owner's graveyard, exile.  Not "under your control",
+#: "tapped", nor a library: the model's moves don't say those.
+_MOVES = (
+    (r"return", r"(?: from [^.,]*?)? to (?:its|their) owner(?:'s|s'|s)? hands?", "hand"),
+    (
+        r"return|put",
+        r"(?: from [^.,]*?)? (?:to|onto) the battlefield(?: under (?:its|their) owner(?:'s|s'|s)? control)?"
+        r"(?! tapped| under| attached)",
+        "battlefield",
+    ),
+    (r"put", r"(?: from [^.,]*?)? into (?:its|their) owner(?:'s|s'|s)? graveyards?", "graveyard"),
+    (r"destroy|sacrifice", r"", "graveyard"),
+    (r"exile", r"", "exile"),
+)
+
+
+def where_it_moves(c: Condition, effect: str, point: ModelPoint) -> str:
+    """Where the effect moves the object it acts on, as ``moves_to`` says it ("return it to its owner's hand":
+    "hand"), or "" where it moves none, says a move the model doesn't make, or moves it twice ("exile it, then return
+    it to the battlefield")."""
+    effect, spans, that = _acting_spans(c, effect, point)
+    found = set()
+    for begin, end in spans + that:
+        for verbs, after, destination in _MOVES:
+            if re.match(rf"(?:{verbs})\b", effect[begin:]) and re.match(after, effect[end:]):
+                found.add(destination)
+                break
+        else:
+            counters = re.match(r"put [^.,]*?counters? on", effect[begin:end])
+            if re.match(r"(?:return|put)\b", effect[begin:]) and not counters:
+                return ""  # a move the model doesn't make
+    return found.pop() if len(found) == 1 else ""
+
+
+def _acting_spans(c: Condition, effect: str, point: ModelPoint) -> tuple[str, list, list]:
+    """The effect's own words, lowercased, and the spans of its instructions acting on this object and on the
+    object(s) its event happened to."""
     # Its own words only: not those of a reflexive or delayed ability it creates (603.12, 603.7); nor what it
     # offers to pay ("unless you pay {2}").
     effect = _CREATED_ABILITY.split(effect.lower(), maxsplit=1)[0]
@@ -230,16 +281,7 @@ def _what_it_acts_on(c: Condition, effect: str, point: ModelPoint) -> list[str]:
         that = [m.span() for m in them if not _OTHER_OBJECTS.search(effect[: m.start()])]
     else:
         that = []
-    rest = effect
-    for begin, end in sorted(spans + that, reverse=True):
-        rest = rest[:begin] + " " + rest[end:]
-    # Said only of an ability that does something to an object: this one, the one its event happened to, or the one
-    # whose zone change it triggers on (603.6); the others do what they say whatever becomes of their source.
-    own = c.event.kind == "zone_change" and c.subject == THIS
-    # An object that can't get endure's counters gets a Spirit token instead (701.63a): that part is done anyway.
-    endures = bool(re.search(r"\bendures?\b", effect))
-    more = (bool(spans or that) or own) and (bool(_INSTRUCTION.search(rest)) or endures)
-    return ["acts_on_this"] * bool(spans) + ["acts_on_that"] * bool(that) + ["other_effect"] * more
+    return effect, spans, that
 
 
 #: The object the event happened to, named in an effect's words ("that creature", "that card").
@@ -630,6 +672,7 @@ class PrintedAbility:
 
     point: ModelPoint
     flags: tuple[str, ...]
+    moves_to: str = ""  # where its effect moves the object it acts on (models.game.DESTINATIONS), "" for none
 
 
 #: A second triggered ability after the first one's sentence.  Abilities its effect creates are part of it: a
@@ -666,7 +709,8 @@ def printed_ability(text: str, name: str = "") -> PrintedAbility:
         # object the event happened to (603.4).
         if _names_the_event_object(point) and re.search(_SPEAKS_OF_THAT, c.intervening_if.lower()):
             flags.append("if_about_that")
-    return PrintedAbility(point, tuple(flags + _what_it_acts_on(c, reading.effect, point)))
+    acts = _what_it_acts_on(c, reading.effect, point)
+    return PrintedAbility(point, tuple(flags + acts), where_it_moves(c, reading.effect, point))
 
 
 def _nearest(c: Condition) -> str:

@@ -1183,3 +1183,19 @@ def test_a_one_or_more_ability_acts_on_each_object_of_its_batch_that_is_still_th
     assert (3, "400.7") in broken(changed(trace, 3, "affects", True, 2))
     assert (3, "608.2") in broken(changed(trace, 3, "affects", False, 1))
     assert (3, "608.2") in broken(changed(trace, 3, "affects", True, 3))
+
+
+def test_an_effect_moves_what_it_finds_where_its_text_says_and_a_trace_that_leaves_it_is_rejected():
+    # Persist (Lesser Masticore's ruling): Kitchen Finks is returned to the battlefield; Lesser Masticore, exiled
+    # from the graveyard in response, is not.  The script writes no move: the text does (moves_to).
+    trace = played("608.2-persist-returns-what-it-finds.toml")
+    finks, masticore = 0, 1
+    battlefield, exile, graveyard = (game.ZONES.index(z) for z in ("battlefield", "exile", "graveyard"))
+    assert broken(trace) == set()
+    assert trace.states[-1]["zone"][finks] == battlefield and trace.states[-1]["zone"][masticore] == exile
+    moved = next(t for t, s in enumerate(trace.states) if t and s["zone"][finks] == battlefield)
+    assert [t for t, c in trace.meta[game.LEFT_TO_THE_RULES] if c == finks] == list(range(2, trace.length))
+    # An engine that leaves the card it found where it was, or puts it elsewhere.
+    left = changed(changed(trace, moved, "zone", graveyard, finks), moved, "since", 1, finks)
+    assert (moved, "608.2") in broken(left)
+    assert (moved, "608.2") in broken(changed(trace, moved, "zone", exile, finks))

@@ -1065,3 +1065,36 @@ def test_a_long_text_of_commas_costs_the_reader_no_more_than_a_short_one(unit, r
 )
 def test_the_reader_says_what_an_effect_does_to_this_object_and_what_else(name: str, text: str, flags: set[str]):
     assert set(printed_ability(text, name).flags) == flags
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "moves_to"),
+    [
+        # Persist (702.79a), Kitchen Finks: "under its owner's control" is where the model puts a card.
+        (
+            "Kitchen Finks",
+            "When this creature dies, if it had no -1/-1 counters on it, return it to the battlefield under its owner's"
+            " control with a -1/-1 counter on it.",
+            "battlefield",
+        ),
+        ("Recaller", "Whenever another creature you control dies, return it to its owner's hand.", "hand"),
+        ("Warden", "Whenever another creature dies, exile it.", "exile"),
+        ("Returner", "When this creature dies, return it to its owner's hand.", "hand"),
+        ("Burier", "When this creature enters, put it into its owner's graveyard.", "graveyard"),
+        ("Sacrificer", "When this creature enters, sacrifice it unless you pay {2}.", "graveyard"),
+        # Moves the model doesn't make: "under your control", a library, "tapped", and a move out and back.
+        ("Reanimator", "Whenever another creature dies, put it onto the battlefield under your control.", ""),
+        ("Tucker", "Whenever a creature you control dies, put it on top of its owner's library.", ""),
+        ("Waker", "When this creature dies, return it to the battlefield tapped under its owner's control.", ""),
+        (
+            "Blinker",
+            "When this creature enters, exile it, then return it to the battlefield under its owner's control.",
+            "",
+        ),
+        # Not a move: a counter put on it; an object it doesn't act on.
+        ("Hunter", "Whenever another creature dies, put a +1/+1 counter on this creature.", ""),
+        ("Mulldrifter", "When Mulldrifter enters, draw two cards.", ""),
+    ],
+)
+def test_the_reader_says_where_the_effect_moves_the_object_it_acts_on(name: str, text: str, moves_to: str):
+    assert printed_ability(text, name).moves_to == moves_to

@@ -679,3 +679,25 @@ def test_what_waiting_instances_remember_is_the_second_abilitys_own_object():
     names = ("waiting_since", "waiting_controller", "waiting_zone", "waiting_object")
     assert [[s[n] for n in names] for s in states] == [[s[n] for n in names] for s in played.states]
     assert played.states[4]["pending"][1] == 1 and played.states[4]["waiting_zone"][1] == game.GRAVEYARD
+
+
+def _moves_what_it_acts_on(scenario) -> bool:
+    """An ability of the scenario says where it moves what it acts on (``moves_to``), and some ability resolves."""
+    says = any(card.moves_to for card in scenario.cards) or any(d.moves_to for d in scenario.delayed)
+    return says and any(action.resolve for action in scenario.actions)
+
+
+MOVES_WHAT_IT_ACTS_ON = scenarios(moves=True).filter(_moves_what_it_acts_on)
+
+
+@settings(FUZZ, max_examples=10, suppress_health_check=list(HealthCheck))
+@given(MOVES_WHAT_IT_ACTS_ON)
+def test_engine_traces_of_effects_that_move_what_they_find_obey_every_clause(scenario):
+    check_scenario_against_the_encodings(scenario)
+
+
+@pytest.mark.exhaustive
+@settings(FUZZ, max_examples=300, suppress_health_check=list(HealthCheck))
+@given(MOVES_WHAT_IT_ACTS_ON)
+def test_engine_traces_of_effects_that_move_what_they_find_obey_every_clause_exhaustively(scenario):
+    check_scenario_against_the_encodings(scenario)

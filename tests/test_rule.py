@@ -102,7 +102,7 @@ def test_markdown_cites_clause_text_and_shows_the_game(capsys):
         ),
         (
             "[[players]]\nname = 'A'\n[[objects]]\nname = 'B'\n[[actions]]\ndestroy = 'B'\n",
-            ":5: actions[0]: destroy card 0",
+            ":5: actions[0]: destroy 'B'",
         ),
         (
             "[[players]]\nname = 'A'\n[[objects]]\nname = 'B'\ntrigger = 'enters_self'\n[[questions]]\n"
@@ -137,6 +137,7 @@ DEFAULT_RULINGS = (
     "603.5-drekavac-unless",
     "603.6-finks-exiled",
     "603.6-opponents-hand",
+    "608.2-persist-returns-what-it-finds",
     "603.6c-from-anywhere",
     "603.6e-aura-card-newer-object",
     "603.7b-simultaneous-events",
@@ -232,7 +233,7 @@ def test_a_clause_a_ruling_marks_needed_changes_the_answer_when_it_is_dropped(pa
 
 #: Scenarios whose rulings are also made with the script only pinned by equalities, not folded (the rest in CI's
 #: exhaustive run): one with choices left to the players and a delayed ability.
-UNFOLDED = {"603.3b-apnap", "603.7c-valkyrie-returns-that-card"}
+UNFOLDED = {"603.3b-apnap", "603.7c-valkyrie-returns-that-card", "608.2-persist-returns-what-it-finds"}
 
 
 @pytest.mark.parametrize(
@@ -404,7 +405,7 @@ def test_a_script_the_engine_refuses_is_one_line_and_exit_2_wherever_it_is_ruled
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.startswith("rule603")]
     assert code == 2 and len(lines) == 1, err
-    assert lines[0].startswith(f"rule603: error: {tmp_path / 'bad.toml'}:5: actions[0]: destroy card 0"), err
+    assert lines[0].startswith(f"rule603: error: {tmp_path / 'bad.toml'}:5: actions[0]: destroy 'B'"), err
     assert "Traceback" not in err and (out / "603.10a-board-wipe.md").exists()
 
 

@@ -135,7 +135,8 @@ def test_a_mistake_is_one_line_naming_file_line_and_field(tmp_path: Path, old: s
 
 def test_an_action_impossible_in_the_stated_zone_names_its_line(tmp_path: Path):
     path = _write(tmp_path, BASE.replace('destroy = ["Blood Artist"]', 'destroy = ["Grizzly Bears"]'))
-    with pytest.raises(ScenarioFileError, match=r"s\.toml:25: actions\[0\]: destroy card 1: it is in the hand"):
+    expected = r"s\.toml:25: actions\[0\]: destroy 'Grizzly Bears': it is in the hand"
+    with pytest.raises(ScenarioFileError, match=expected):
         play(load(path))
 
 
@@ -704,3 +705,59 @@ def test_an_if_about_each_object_that_cannot_be_is_one_line(tmp_path: Path, chan
     with pytest.raises(ScenarioFileError) as caught:
         load(_write(tmp_path, pelt.replace(*change)))
     assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+GRAVE_REAVER = SCENARIOS / "608.2-colossal-grave-reaver-puts-one-onto-the-battlefield.toml"
+LAST_RESOLVE = 'resolve = true              # moment 3: only the Elves are still one of "them"'
+
+
+@pytest.mark.parametrize(
+    ("move", "expected"),
+    [
+        (
+            'put_onto_battlefield = "Grizzly Bears"',
+            "'Grizzly Bears': the resolving ability doesn't find it (it is a new object (400.7), or phased out), so it"
+            " doesn't put it onto the battlefield: leave that move out",
+        ),
+        (
+            'exile = "Llanowar Elves"',
+            "'Llanowar Elves': the resolving ability's effect would put it onto the battlefield (moves_to), not move it"
+            " to the exile",
+        ),
+    ],
+)
+def test_a_move_the_script_writes_for_an_effect_that_says_where_is_checked(tmp_path: Path, move: str, expected: str):
+    """Issue 42 item 5: the ability's text says where it moves what it finds (``moves_to``); a script that moves an
+    object it doesn't find, or moves one elsewhere, contradicts the rules: one line, naming the action."""
+    text = GRAVE_REAVER.read_text(encoding="utf-8")
+    assert LAST_RESOLVE in text
+    path = _write(tmp_path, text.replace(LAST_RESOLVE, f"resolve = true\n{move}"))
+    with pytest.raises(ScenarioFileError) as caught:
+        play(load(path))
+    assert str(caught.value).endswith(expected) and "actions[2]" in str(caught.value), caught.value
+
+
+def test_the_effect_moves_what_it_finds_where_its_text_says_and_the_script_may_say_it_too(tmp_path: Path):
+    text = GRAVE_REAVER.read_text(encoding="utf-8")
+    derived = play(load(GRAVE_REAVER))
+    path = _write(tmp_path, text.replace(LAST_RESOLVE, 'resolve = true\nput_onto_battlefield = "Llanowar Elves"'))
+    asserted = play(load(path))
+    zones = [[game.ZONES[z] for z in state["zone"]] for state in derived.states]
+    assert zones[-1][2] == "battlefield" and zones[-1][1] == "exile", zones[-1]
+    assert asserted.states == derived.states
+
+
+@pytest.mark.parametrize(
+    ("ability", "expected"),
+    [
+        ('{ moves_to = "library" }', "moves_to: 'library' is not one of hand, battlefield, graveyard, exile"),
+        ('{ moves_to = "hand" }', "moves_to: it moves the object the effect acts on"),
+    ],
+)
+def test_moves_to_is_a_destination_of_an_ability_that_acts_on_an_object(tmp_path: Path, ability: str, expected: str):
+    text = GRAVE_REAVER.read_text(encoding="utf-8")
+    old = 'ability = { acts_on_that = true, moves_to = "battlefield" }'
+    assert old in text
+    with pytest.raises(ScenarioFileError) as caught:
+        play(load(_write(tmp_path, text.replace(old, f"ability = {ability}"))))
+    assert expected in str(caught.value) and "\n" not in str(caught.value), caught.value

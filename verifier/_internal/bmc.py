@@ -293,9 +293,23 @@ def fixed_by(schema: Schema, script: Trace, also_fixed: Sequence[Any] = ()) -> d
     names = {f for f in also_fixed if isinstance(f, str)}
     table = script.flat_values()
     kinds = {s.name: s.kind for s in schema.specs if s.role == ENV or s.name in names}
+    open_ = left_open(script)
     return {
-        key: bool(value) if kinds[key[0]] == "bool" else int(value) for key, value in table.items() if key[0] in kinds
+        key: bool(value) if kinds[key[0]] == "bool" else int(value)
+        for key, value in table.items()
+        if key[0] in kinds and key not in open_
     }
+
+
+#: The variables of a card at a moment that a played script can leave to the rules (``left_open``).
+LEFT_OPEN_NAMES = ("zone", "since")
+
+
+def left_open(script: Trace) -> frozenset[tuple[str, tuple[int, ...]]]:
+    """The values ``script`` leaves to the rules though it states them: a card's zone and object where an effect it
+    played moved what it found (``#meta`` ``left_to_rules``, ``[moment, card]`` pairs); the rules say whether it did."""
+    cells = script.meta.get("left_to_rules", ())
+    return frozenset((name, (t, c)) for t, c in cells for name in LEFT_OPEN_NAMES)
 
 
 def scenario_equalities(enc: Encoding, script: Trace, also_fixed: Sequence[Any] = ()) -> Iterator[Expr]:
@@ -304,13 +318,17 @@ def scenario_equalities(enc: Encoding, script: Trace, also_fixed: Sequence[Any] 
     functions in it (``fn(g, t)`` -> terms), against their values in ``script``."""
     g = enc.g
     names = {f for f in also_fixed if isinstance(f, str)}
+    open_ = left_open(script)
     for spec in enc.schema.specs:
         if spec.role != ENV and spec.name not in names:
             continue
         for idx in script.universe.indices(spec.dims):
             keys = [(t, *idx) for t in range(script.length)] if spec.per_moment else [idx]
             for key in keys:
-                yield g.var(spec.name, *key) == script.value(spec.name, key, spec.per_moment)
+                if (spec.name, key) not in open_:
+                    yield g.var(spec.name, *key) == script.value(spec.name, key, spec.per_moment)
+    for t, c in script.meta.get("left_to_rules", ()):
+        yield from enc.edition.model.left_to_the_rules(g, t, c)
     played = concrete_game(enc.edition, script, [])
     for terms in (f for f in also_fixed if not isinstance(f, str)):
         for t in range(script.length):
