@@ -139,7 +139,7 @@ ONE_OBJECT_KINDS = frozenset(
 ZONE_CHANGE_SELF_KINDS = frozenset({ENTERS_SELF, LEAVES_SELF})
 HIDDEN_ZONES = frozenset({LIBRARY, HAND})
 MAX_STACK = 7  # the trace model's stack_size bound
-LEFT_TO_THE_RULES = game.LEFT_TO_THE_RULES
+LEFT_TO_THE_RULES, OBJECT_LEFT_TO_THE_RULES = game.LEFT_TO_THE_RULES, game.OBJECT_LEFT_TO_THE_RULES
 #: An effect's destination (``moves_to``) as a zone: each card goes to its owner's.
 ZONE_OF_DESTINATION = game.DESTINATION_ZONES
 PUTS_IT = {
@@ -147,6 +147,8 @@ PUTS_IT = {
     "battlefield": "put it onto the battlefield",
     "graveyard": "put it into its owner's graveyard",
     "exile": "exile it",
+    "library": "put it into its owner's library",
+    "battlefield under your control": "put it onto the battlefield under its controller's control",
 }
 
 
@@ -179,6 +181,9 @@ class CardState:
     lore: int = 0  # lore counters (714.3)
     dies_replaced: bool = False
     lethal: bool = False  # lethal damage marked on it, or toughness 0 or less (704.5f-g)
+    #: it entered the battlefield under its controller's control, who isn't its owner ("put it onto the battlefield
+    #: under your control"): no control-changing effect gave it to them (800.4a: exiled when they leave)
+    entered_under_controller: bool = False
 
 
 @dataclass
@@ -283,6 +288,7 @@ class Moment:
     resolving: StackObject | None = None  # the object that resolved in this batch
     moved_by_effect: frozenset[int] = frozenset()  # cards its effect moved where its text says (``moves_to``)
     named: frozenset[int] = frozenset()  # cards the batch's action names
+    state_based: bool = False  # the batch is state-based actions the engine performed (704.3)
     extra_turn: bool = False  # the turn that begins in this batch is an extra turn (500.7)
     extra_step: bool = False  # the step that begins in this batch was added by an effect (500.8-500.10)
     no_life: list[bool] = field(default_factory=list)  # players with 0 or less life (704.5a)
@@ -549,6 +555,7 @@ class ReferenceGame:
                     "state-based actions due in the untap step: the model's untap step is one batch"
                 )
             self._apply(due)
+            self.now.state_based = True
         raise AssertionError("state-based actions went on performing themselves")
 
     def _state_based_actions(self, m: Moment) -> Action:
@@ -989,6 +996,7 @@ class ReferenceGame:
         card.was_blocked = False
         card.lore = int(zone == BATTLEFIELD and self.kind[c] == CHAPTER)  # 714.3a: a Saga enters with a lore counter
         card.lethal = False  # a new object has no damage marked on it
+        card.entered_under_controller = zone == BATTLEFIELD and card.controller != owner
 
     def _comes_back(self, c: int) -> bool:
         """A permanent exiled and returned at once (a flicker) comes back as a new object (400.7), but not a token:
@@ -1084,7 +1092,7 @@ class ReferenceGame:
         found, looked_for = self._objects_acted_on(before, after, top)
         for c in sorted(looked_for - found):
             if after.cards[c].since == after.t and after.cards[c].zone == zone:
-                why = "it is a new object (400.7), or phased out" if after.acts else "it does nothing"
+                why = "it is a new object (400.7), or phased out" if after.acts else "the ability does nothing"
                 _fail(
                     f"card {c}: the resolving ability doesn't find it ({why}), so it doesn't {words}:"
                     " leave that move out"
@@ -1093,16 +1101,15 @@ class ReferenceGame:
             card = after.cards[c]
             if card.since == after.t:  # the script wrote the move: it must be the effect's
                 if card.zone != zone:
-                    _fail(
-                        f"card {c}: the resolving ability's effect would {words} (moves_to), not move it to the"
-                        f" {game.ZONES[card.zone]}"
-                    )
+                    where = "into exile" if card.zone == EXILE else f"to the {game.ZONES[card.zone]}"
+                    _fail(f"card {c}: the resolving ability's effect would {words} (moves_to), not move it {where}")
                 continue
             if card.zone == zone or (zone == BATTLEFIELD and not self.scenario.cards[c].permanent):
                 continue  # already there; an instant or sorcery card stays put (304.4, 307.4)
-            if self.is_token(c) and card.zone != BATTLEFIELD:
-                continue  # 111.8: a token that has left the battlefield moves nowhere else
-            self._move(after, c, zone)
+            if (self.is_token(c) and card.zone != BATTLEFIELD) or card.zone == STACK:
+                continue  # 111.8: a token that has left the battlefield moves nowhere else; a spell isn't moved here
+            yours = destination == "battlefield under your control"
+            self._move(after, c, zone, controller=top.controller if yours else None)
         after.moved_by_effect = frozenset(c for c in found if after.cards[c].since == after.t)
 
     def _destination(self, a: int) -> str:
@@ -1235,6 +1242,7 @@ class ReferenceGame:
             if player == before.cards[c].controller or not after.in_game[player]:
                 _fail(f"gain_control card {c}: player {player} already controls it or has left the game")
             after.cards[c].controller = player
+            after.cards[c].entered_under_controller = False  # a control-changing effect's now (800.4a)
         for c in action.phase_out:
             permanent(c, "phase_out")
             after.cards[c].phased_out = True
@@ -1292,6 +1300,8 @@ class ReferenceGame:
             for c, card in enumerate(after.cards):
                 if self.scenario.cards[c].owner == p and card.zone != OUTSIDE:  # (a token not yet created is there)
                     self._move(after, c, OUTSIDE)
+                elif card.zone == BATTLEFIELD and card.controller == p and card.entered_under_controller:
+                    self._move(after, c, EXILE)  # Bribery's example: it entered under their control; no effect ends
                 elif card.zone == BATTLEFIELD and card.controller == p:
                     card.controller = self.scenario.cards[c].owner
 
@@ -2136,29 +2146,56 @@ class ReferenceGame:
         states = tuple(self.variables(m) for m in self.moments)
         missing = {spec.name for spec in game.VARIABLES if spec.per_moment} ^ set(states[0])
         assert not missing, f"the engine doesn't compute {sorted(missing)}"
-        cells = self._left_to_the_rules()
-        meta = {"engine": "reference", **({LEFT_TO_THE_RULES: cells} if cells else {})}
+        cells, kept = self._left_to_the_rules()
+        meta = {"engine": "reference"}
+        if cells:
+            meta |= {LEFT_TO_THE_RULES: cells, OBJECT_LEFT_TO_THE_RULES: kept}
         return Trace("current", universe, self.constants(), states, meta)
 
-    def _left_to_the_rules(self) -> list[list[int]]:
-        """``[moment, card]`` where the card's zone (and its object) is the rules' to say, not the script's: between
-        the script's events that name it or move it, where a resolving effect moved it as its text says (608.2) --
-        had that effect not found it (400.7), or resolved at another moment, it would be elsewhere then."""
+    def _left_to_the_rules(self) -> tuple[list[list[int]], list[list[int]]]:
+        """``[moment, card]`` where the card's zone and object are the rules' to say, not the script's: between the
+        script's events that name it or move it, where a resolving effect moved it as its text says (608.2) -- had
+        that effect not found it (400.7), or resolved at another moment, it would be elsewhere then; and after such a
+        stretch, until the card next moves, the moments where only its object is the rules' (it stays put, but it
+        became that object at a moment the rules said).  Not a stretch that state-based actions end or cut after an
+        effect resolved (a token ceasing to exist, an Aura put into a graveyard): their batches are the script's
+        game's, which another order of resolutions would not have."""
         cells: list[list[int]] = []
+        kept: list[list[int]] = []
         for c in sorted({c for m in self.moments for c in m.moved_by_effect}):
             window: list[int] = []
-            derived = False
             for s, here in enumerate(self.moments):
                 prev = self.moments[s - 1] if s else here
                 moved = (here.cards[c].zone, here.cards[c].since) != (prev.cards[c].zone, prev.cards[c].since)
                 if s == 0 or c in here.named or (moved and c not in here.moved_by_effect):
-                    cells += [[t, c] for t in window] if derived else []
-                    window, derived = [], False
+                    if self._left_open(c, window, s):
+                        cells += [[t, c] for t in window]
+                        kept += [[t, c] for t in self._stays_put(c, s)]
+                    window = []
                     continue
                 window.append(s)
-                derived = derived or c in here.moved_by_effect
-            cells += [[t, c] for t in window] if derived else []
-        return sorted(cells)
+            if self._left_open(c, window, len(self.moments)):
+                cells += [[t, c] for t in window]
+        return sorted(cells), sorted(kept)
+
+    def _left_open(self, c: int, window: list[int], closing: int) -> bool:
+        """The stretch ``window`` of card ``c``'s moments, ended at ``closing``, has an effect's move of it in it and
+        no state-based actions after a resolution in it (``_left_to_the_rules``)."""
+        if not any(c in self.moments[t].moved_by_effect for t in window):
+            return False
+        resolved = [t for t in window if self.moments[t].resolving is not None]
+        after = range(resolved[0], min(closing + 1, len(self.moments))) if resolved else range(0)
+        return not any(self.moments[t].state_based for t in after)
+
+    def _stays_put(self, c: int, closing: int) -> list[int]:
+        """From ``closing``, where the script names card ``c`` without moving it, the moments until it next moves."""
+        out = []
+        for t in range(closing, len(self.moments)):
+            here, prev = self.moments[t], self.moments[t - 1]
+            if (here.cards[c].zone, here.cards[c].since) != (prev.cards[c].zone, prev.cards[c].since):
+                break
+            out.append(t)
+        return out
 
 
 def run(scenario: Scenario) -> Trace:

@@ -453,13 +453,30 @@ def _check_ability(where: str, nth: int, c: int, s: Scenario) -> None:
         _fail(f"{where}: instances", "the model remembers whether one instance triggered this turn")
     if ability.moves_to:
         _one_of(f"{where}: moves_to", ability.moves_to, DESTINATIONS)
-        if not acts_on_an_object(ability):
-            _fail(
-                f"{where}: moves_to",
-                "it moves the object the effect acts on: its source (acts_on_this), the object its event happened to"
-                " (acts_on_that), its own object, for an enters or leaves ability (603.6), or the permanent an Aura"
-                " enchanted (603.6e)",
-            )
+        _fail_unless_one_move(f"{where}: moves_to", ability)
+
+
+def _fail_unless_one_move(where: str, ability: PrintedAbility) -> None:
+    why = why_it_moves_nothing(ability)
+    if why:
+        _fail(where, why)
+
+
+def why_it_moves_nothing(ability: PrintedAbility) -> str:
+    """Why ``moves_to`` can't be said of ``ability`` ("" if it can): it moves every object the ability acts on, one
+    way, so it is said of an ability that acts on objects of one kind, none of them a spell (the model's stack loses
+    only its top object, 405.1)."""
+    if not acts_on_an_object(ability):
+        return (
+            "it moves the object the effect acts on: its source (acts_on_this), the object its event happened to"
+            " (acts_on_that), its own object, for an enters or leaves ability (603.6), or the permanent an Aura"
+            " enchanted (603.6e)"
+        )
+    if ability.has("acts_on_this") and ability.has("acts_on_that"):
+        return "it moves every object the effect acts on: not for one that acts on this object and on another"
+    if ability.trigger == "spell_cast":
+        return "a spell moved off the stack by an ability is not in the model (its stack loses its top object)"
+    return ""
 
 
 def acts_on_an_object(ability: PrintedAbility) -> bool:

@@ -51,7 +51,7 @@ from .scenario import (
     PrintedAbility,
     ReflexiveAbility,
     Scenario,
-    acts_on_an_object,
+    why_it_moves_nothing,
 )
 
 #: What happens next, drawn first and then fitted to the game, with its weight.
@@ -398,6 +398,8 @@ def scenarios(
     n_cards = _n(draw, cards)
     focus = draw(st.sampled_from(KINDS_FIRST[:-1]))
     focus_flag = draw(st.sampled_from(DRAWN_FLAGS))
+    if moves and draw(st.booleans()):  # an ability that acts on its source, or on the object its event happened to
+        focus_flag = draw(st.sampled_from(("acts_on_this", "acts_on_that")))
     if focus_flag in ABOUT_THAT and focus not in about_that:
         focus = draw(st.sampled_from(about_that))
     chosen = _attachments(draw, [draw(card_texts(n_players, focus, focus_flag)) for _ in range(n_cards)])
@@ -433,7 +435,9 @@ def scenarios(
             )
             chosen = _detached(chosen, {ability.source})
     if moves:  # drawn only where asked, so that the default stream stays the mutation study's
-        chosen = [replace(card, moves_to=_destination(draw, acts_on_an_object(card.ability(0)))) for card in chosen]
+        chosen = [
+            replace(card, moves_to=_destination(draw, not why_it_moves_nothing(card.ability(0)))) for card in chosen
+        ]
         delayed = [replace(d, moves_to=_destination(draw, bool(d.refers_to))) for d in delayed]
     setup = Scenario(
         cards=tuple(_one_legend_each(chosen)),

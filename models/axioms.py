@@ -739,7 +739,11 @@ def resolution(g, t: int) -> Iterator[Rule]:
     dest = m.effect_destination(g, t)
     zone = m.destination_zone(g, dest)
     for c in m.cards(g):
-        yield R(m.moved_by_effect(g, t, c, dest), g.zone(t, c) == zone, f"card {c}")
+        moved = m.moved_by_effect(g, t, c, dest)
+        yield R(moved, g.zone(t, c) == zone, f"card {c}")
+        # "Under your control": the ability's controller's, not its owner's (110.2).
+        yours = g.And(moved, dest == m.YOUR_BATTLEFIELD, g.zone(t - 1, c) != m.BATTLEFIELD)
+        yield R(yours, g.controller(t, c) == m.top(g, t - 1, "slot_controller"), f"card {c}")
 
 
 @_axiom("model.pending", "bookkeeping: triggered instances wait until they are put on the stack")

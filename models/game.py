@@ -243,9 +243,12 @@ SUBJECT_VALUES = dict(
 CAUSES = ("spell", "ability", "replacement", "action")  # what created a delayed trigger (603.7a)
 #: Where a resolving effect moves each object it acts on and finds (``moves_to``, 608.2): nowhere the model follows
 #: ("none": the script's events say it), its owner's hand, the battlefield under its owner's control, its owner's
-#: graveyard, exile.
-DESTINATIONS = ("none", "hand", "battlefield", "graveyard", "exile")
-DESTINATION_ZONES = dict(zip(DESTINATIONS[1:], (HAND, BATTLEFIELD, GRAVEYARD, EXILE), strict=True))
+#: graveyard, exile, its owner's library, the battlefield under the control of the ability's controller.
+DESTINATIONS = ("none", "hand", "battlefield", "graveyard", "exile", "library", "battlefield under your control")
+DESTINATION_ZONES = dict(
+    zip(DESTINATIONS[1:], (HAND, BATTLEFIELD, GRAVEYARD, EXILE, LIBRARY, BATTLEFIELD), strict=True)
+)
+YOUR_BATTLEFIELD = DESTINATIONS.index("battlefield under your control")
 SPELL_CAUSE, ABILITY_CAUSE, REPLACEMENT_CAUSE, ACTION_CAUSE = range(len(CAUSES))
 
 #: What players and effects do to the top of the stack in a batch: nothing, let it resolve (every player
@@ -1542,9 +1545,10 @@ def effect_destination(g, t: int):
 
 def destination_zone(g, dest):
     """The zone a destination code (``effect_destination``) puts a card into: its owner's."""
-    zone = EXILE
-    for code in range(len(DESTINATIONS) - 2, 0, -1):
-        zone = g.If(dest == code, DESTINATION_ZONES[DESTINATIONS[code]], zone)
+    zones = list(DESTINATION_ZONES.values())
+    zone = zones[-1]
+    for code in range(len(zones) - 1, 0, -1):
+        zone = g.If(dest == code, zones[code - 1], zone)
     return zone
 
 
@@ -1552,17 +1556,19 @@ def moved_by_effect(g, t: int, c: int, dest):
     """The ability resolving in batch ``t`` moves card ``c``'s object where its text says (``dest``, 608.2): an object
     it acts on and finds -- one it affects, or its own object, for a zone-change ability that finds it where it moved
     (603.6) -- but not an Aura card its own "enchanted permanent leaves" ability finds ("return that card" is the
-    permanent's), an instant or sorcery card to the battlefield (304.4, 307.4), nor a token that has left it (111.8)."""
+    permanent's), an instant or sorcery card to the battlefield (304.4, 307.4), a token that has left it (111.8), nor
+    a spell."""
     if t == 0:
         return False
     mine = printed_of(g, c)
     own = [g.And(resolving_ability(g, t, a), acts_on_its_own_object(g, a), found_where_it_moved(g, t, c)) for a in mine]
     aura_card = g.Or(*[g.And(resolving_ability(g, t, a), g.kind(a) == ENCHANTED_LEAVES) for a in mine])
     acted = g.Or(g.And(g.affects(t, c), g.Not(aura_card)), g.And(g.acts(t), g.Or(*own)))
-    to_battlefield = dest == DESTINATIONS.index("battlefield")
+    to_battlefield = destination_zone(g, dest) == BATTLEFIELD
     stays = g.Or(
         g.And(to_battlefield, g.Or(g.instant_card(c), g.sorcery_card(c))),
         g.And(g.token(c), g.zone(t - 1, c) != BATTLEFIELD),
+        g.zone(t - 1, c) == STACK,  # a spell: the model's stack loses only its top object (405.1)
     )
     return g.And(dest != 0, acted, g.Not(stays))
 
@@ -1570,16 +1576,34 @@ def moved_by_effect(g, t: int, c: int, dest):
 #: The trace's ``#meta`` key listing ``[moment, card]`` cells a played script leaves to the rules
 #: (``left_to_the_rules``).
 LEFT_TO_THE_RULES = "left_to_rules"
+#: ... and those where only the card's object (``since``) is the rules', the card staying put (``stays_put``).
+OBJECT_LEFT_TO_THE_RULES = "object_left_to_rules"
+
+
+def stays_put(g, t: int, c: int) -> list:
+    """Card ``c`` at moment ``t`` where a played script leaves only its object to the rules: it doesn't move, and stays
+    the object it was (400.7), whichever moment the rules made it that object."""
+    return [g.zone(t, c) == g.zone(t - 1, c), g.since(t, c) == g.since(t - 1, c)]
 
 
 def left_to_the_rules(g, t: int, c: int) -> list:
-    """Card ``c``'s zone at moment ``t`` where a played script leaves it to the rules (an effect that moves what it
-    finds, ``moves_to``): the card moves only as the resolving effect moves it (608.2), and stays the same object
-    where it doesn't (400.7)."""
+    """Card ``c``'s zone, object, controller and tapped status at moment ``t`` where a played script leaves them to
+    the rules (an effect that moves what it finds, ``moves_to``): the card moves only as the resolving effect moves
+    it (608.2) -- under its owner's control (110.2), or the ability's controller's, untapped unless it enters tapped
+    (603.6d) -- and stays the same object where it doesn't (400.7)."""
     dest = effect_destination(g, t)
-    zone = g.If(moved_by_effect(g, t, c, dest), destination_zone(g, dest), g.zone(t - 1, c))
+    moved = moved_by_effect(g, t, c, dest)
+    zone = destination_zone(g, dest)
+    yours = g.And(dest == YOUR_BATTLEFIELD, g.Not(g.Or(g.instant_card(c), g.sorcery_card(c))))
+    controller = g.If(yours, top(g, t - 1, "slot_controller"), g.owner(c))
+    tapped = g.And(zone == BATTLEFIELD, g.enters_tapped(c))
     stays = g.zone(t, c) == g.zone(t - 1, c)
-    return [g.zone(t, c) == zone, g.Implies(stays, g.since(t, c) == g.since(t - 1, c))]
+    return [
+        g.zone(t, c) == g.If(moved, zone, g.zone(t - 1, c)),
+        g.Implies(stays, g.since(t, c) == g.since(t - 1, c)),
+        g.controller(t, c) == g.If(g.And(moved, g.Not(stays)), controller, g.controller(t - 1, c)),
+        g.tapped(t, c) == g.If(g.And(moved, g.Not(stays)), tapped, g.tapped(t - 1, c)),
+    ]
 
 
 def event_object_named(g, t: int, a: int, c: int):

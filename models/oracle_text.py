@@ -179,7 +179,8 @@ _CREATED_ABILITY = re.compile(r"(?:^|[.,]\s+)(?:when you do\b|at the beginning o
 _THIS_OBJECT = r"(?:~|this (?:creature|permanent|card|artifact|enchantment|land|vehicle|saga))"
 #: Instructions that do something to an object, up to the object's words ("put a +1/+1 counter on").
 _ACTING = (
-    r"(?:put (?:a|an|one|two|three|x|that many) [^.,]*?counters? on|put|return|exile|tap|untap|sacrifice|destroy"
+    r"(?:put (?:a|an|one|two|three|x|that many) [^.,]*?counters? on|put|return|exile|shuffle|tap|untap|sacrifice"
+    r"|destroy"
     r"|transform|regenerate|attach [^.,]*? to|gain control of|counter)\s+"
 )
 #: Effects that change an object, after its words, to the end of what they say of it ("this creature gets +1/+0 and
@@ -218,20 +219,27 @@ def _what_it_acts_on(c: Condition, effect: str, point: ModelPoint) -> list[str]:
     return ["acts_on_this"] * bool(spans) + ["acts_on_that"] * bool(that) + ["other_effect"] * more
 
 
+_OWNERS = r"(?:its|their) owner(?:'s|s'|s)?"
 #: Where an instruction moves the object it acts on, by its verb and the words after the object (``moves_to``): its
-#: owner's hand, the battlefield under its owner's control, its owner's graveyard, exile.  Not "under your control",
-#: "tapped", nor a library: the model's moves don't say those.
+#: owner's hand, the battlefield under its owner's control or its controller's ("under your control"), its owner's
+#: graveyard, exile, its owner's library.  Not "tapped", "attached to": the model's moves don't say those.
 _MOVES = (
-    (r"return", r"(?: from [^.,]*?)? to (?:its|their) owner(?:'s|s'|s)? hands?", "hand"),
+    (r"return", rf"(?: from [^.,]*?)? to {_OWNERS} hands?", "hand"),
     (
         r"return|put",
-        r"(?: from [^.,]*?)? (?:to|onto) the battlefield(?: under (?:its|their) owner(?:'s|s'|s)? control)?"
-        r"(?! tapped| under| attached)",
+        rf"(?: from [^.,]*?)? (?:to|onto) the battlefield(?: under {_OWNERS} control)?(?! tapped| under| attached)",
         "battlefield",
     ),
-    (r"put", r"(?: from [^.,]*?)? into (?:its|their) owner(?:'s|s'|s)? graveyards?", "graveyard"),
+    (
+        r"return|put",
+        r"(?: from [^.,]*?)? (?:to|onto) the battlefield under your control(?! tapped| attached)",
+        "battlefield under your control",
+    ),
+    (r"put", rf"(?: from [^.,]*?)? into {_OWNERS} graveyards?", "graveyard"),
     (r"destroy|sacrifice", r"", "graveyard"),
     (r"exile", r"", "exile"),
+    (r"put", rf"(?: from [^.,]*?)? on (?:the )?(?:top|bottom) of {_OWNERS} librar(?:y|ies)", "library"),
+    (r"shuffle", rf" into {_OWNERS} librar(?:y|ies)", "library"),
 )
 
 
@@ -243,13 +251,14 @@ def where_it_moves(c: Condition, effect: str, point: ModelPoint) -> str:
     found = set()
     for begin, end in spans + that:
         for verbs, after, destination in _MOVES:
-            if re.match(rf"(?:{verbs})\b", effect[begin:]) and re.match(after, effect[end:]):
-                found.add(destination)
+            moved = re.match(after, effect[end:])
+            if re.match(rf"(?:{verbs})\b", effect[begin:]) and moved:
+                # ... now, not "at the beginning of the next end step" (a delayed ability's move, 603.7)
+                later = re.match(r"[^.;]*?\bat (?:the beginning of|end of)\b", effect[end + moved.end() :])
+                found.add("" if later else destination)
                 break
         else:
-            counters = re.match(r"put [^.,]*?counters? on", effect[begin:end])
-            if re.match(r"(?:return|put)\b", effect[begin:]) and not counters:
-                return ""  # a move the model doesn't make
+            found.add("")  # an instruction acting on it that isn't a move the model makes
     return found.pop() if len(found) == 1 else ""
 
 

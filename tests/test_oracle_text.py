@@ -1078,19 +1078,31 @@ def test_the_reader_says_what_an_effect_does_to_this_object_and_what_else(name: 
             "battlefield",
         ),
         ("Recaller", "Whenever another creature you control dies, return it to its owner's hand.", "hand"),
-        ("Warden", "Whenever another creature dies, exile it.", "exile"),
+        ("Exiler", "Whenever another creature dies, exile it.", "exile"),
         ("Returner", "When this creature dies, return it to its owner's hand.", "hand"),
         ("Burier", "When this creature enters, put it into its owner's graveyard.", "graveyard"),
         ("Sacrificer", "When this creature enters, sacrifice it unless you pay {2}.", "graveyard"),
-        # Moves the model doesn't make: "under your control", a library, "tapped", and a move out and back.
-        ("Reanimator", "Whenever another creature dies, put it onto the battlefield under your control.", ""),
-        ("Tucker", "Whenever a creature you control dies, put it on top of its owner's library.", ""),
+        (
+            "Reanimator",
+            "Whenever another creature dies, put it onto the battlefield under your control.",
+            "battlefield under your control",
+        ),
+        ("Tucker", "Whenever a creature you control dies, put it on top of its owner's library.", "library"),
+        ("Shuffler", "When this creature dies, shuffle it into its owner's library.", "library"),
+        # Moves the model doesn't make: "tapped", and a move out and back.
         ("Waker", "When this creature dies, return it to the battlefield tapped under its owner's control.", ""),
         (
             "Blinker",
             "When this creature enters, exile it, then return it to the battlefield under its owner's control.",
             "",
         ),
+        # A move later, by a delayed ability (The Scarab God); two objects acted on, one way each.
+        (
+            "The Scarab God",
+            "When The Scarab God dies, return it to its owner's hand at the beginning of the next end step.",
+            "",
+        ),
+        ("Warden", "Whenever another creature dies, exile it and put a +1/+1 counter on this creature.", ""),
         # Not a move: a counter put on it; an object it doesn't act on.
         ("Hunter", "Whenever another creature dies, put a +1/+1 counter on this creature.", ""),
         ("Mulldrifter", "When Mulldrifter enters, draw two cards.", ""),

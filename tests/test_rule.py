@@ -415,3 +415,80 @@ def test_a_creature_card_from_anywhere_is_its_owners_card_and_never_a_token_in_e
     # the event, a stolen creature would still be "yours" if the condition compared its controller (108.2b, 404.1).
     code, report = _rule(capsys, SCENARIOS / "108.2b-creature-card-not-a-token.toml", "--edition", edition)
     assert code == 0, [(q["id"], q["summary"]) for q in report["questions"]]
+
+
+TWO_RETURNS = """
+[[players]]
+name = "Alice"
+
+[[players]]
+name = "Bob"
+
+[[objects]]
+name = "Alpha"
+types = ["creature"]
+zone = "battlefield"
+owner = "Alice"
+trigger = "end_step"
+ability = { acts_on_this = true, moves_to = "hand" }   # "return this creature to its owner's hand"
+
+[[objects]]
+name = "Beta"
+types = ["creature"]
+zone = "battlefield"
+owner = "Alice"
+trigger = "end_step"
+ability = { acts_on_this = true, moves_to = "hand" }
+
+[[actions]]
+step = "end"
+
+[[actions]]
+resolve = true
+
+[[actions]]
+resolve = true
+"""
+
+
+def _zone_answers(tmp_path: Path, text: str, asked: list[tuple[str, int]]) -> list:
+    from rule603 import load_edition
+    from rule603._internal import smt
+    from rule603._internal.ruling import rule
+    from rule603.engines import scenario_file
+
+    questions = "".join(
+        f'\n[[questions]]\nid = "q{i}"\nask = "zone"\nobject = "{name}"\nat = {t}\n'
+        for i, (name, t) in enumerate(asked)
+    )
+    (tmp_path / "s.toml").write_text(text + questions)
+    loaded = scenario_file.load(tmp_path / "s.toml")
+    played = scenario_file.play(loaded)
+    limits = smt.SolverLimits(timeout_ms=TEST_TIMEOUT_MS)
+    ruling = rule(
+        load_edition("current"),
+        played,
+        scenario_file.asks(loaded, played),
+        limits,
+        also_fixed=scenario_file.FIXED_BY_SCRIPT,
+    )
+    return [(a.answer, a.values, a.note) for a in ruling.answers]
+
+
+def test_where_an_effect_moves_what_it_finds_is_the_rules_and_depends_on_the_order_the_player_chose(tmp_path: Path):
+    """Issue 42 item 5: two "return this creature to its owner's hand" abilities trigger together; Alice orders them
+    (603.3b), so which creature is in her hand after the first resolution depends on her choice -- also when the
+    script names the creature later without moving it -- and both are after the second."""
+    first, last = _zone_answers(tmp_path, TWO_RETURNS, [("Alpha", 2), ("Alpha", 3)])
+    assert first[:2] == ("depends", ["hand", "battlefield"]) and last[:2] == ("always", ["hand"]), (first, last)
+    named_later = TWO_RETURNS + '\n[[actions]]\nreveal = "Alpha"\n'
+    first, last = _zone_answers(tmp_path, named_later, [("Alpha", 2), ("Alpha", 4)])
+    assert first[:2] == ("depends", ["hand", "battlefield"]) and last[:2] == ("always", ["hand"]), (first, last)
+
+
+def test_an_effects_move_that_state_based_actions_follow_is_the_scripts_order_and_says_so(tmp_path: Path):
+    """A token returned to a hand ceases to exist (704.5d) in a batch of the script's game: another order of the two
+    resolutions would put that batch elsewhere, so the answer is the script's, and the ruling says so."""
+    token = TWO_RETURNS.replace('name = "Alpha"\n', 'name = "Alpha"\ntoken = true\n', 1)
+    (first,) = _zone_answers(tmp_path, token, [("Alpha", 2)])
+    assert first[0] == "always" and "the scenario's own events decide it" in first[2], first

@@ -722,7 +722,7 @@ LAST_RESOLVE = 'resolve = true              # moment 3: only the Elves are still
         (
             'exile = "Llanowar Elves"',
             "'Llanowar Elves': the resolving ability's effect would put it onto the battlefield (moves_to), not move it"
-            " to the exile",
+            " into exile",
         ),
     ],
 )
@@ -750,7 +750,11 @@ def test_the_effect_moves_what_it_finds_where_its_text_says_and_the_script_may_s
 @pytest.mark.parametrize(
     ("ability", "expected"),
     [
-        ('{ moves_to = "library" }', "moves_to: 'library' is not one of hand, battlefield, graveyard, exile"),
+        (
+            '{ moves_to = "sideboard" }',
+            "moves_to: 'sideboard' is not one of hand, battlefield, graveyard, exile, library, battlefield under your"
+            " control",
+        ),
         ('{ moves_to = "hand" }', "moves_to: it moves the object the effect acts on"),
     ],
 )

@@ -302,14 +302,18 @@ def fixed_by(schema: Schema, script: Trace, also_fixed: Sequence[Any] = ()) -> d
 
 
 #: The variables of a card at a moment that a played script can leave to the rules (``left_open``).
-LEFT_OPEN_NAMES = ("zone", "since")
+LEFT_OPEN_NAMES = ("zone", "since", "controller", "tapped")
 
 
 def left_open(script: Trace) -> frozenset[tuple[str, tuple[int, ...]]]:
-    """The values ``script`` leaves to the rules though it states them: a card's zone and object where an effect it
-    played moved what it found (``#meta`` ``left_to_rules``, ``[moment, card]`` pairs); the rules say whether it did."""
+    """The values ``script`` leaves to the rules though it states them: a card's zone, object, controller and tapped
+    status where an effect it played moved what it found (``#meta`` ``left_to_rules``, ``[moment, card]`` pairs), the
+    rules saying whether it did; its object alone where it stays put after (``object_left_to_rules``)."""
     cells = script.meta.get("left_to_rules", ())
-    return frozenset((name, (t, c)) for t, c in cells for name in LEFT_OPEN_NAMES)
+    kept = script.meta.get("object_left_to_rules", ())
+    return frozenset(
+        [(name, (t, c)) for t, c in cells for name in LEFT_OPEN_NAMES] + [("since", (t, c)) for t, c in kept]
+    )
 
 
 def scenario_equalities(enc: Encoding, script: Trace, also_fixed: Sequence[Any] = ()) -> Iterator[Expr]:
@@ -329,6 +333,8 @@ def scenario_equalities(enc: Encoding, script: Trace, also_fixed: Sequence[Any] 
                     yield g.var(spec.name, *key) == script.value(spec.name, key, spec.per_moment)
     for t, c in script.meta.get("left_to_rules", ()):
         yield from enc.edition.model.left_to_the_rules(g, t, c)
+    for t, c in script.meta.get("object_left_to_rules", ()):
+        yield from enc.edition.model.stays_put(g, t, c)
     played = concrete_game(enc.edition, script, [])
     for terms in (f for f in also_fixed if not isinstance(f, str)):
         for t in range(script.length):
