@@ -1070,6 +1070,11 @@ class ReferenceGame:
                 # A token is created under its owner's control: its owner is the player who created it (111.2).
                 # 111.8: a token exiled doesn't come back (a flicker): it stays in exile, and ceases to exist.
                 self._move(after, c, EXILE if verb == "flicker" and not self._comes_back(c) else to)
+        for c, player in action.put_onto_battlefield_under:
+            require(c, "put_onto_battlefield_under", (HAND, LIBRARY, GRAVEYARD, EXILE, COMMAND))
+            if not self.scenario.cards[c].permanent or not before.in_game[player]:
+                _fail(f"put_onto_battlefield_under card {c}: only a permanent card enters, under a player in the game")
+            self._move(after, c, BATTLEFIELD, controller=player)
         for c in action.dies_replaced:
             require(c, "dies_replaced", (BATTLEFIELD,))
             if not cards[c].eff_creature:

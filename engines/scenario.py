@@ -189,6 +189,9 @@ class Action:
     bounce: tuple[int, ...] = ()  # permanents returned to their owners' hands
     flicker: tuple[int, ...] = ()  # permanents exiled and returned at once: new objects (400.7)
     put_onto_battlefield: tuple[int, ...] = ()  # cards put onto the battlefield under their owners' control
+    #: (card, player): the card is put onto the battlefield under that player's control (Bribery: no control-changing
+    #: effect gives it to them, 110.2, so it is exiled when they leave the game, 800.4a)
+    put_onto_battlefield_under: tuple[tuple[int, int], ...] = ()
     discard: tuple[int, ...] = ()  # cards discarded from hand
     draw: tuple[int, ...] = ()  # cards drawn from the library by their owners
     mill: tuple[int, ...] = ()  # cards put from the library into the graveyard
@@ -540,7 +543,8 @@ def cards_named(a: Action) -> frozenset[int]:
     """The cards an action's events name (as the object of an event, or the permanent one is attached to)."""
     named = {c for name in CARD_LIST_FIELDS if name not in ABILITY_LIST_FIELDS for c in getattr(a, name)}
     named |= {c for c in (a.cast, a.play_land) if c is not None}
-    named |= {pair[0] for name in ("gain_control", "attach", "combat_damage") for pair in getattr(a, name)}
+    pairs = ("gain_control", "put_onto_battlefield_under", "attach", "combat_damage")
+    named |= {pair[0] for name in pairs for pair in getattr(a, name)}
     named |= {pair[1] for pair in a.attach} | set(a.cease_to_exist)
     named |= {pair[1] for name in ("condition_true_for", "condition_false_for") for pair in getattr(a, name)}
     return frozenset(named)
@@ -568,7 +572,7 @@ def check_action_names(where: str, a: Action, s: Scenario) -> None:
     for name in ("cast", "play_land"):
         if getattr(a, name) is not None:
             _index(f"{where}: {name}", getattr(a, name), n, "card")
-    for name in ("gain_control", "attach", "combat_damage"):
+    for name in ("gain_control", "put_onto_battlefield_under", "attach", "combat_damage"):
         for pair in getattr(a, name):
             if not (isinstance(pair, tuple) and len(pair) == 2):
                 _fail(f"{where}: {name}", f"expected pairs, got {shown(pair)}")

@@ -879,6 +879,7 @@ def _action(
             "extra_turn",
             "create_delayed",
             "gain_control",
+            "put_onto_battlefield_under",
             "attach",
             "combat_damage",
             "instances",
@@ -923,7 +924,12 @@ def _action(
         if key in a:
             items = a[key] if isinstance(a[key], list) else [a[key]]
             values[key] = tuple(_ref(r, "actions", i, key, x, players, "player") for x in items)
-    pairs_of = (("gain_control", players), ("attach", objects), ("combat_damage", players))
+    pairs_of = (
+        ("gain_control", players),
+        ("put_onto_battlefield_under", players),
+        ("attach", objects),
+        ("combat_damage", players),
+    )
     for key, second in pairs_of:
         what = "object" if key == "attach" else "player"
         if key in a:

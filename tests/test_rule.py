@@ -138,6 +138,7 @@ DEFAULT_RULINGS = (
     "603.6-finks-exiled",
     "603.6-opponents-hand",
     "608.2-persist-returns-what-it-finds",
+    "800.4a-bribery-serra-angel-exiled",
     "603.6c-from-anywhere",
     "603.6e-aura-card-newer-object",
     "603.7b-simultaneous-events",
