@@ -140,6 +140,7 @@ ZONE_CHANGE_SELF_KINDS = frozenset({ENTERS_SELF, LEAVES_SELF})
 HIDDEN_ZONES = frozenset({LIBRARY, HAND})
 MAX_STACK = 7  # the trace model's stack_size bound
 LEFT_TO_THE_RULES, OBJECT_LEFT_TO_THE_RULES = game.LEFT_TO_THE_RULES, game.OBJECT_LEFT_TO_THE_RULES
+ZONE_KEPT_BY_THE_SCRIPT = game.ZONE_KEPT_BY_THE_SCRIPT
 #: An effect's destination (``moves_to``) as a zone: each card goes to its owner's.
 ZONE_OF_DESTINATION = game.DESTINATION_ZONES
 PUTS_IT = {
@@ -181,9 +182,9 @@ class CardState:
     lore: int = 0  # lore counters (714.3)
     dies_replaced: bool = False
     lethal: bool = False  # lethal damage marked on it, or toughness 0 or less (704.5f-g)
-    #: it entered the battlefield under its controller's control, who isn't its owner ("put it onto the battlefield
-    #: under your control"): no control-changing effect gave it to them (800.4a: exiled when they leave)
-    entered_under_controller: bool = False
+    #: the player under whose control it entered the battlefield, where not its owner ("put it onto the battlefield
+    #: under your control", 110.2): no control-changing effect gives it to them (800.4a: exiled when they leave)
+    entered_under: int | None = None
 
 
 @dataclass
@@ -996,7 +997,7 @@ class ReferenceGame:
         card.was_blocked = False
         card.lore = int(zone == BATTLEFIELD and self.kind[c] == CHAPTER)  # 714.3a: a Saga enters with a lore counter
         card.lethal = False  # a new object has no damage marked on it
-        card.entered_under_controller = zone == BATTLEFIELD and card.controller != owner
+        card.entered_under = card.controller if zone == BATTLEFIELD and card.controller != owner else None
 
     def _comes_back(self, c: int) -> bool:
         """A permanent exiled and returned at once (a flicker) comes back as a new object (400.7), but not a token:
@@ -1247,7 +1248,6 @@ class ReferenceGame:
             if player == before.cards[c].controller or not after.in_game[player]:
                 _fail(f"gain_control card {c}: player {player} already controls it or has left the game")
             after.cards[c].controller = player
-            after.cards[c].entered_under_controller = False  # a control-changing effect's now (800.4a)
         for c in action.phase_out:
             permanent(c, "phase_out")
             after.cards[c].phased_out = True
@@ -1305,10 +1305,13 @@ class ReferenceGame:
             for c, card in enumerate(after.cards):
                 if self.scenario.cards[c].owner == p and card.zone != OUTSIDE:  # (a token not yet created is there)
                     self._move(after, c, OUTSIDE)
-                elif card.zone == BATTLEFIELD and card.controller == p and card.entered_under_controller:
+                elif card.zone != BATTLEFIELD or card.controller != p:
+                    continue
+                elif card.entered_under == p and not card.phased_out:
                     self._move(after, c, EXILE)  # Bribery's example: it entered under their control; no effect ends
-                elif card.zone == BATTLEFIELD and card.controller == p:
-                    card.controller = self.scenario.cards[c].owner
+                else:  # the control-changing effect ends: back to the player it entered under (110.2)
+                    back = card.entered_under
+                    card.controller = back if back is not None and after.in_game[back] else self.scenario.cards[c].owner
 
     def _taken_along(self, obj: StackObject, p: int) -> bool:
         """Player ``p`` leaving the game takes this stack object along (800.4a)."""
@@ -2151,42 +2154,51 @@ class ReferenceGame:
         states = tuple(self.variables(m) for m in self.moments)
         missing = {spec.name for spec in game.VARIABLES if spec.per_moment} ^ set(states[0])
         assert not missing, f"the engine doesn't compute {sorted(missing)}"
-        cells, kept = self._left_to_the_rules()
+        cells, kept, zones = self._left_to_the_rules()
         meta = {"engine": "reference"}
         if cells:
-            meta |= {LEFT_TO_THE_RULES: cells, OBJECT_LEFT_TO_THE_RULES: kept}
+            meta |= {LEFT_TO_THE_RULES: cells, OBJECT_LEFT_TO_THE_RULES: kept, ZONE_KEPT_BY_THE_SCRIPT: zones}
         return Trace("current", universe, self.constants(), states, meta)
 
-    def _left_to_the_rules(self) -> tuple[list[list[int]], list[list[int]]]:
+    def _left_to_the_rules(self) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
         """``[moment, card]`` where the card's zone and object are the rules' to say, not the script's: between the
         script's events that name it or move it, where a resolving effect moved it as its text says (608.2) -- had
-        that effect not found it (400.7), or resolved at another moment, it would be elsewhere then; and after such a
-        stretch, until the card next moves, the moments where only its object is the rules' (it stays put, but it
-        became that object at a moment the rules said).  Not a stretch that state-based actions end or cut after an
-        effect resolved (a token ceasing to exist, an Aura put into a graveyard): their batches are the script's
-        game's, which another order of resolutions would not have."""
+        that effect not found it (400.7), or resolved at another moment, it would be elsewhere then.  Then those of
+        them just before an event of the script that names the card, which says where it is (its zone is the
+        script's); and after such a stretch, until the card next moves, the moments where only its object is the
+        rules' (it stays put, but it became that object at a moment the rules said)."""
         cells: list[list[int]] = []
         kept: list[list[int]] = []
+        zones: list[list[int]] = []
         for c in sorted({c for m in self.moments for c in m.moved_by_effect}):
-            window: list[int] = []
+            stretches, window = [], []
             for s, here in enumerate(self.moments):
                 prev = self.moments[s - 1] if s else here
                 moved = (here.cards[c].zone, here.cards[c].since) != (prev.cards[c].zone, prev.cards[c].since)
                 if s == 0 or c in here.named or (moved and c not in here.moved_by_effect):
-                    if self._left_open(c, window, s):
-                        cells += [[t, c] for t in window]
-                        kept += [[t, c] for t in self._stays_put(c, s)]
+                    stretches.append((window, s))
                     window = []
                     continue
                 window.append(s)
-            if self._left_open(c, window, len(self.moments)):
-                cells += [[t, c] for t in window]
-        return sorted(cells), sorted(kept)
+            stretches.append((window, len(self.moments)))
+            opened = [(w, closing) for w, closing in stretches if self._left_open(c, w, closing)]
+            starts = [w[0] for w, _ in opened]
+            for w, closing in opened:
+                cells += [[t, c] for t in w]
+                if closing < len(self.moments):
+                    zones.append([w[-1], c])
+                    limit = min([x for x in starts if x > closing], default=len(self.moments))
+                    kept += [[t, c] for t in self._stays_put(c, closing) if t < limit]
+        return sorted(cells), sorted(kept), sorted(zones)
 
     def _left_open(self, c: int, window: list[int], closing: int) -> bool:
-        """The stretch ``window`` of card ``c``'s moments, ended at ``closing``, has an effect's move of it in it and
-        no state-based actions after a resolution in it (``_left_to_the_rules``)."""
+        """The stretch ``window`` of card ``c``'s moments, ended at ``closing``, has an effect's move of it in it, is
+        ended by an event of the script that names it (not by a move the script's game made of it: a player leaving,
+        a spell resolving), and has no state-based actions after a resolution in it: their batches are the script's
+        game's, which another order of resolutions would not have (``_left_to_the_rules``)."""
         if not any(c in self.moments[t].moved_by_effect for t in window):
+            return False
+        if closing < len(self.moments) and c not in self.moments[closing].named:
             return False
         resolved = [t for t in window if self.moments[t].resolving is not None]
         after = range(resolved[0], min(closing + 1, len(self.moments))) if resolved else range(0)

@@ -1578,6 +1578,9 @@ def moved_by_effect(g, t: int, c: int, dest):
 LEFT_TO_THE_RULES = "left_to_rules"
 #: ... and those where only the card's object (``since``) is the rules', the card staying put (``stays_put``).
 OBJECT_LEFT_TO_THE_RULES = "object_left_to_rules"
+#: ... and those of the first where the card's zone is the script's after all: an event of the script that names the
+#: card next says where it is.
+ZONE_KEPT_BY_THE_SCRIPT = "zone_kept_by_script"
 
 
 def stays_put(g, t: int, c: int) -> list:

@@ -220,6 +220,9 @@ def _what_it_acts_on(c: Condition, effect: str, point: ModelPoint) -> list[str]:
 
 
 _OWNERS = r"(?:its|their) owner(?:'s|s'|s)?"
+#: What may follow a move the model makes: the end of the instruction, or a part not about where it goes ("with a
+#: -1/-1 counter on it", "and draw a card") -- not "tapped", "face down", "transformed", "attached to".
+_THEN = r"(?=[.,;]| with\b| and\b| at\b| then\b|$)"
 #: Where an instruction moves the object it acts on, by its verb and the words after the object (``moves_to``): its
 #: owner's hand, the battlefield under its owner's control or its controller's ("under your control"), its owner's
 #: graveyard, exile, its owner's library.  Not "tapped", "attached to": the model's moves don't say those.
@@ -227,12 +230,12 @@ _MOVES = (
     (r"return", rf"(?: from [^.,]*?)? to {_OWNERS} hands?", "hand"),
     (
         r"return|put",
-        rf"(?: from [^.,]*?)? (?:to|onto) the battlefield(?: under {_OWNERS} control)?(?! tapped| under| attached)",
+        rf"(?: from [^.,]*?)? (?:to|onto) the battlefield(?: under {_OWNERS} control)?{_THEN}",
         "battlefield",
     ),
     (
         r"return|put",
-        r"(?: from [^.,]*?)? (?:to|onto) the battlefield under your control(?! tapped| attached)",
+        rf"(?: from [^.,]*?)? (?:to|onto) the battlefield under your control{_THEN}",
         "battlefield under your control",
     ),
     (r"put", rf"(?: from [^.,]*?)? into {_OWNERS} graveyards?", "graveyard"),

@@ -225,6 +225,7 @@ TOML_KEYS = st.sampled_from(
     ["title", "edition", "step", "effects", "players", "objects", "actions", "questions", "slots", "name", "zone"]
     + ["owner", "trigger", "types", "ask", "ability", "at", "expect", "cast", "resolve", "hand_size", "instances"]
     + ["destroy", "next_turn", "actions_by_effect", "lore", "chapters", "attach", "gain_control", "x", "é"]
+    + ["moves_to", "put_onto_battlefield_under", "oracle", "refers_to"]
 )
 
 

@@ -1089,7 +1089,12 @@ def test_the_reader_says_what_an_effect_does_to_this_object_and_what_else(name: 
         ),
         ("Tucker", "Whenever a creature you control dies, put it on top of its owner's library.", "library"),
         ("Shuffler", "When this creature dies, shuffle it into its owner's library.", "library"),
-        # Moves the model doesn't make: "tapped", and a move out and back.
+        # Moves the model doesn't make: "tapped", "face down", "transformed", and a move out and back.
+        (
+            "Ashcloud Phoenix",
+            "When Ashcloud Phoenix dies, return it to the battlefield face down under your control.",
+            "",
+        ),
         ("Waker", "When this creature dies, return it to the battlefield tapped under its owner's control.", ""),
         (
             "Blinker",

@@ -493,3 +493,13 @@ def test_an_effects_move_that_state_based_actions_follow_is_the_scripts_order_an
     token = TWO_RETURNS.replace('name = "Alpha"\n', 'name = "Alpha"\ntoken = true\n', 1)
     (first,) = _zone_answers(tmp_path, token, [("Alpha", 2)])
     assert first[0] == "always" and "the scenario's own events decide it" in first[2], first
+
+
+MOVES = Path(__file__).resolve().parent / "fixtures" / "moves"
+
+
+@pytest.mark.parametrize("path", sorted(MOVES.glob("*.toml")), ids=lambda p: p.stem)
+def test_scenarios_of_effects_that_move_what_they_find_answer_as_their_expect_lines_say(path: Path, capsys):
+    """Cases an independent review found wrong (a later window's choices cut by the object kept after a tap; control
+    that goes back to the player a card entered under when a stealing player leaves, 110.2, 800.4a)."""
+    assert main(["rule", str(path)]) == 0, capsys.readouterr().err

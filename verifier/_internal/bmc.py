@@ -308,12 +308,13 @@ LEFT_OPEN_NAMES = ("zone", "since", "controller", "tapped")
 def left_open(script: Trace) -> frozenset[tuple[str, tuple[int, ...]]]:
     """The values ``script`` leaves to the rules though it states them: a card's zone, object, controller and tapped
     status where an effect it played moved what it found (``#meta`` ``left_to_rules``, ``[moment, card]`` pairs), the
-    rules saying whether it did; its object alone where it stays put after (``object_left_to_rules``)."""
+    rules saying whether it did, but the zone where the script's next event naming the card says it
+    (``zone_kept_by_script``); its object alone where it stays put after (``object_left_to_rules``)."""
     cells = script.meta.get("left_to_rules", ())
     kept = script.meta.get("object_left_to_rules", ())
-    return frozenset(
-        [(name, (t, c)) for t, c in cells for name in LEFT_OPEN_NAMES] + [("since", (t, c)) for t, c in kept]
-    )
+    zones = {("zone", (t, c)) for t, c in script.meta.get("zone_kept_by_script", ())}
+    opened = [(name, (t, c)) for t, c in cells for name in LEFT_OPEN_NAMES] + [("since", (t, c)) for t, c in kept]
+    return frozenset(opened) - zones
 
 
 def scenario_equalities(enc: Encoding, script: Trace, also_fixed: Sequence[Any] = ()) -> Iterator[Expr]:
