@@ -696,6 +696,30 @@ def test_engine_traces_of_effects_that_move_what_they_find_obey_every_clause(sce
     check_scenario_against_the_encodings(scenario)
 
 
+def test_the_engines_game_keeps_what_a_ruling_leaves_to_the_rules():
+    """Where a ruling leaves a card's zone, object, controller and tapped status to the rules (an effect that moves
+    what it finds), the frames it adds hold of the reference engine's own game: it moves only as the effect moves it,
+    and stays the same object after; so the script's game is always one the ruling considers."""
+    from rule603._internal.bmc import concrete_game
+    from rule603.models import game
+
+    seen = []
+
+    def visit(scenario: Scenario) -> bool:
+        trace = run(scenario)
+        if trace.meta.get(game.LEFT_TO_THE_RULES):
+            g = concrete_game(ED, trace, [])
+            opened = [(t, c, game.left_to_the_rules) for t, c in trace.meta[game.LEFT_TO_THE_RULES]]
+            kept = [(t, c, game.stays_put) for t, c in trace.meta[game.OBJECT_LEFT_TO_THE_RULES]]
+            for t, c, frame in opened + kept:
+                assert all(term is True for term in frame(g, t, c)), (t, c, frame.__name__)
+            seen.append(len(opened))
+        return len(seen) >= 8
+
+    each_scenario(2000, visit, moves=True)
+    assert len(seen) >= 8, seen
+
+
 @pytest.mark.exhaustive
 @settings(FUZZ, max_examples=300, suppress_health_check=list(HealthCheck))
 @given(MOVES_WHAT_IT_ACTS_ON)
