@@ -288,6 +288,7 @@ class Moment:
     affects: frozenset[int] = frozenset()  # the cards whose objects the resolving ability affected (603.6e, 603.7c)
     resolving: StackObject | None = None  # the object that resolved in this batch
     moved_by_effect: frozenset[int] = frozenset()  # cards its effect moved where its text says (``moves_to``)
+    looked_for: frozenset[int] = frozenset()  # cards an effect that says where it moves them looked for, found or not
     named: frozenset[int] = frozenset()  # cards the batch's action names
     state_based: bool = False  # the batch is state-based actions the engine performed (704.3)
     extra_turn: bool = False  # the turn that begins in this batch is an extra turn (500.7)
@@ -1006,7 +1007,17 @@ class ReferenceGame:
 
     @staticmethod
     def _in_zone(zone: int) -> str:
-        return "outside the game" if zone == OUTSIDE else f"in the {game.ZONES[zone]}"
+        return {OUTSIDE: "outside the game", EXILE: "in exile"}.get(zone, f"in the {game.ZONES[zone]}")
+
+    def _why_there(self, c: int, card: CardState) -> str:
+        """A hint, where an ability's effect put card ``c`` where it is (``moves_to``): the order the engine resolved
+        the abilities in is the file's."""
+        if not any(c in m.moved_by_effect and card.since == m.t for m in self.moments):
+            return ""
+        return (
+            " (an ability's effect put it there: the engine puts one player's abilities that trigger together on the"
+            " stack in the order their objects are listed, the last listed on top; list them in the order wanted)"
+        )
 
     def _zone_changes(self, before: Moment, after: Moment, action: Action) -> None:
         cards = before.cards
@@ -1017,7 +1028,7 @@ class ReferenceGame:
                 if card.zone == OUTSIDE and self.is_token(c):
                     _fail(f"{verb} card {c}: the token doesn't exist: not yet created (create), or gone (111.7)")
                 where = " or ".join("outside the game" if z == OUTSIDE else f"the {game.ZONES[z]}" for z in zones)
-                _fail(f"{verb} card {c}: it is {self._in_zone(card.zone)}, not {where}")
+                _fail(f"{verb} card {c}: it is {self._in_zone(card.zone)}, not {where}{self._why_there(c, card)}")
             if self.is_token(c) and card.zone != BATTLEFIELD and verb not in ("create", "cease_to_exist"):
                 _fail(f"{verb} card {c}: a token that has left the battlefield can't move to another zone (111.8)")
             if card.zone == BATTLEFIELD and card.phased_out:
@@ -1096,6 +1107,7 @@ class ReferenceGame:
             return
         zone, words = ZONE_OF_DESTINATION[destination], PUTS_IT[destination]
         found, looked_for = self._objects_acted_on(before, after, top)
+        after.looked_for = frozenset(looked_for)
         for c in sorted(looked_for - found):
             if after.cards[c].since == after.t and after.cards[c].zone == zone:
                 why = "it is a new object (400.7), or phased out" if after.acts else "the ability does nothing"
@@ -2170,7 +2182,7 @@ class ReferenceGame:
         cells: list[list[int]] = []
         kept: list[list[int]] = []
         zones: list[list[int]] = []
-        for c in sorted({c for m in self.moments for c in m.moved_by_effect}):
+        for c in sorted({c for m in self.moments for c in m.looked_for}):
             stretches, window = [], []
             for s, here in enumerate(self.moments):
                 prev = self.moments[s - 1] if s else here
@@ -2192,14 +2204,17 @@ class ReferenceGame:
         return sorted(cells), sorted(kept), sorted(zones)
 
     def _left_open(self, c: int, window: list[int], closing: int) -> bool:
-        """The stretch ``window`` of card ``c``'s moments, ended at ``closing``, has an effect's move of it in it, is
-        ended by an event of the script that names it (not by a move the script's game made of it: a player leaving,
-        a spell resolving), and has no state-based actions after a resolution in it: their batches are the script's
-        game's, which another order of resolutions would not have (``_left_to_the_rules``)."""
-        if not any(c in self.moments[t].moved_by_effect for t in window):
+        """The stretch ``window`` of card ``c``'s moments, ended at ``closing``, has a resolution of an effect that
+        says where it moves the card in it (found or not: another order may find it), is ended by an event of the
+        script that names it (not by a move the script's game made of it: a spell resolving), and has no player
+        leaving and no state-based actions after a resolution in it: their batches are the script's game's, which
+        another order of resolutions would not have (``_left_to_the_rules``)."""
+        if not any(c in self.moments[t].looked_for for t in window):
             return False
         if closing < len(self.moments) and c not in self.moments[closing].named:
             return False
+        if any(any(self.moments[t].leaves_game) for t in [*window, closing] if t < len(self.moments)):
+            return False  # 800.4a moves what a leaving player owns or controls: not an effect's move
         resolved = [t for t in window if self.moments[t].resolving is not None]
         after = range(resolved[0], min(closing + 1, len(self.moments))) if resolved else range(0)
         return not any(self.moments[t].state_based for t in after)
